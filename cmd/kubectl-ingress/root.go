@@ -1,0 +1,50 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// exitError carries a specific exit status out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// NewCmdRoot builds the kubectl-ingress command tree.
+func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:           "kubectl-ingress",
+		Short:         "An nginx ingress controller for Kubernetes and the tools around it",
+		Long:          "kubectl ingress renders, diffs and runs nginx ingress configurations compatible with ingress-nginx.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	cmd.SetIn(streams.In)
+	cmd.SetOut(streams.Out)
+	cmd.SetErr(streams.ErrOut)
+	cmd.AddCommand(NewCmdVersion(streams))
+	cmd.AddCommand(NewCmdRender(streams))
+	return cmd
+}
+
+// run executes cmd and turns its error into an exit status: the code of an
+// exitError, 1 otherwise.
+func run(cmd *cobra.Command) int {
+	err := cmd.Execute()
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "error:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
+}

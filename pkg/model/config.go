@@ -1,0 +1,100 @@
+package model
+
+// Config is the whole desired state of one nginx: what goes into nginx.conf
+// (Servers, Global, Stream) and what goes to Lua (Backends, Certificates).
+// Every slice is sorted so that the same objects give the same bytes.
+type Config struct {
+	// Global holds the controller-wide settings from the ConfigMap.
+	Global Global
+	// Servers are sorted by hostname; the catch-all server "_" is always present.
+	Servers []Server
+	// Backends are sorted by name; they are sent to Lua, not written to nginx.conf.
+	Backends []Backend
+	// Certificates are sorted by ID; they are sent to Lua.
+	Certificates []Certificate
+	// DefaultBackend is the name of the backend that answers when nothing
+	// else matches (DefaultBackendName unless spec.defaultBackend of an
+	// Ingress or --default-backend-service overrides it).
+	DefaultBackend string
+}
+
+// DefaultBackendName is the name of the built-in backend that answers 404
+// when no rule matches, as in ingress-nginx.
+const DefaultBackendName = "upstream-default-backend"
+
+// CatchAllHost is the server name of the default server.
+const CatchAllHost = "_"
+
+// Server returns the server for hostname, or nil.
+func (c *Config) Server(hostname string) *Server {
+	for i := range c.Servers {
+		if c.Servers[i].Hostname == hostname {
+			return &c.Servers[i]
+		}
+	}
+	return nil
+}
+
+// Backend returns the backend called name, or nil.
+func (c *Config) Backend(name string) *Backend {
+	for i := range c.Backends {
+		if c.Backends[i].Name == name {
+			return &c.Backends[i]
+		}
+	}
+	return nil
+}
+
+// Global holds settings that apply to every server and location unless a
+// location overrides them. Field names follow the ingress-nginx ConfigMap keys.
+type Global struct {
+	ProxyBodySize                string   // proxy-body-size, nginx size ("1m")
+	ProxyConnectTimeout          int      // proxy-connect-timeout, seconds
+	ProxyReadTimeout             int      // proxy-read-timeout, seconds
+	ProxySendTimeout             int      // proxy-send-timeout, seconds
+	ProxyBuffering               bool     // proxy-buffering on|off
+	ProxyBufferSize              string   // proxy-buffer-size, nginx size
+	SSLRedirect                  bool     // ssl-redirect
+	UseGzip                      bool     // use-gzip
+	GzipLevel                    int      // gzip-level
+	GzipTypes                    []string // gzip-types
+	KeepAlive                    int      // keep-alive, seconds (keepalive_timeout)
+	KeepAliveRequests            int      // keep-alive-requests
+	WorkerProcesses              string   // worker-processes: "auto" or a number
+	LoadBalance                  string   // load-balance: round_robin | ewma
+	UpstreamKeepaliveConnections int      // upstream-keepalive-connections
+	ServerTokens                 bool     // server-tokens
+	HSTS                         bool     // hsts
+	HSTSMaxAge                   int      // hsts-max-age, seconds
+	HSTSIncludeSubdomains        bool     // hsts-include-subdomains
+	HSTSPreload                  bool     // hsts-preload
+	UseForwardedHeaders          bool     // use-forwarded-headers
+}
+
+// DefaultGlobal returns the ingress-nginx defaults for every ConfigMap key
+// that this controller understands.
+func DefaultGlobal() Global {
+	return Global{
+		ProxyBodySize:                "1m",
+		ProxyConnectTimeout:          5,
+		ProxyReadTimeout:             60,
+		ProxySendTimeout:             60,
+		ProxyBuffering:               false,
+		ProxyBufferSize:              "4k",
+		SSLRedirect:                  true,
+		UseGzip:                      false,
+		GzipLevel:                    1,
+		GzipTypes:                    []string{"application/atom+xml", "application/javascript", "application/x-javascript", "application/json", "application/rss+xml", "application/vnd.ms-fontobject", "application/x-font-ttf", "application/x-web-app-manifest+json", "application/xhtml+xml", "application/xml", "font/opentype", "image/svg+xml", "image/x-icon", "text/css", "text/javascript", "text/plain", "text/x-component"},
+		KeepAlive:                    75,
+		KeepAliveRequests:            1000,
+		WorkerProcesses:              "auto",
+		LoadBalance:                  "round_robin",
+		UpstreamKeepaliveConnections: 320,
+		ServerTokens:                 false,
+		HSTS:                         true,
+		HSTSMaxAge:                   31536000,
+		HSTSIncludeSubdomains:        true,
+		HSTSPreload:                  false,
+		UseForwardedHeaders:          false,
+	}
+}

@@ -1,0 +1,125 @@
+package model
+
+// Server is one nginx server block: a host and its locations.
+type Server struct {
+	// Hostname is an exact host, a "*." wildcard, or CatchAllHost.
+	Hostname string
+	// Aliases are extra server_name values (annotation server-alias).
+	Aliases []string
+	// CertificateID names the Certificate served for this host, "" when the
+	// host has no TLS of its own (the default certificate is served then).
+	CertificateID string
+	// SSLRedirect is true when plain HTTP requests to this host are
+	// redirected to HTTPS for locations that ask for it.
+	TLS bool
+	// Locations are sorted so that nginx matches the longest path first.
+	Locations []Location
+}
+
+// PathType is the Ingress path type.
+type PathType string
+
+// The Ingress path types.
+const (
+	PathExact                  PathType = "Exact"
+	PathPrefix                 PathType = "Prefix"
+	PathImplementationSpecific PathType = "ImplementationSpecific"
+)
+
+// ObjectRef names a Kubernetes object.
+type ObjectRef struct {
+	Kind      string // Ingress, Service, Secret, ConfigMap, IngressClass, EndpointSlice
+	Namespace string
+	Name      string
+}
+
+// String gives "namespace/name" (or "name" for cluster-scoped objects).
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return r.Name
+	}
+	return r.Namespace + "/" + r.Name
+}
+
+// Location is one path of a server and everything that applies to it.
+type Location struct {
+	// Path is the path as written in the Ingress (a regex when Regex is true).
+	Path     string
+	PathType PathType
+	// Regex is true when the location is matched as a case-insensitive
+	// regex anchored at the start (use-regex or rewrite-target on any
+	// Ingress of the server, as in ingress-nginx).
+	Regex bool
+	// Backend is the name of the primary Backend; "" only for locations
+	// that never proxy (redirects, app-root).
+	Backend string
+	// Ingress is the Ingress that owns this host+path.
+	Ingress ObjectRef
+	// Service and ServicePort say what the path points to ("" for the
+	// default backend), for messages and for diff.
+	Service     string
+	ServicePort string
+	// Settings are the per-location settings from annotations.
+	Settings LocationSettings
+}
+
+// LocationSettings are the typed per-route settings that annotations set.
+// A nil pointer or zero value means "as in Global", so the writer emits a
+// directive only where a location differs.
+type LocationSettings struct {
+	RewriteTarget    string // rewrite-target; may hold $1..$9 captures
+	XForwardedPrefix string // x-forwarded-prefix
+	AppRoot          string // app-root: redirect "/" to this path
+	SSLRedirect      *bool  // ssl-redirect
+	ForceSSLRedirect bool   // force-ssl-redirect
+	BackendProtocol  string // HTTP (default), HTTPS, GRPC, GRPCS
+	UpstreamVhost    string // upstream-vhost: Host header sent upstream
+
+	Proxy    ProxySettings
+	Redirect *Redirect     // permanent-redirect / temporal-redirect
+	Access   AccessControl // allowlist / denylist source ranges
+	CORS     *CORS         // enable-cors and its options
+	Limits   RateLimits    // limit-rps, limit-connections
+	// CustomDefaultBackend is the backend that answers when the primary
+	// backend has no endpoints (annotation default-backend).
+	CustomDefaultBackend string
+}
+
+// ProxySettings override the Global proxy settings; zero values inherit.
+type ProxySettings struct {
+	BodySize       string // proxy-body-size
+	ConnectTimeout int    // proxy-connect-timeout, seconds
+	SendTimeout    int    // proxy-send-timeout, seconds
+	ReadTimeout    int    // proxy-read-timeout, seconds
+	Buffering      *bool  // proxy-buffering
+	BufferSize     string // proxy-buffer-size
+}
+
+// Redirect is a permanent or temporal redirect of every request of a location.
+type Redirect struct {
+	URL  string
+	Code int // 301/308 for permanent, 302/307 for temporal
+}
+
+// AccessControl holds source ranges in CIDR form, sorted.
+type AccessControl struct {
+	Allow []string // whitelist-source-range / allowlist-source-range
+	Deny  []string // denylist-source-range
+}
+
+// CORS is the enable-cors configuration of a location.
+type CORS struct {
+	AllowOrigins     []string // cors-allow-origin; "*" for any
+	AllowMethods     string   // cors-allow-methods
+	AllowHeaders     string   // cors-allow-headers
+	ExposeHeaders    string   // cors-expose-headers
+	AllowCredentials bool     // cors-allow-credentials
+	MaxAge           int      // cors-max-age, seconds
+}
+
+// RateLimits are per client address limits (0 means none).
+type RateLimits struct {
+	RPS             int // limit-rps: requests per second
+	Connections     int // limit-connections: concurrent connections
+	BurstMultiplier int // limit-burst-multiplier (default 5)
+}

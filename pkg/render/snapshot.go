@@ -1,0 +1,45 @@
+package render
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+// Snapshot is the set of objects one Build sees. Order does not matter:
+// Build sorts what it needs.
+type Snapshot struct {
+	Ingresses      []*networkingv1.Ingress
+	IngressClasses []*networkingv1.IngressClass
+	Services       []*corev1.Service
+	EndpointSlices []*discoveryv1.EndpointSlice
+	Secrets        []*corev1.Secret
+	ConfigMaps     []*corev1.ConfigMap
+}
+
+// Options are the controller flags that change what Build produces.
+type Options struct {
+	// IngressClass is the class name this controller serves (--ingress-class).
+	IngressClass string
+	// ControllerClass is the IngressClass spec.controller value this
+	// controller serves (--controller-class).
+	ControllerClass string
+	// WatchIngressWithoutClass serves Ingresses with no class at all
+	// (--watch-ingress-without-class).
+	WatchIngressWithoutClass bool
+	// ConfigMap is "namespace/name" of the controller ConfigMap; "" for none.
+	ConfigMap string
+	// DefaultSSLCertificate is "namespace/name" of a TLS Secret used as the
+	// default certificate (--default-ssl-certificate); "" for the built-in
+	// self-signed one, which the caller provides as a file.
+	DefaultSSLCertificate string
+}
+
+// DefaultOptions returns the ingress-nginx defaults.
+func DefaultOptions() Options {
+	return Options{
+		IngressClass:    "nginx",
+		ControllerClass: "k8s.io/ingress-nginx",
+		ConfigMap:       "ingress-nginx/ingress-nginx-controller",
+	}
+}
