@@ -16,6 +16,10 @@ type Config struct {
 	// else matches (DefaultBackendName unless spec.defaultBackend of an
 	// Ingress or --default-backend-service overrides it).
 	DefaultBackend string
+	// DefaultCertificate is the ID of the certificate served when no host
+	// matches (--default-ssl-certificate); "" for the self-signed one that
+	// the nginx edge generates.
+	DefaultCertificate string
 }
 
 // DefaultBackendName is the name of the built-in backend that answers 404

@@ -9,9 +9,11 @@ type Server struct {
 	// CertificateID names the Certificate served for this host, "" when the
 	// host has no TLS of its own (the default certificate is served then).
 	CertificateID string
-	// SSLRedirect is true when plain HTTP requests to this host are
-	// redirected to HTTPS for locations that ask for it.
+	// TLS is true when an Ingress lists this host under spec.tls with a
+	// usable certificate.
 	TLS bool
+	// AppRoot is the path that "/" redirects to (annotation app-root).
+	AppRoot string
 	// Locations are sorted so that nginx matches the longest path first.
 	Locations []Location
 }
@@ -59,6 +61,9 @@ type Location struct {
 	// default backend), for messages and for diff.
 	Service     string
 	ServicePort string
+	// HTTPSRedirect is the effective decision to redirect plain HTTP to
+	// HTTPS (force-ssl-redirect, or ssl-redirect on a host with TLS).
+	HTTPSRedirect bool
 	// Settings are the per-location settings from annotations.
 	Settings LocationSettings
 }
