@@ -110,6 +110,11 @@ type Redirect struct {
 type AccessControl struct {
 	Allow []string // whitelist-source-range / allowlist-source-range
 	Deny  []string // denylist-source-range
+	// DenyAll is true when an allow or deny list was given but holds an
+	// entry that is not an address or network: the location then refuses
+	// every request (fail closed, as ingress-nginx denies the location)
+	// instead of serving without the restriction the user asked for.
+	DenyAll bool
 }
 
 // CORS is the enable-cors configuration of a location.

@@ -1,0 +1,319 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// annotationPrefix is the prefix of every annotation read here, as in
+// ingress-nginx. Annotations without it are not ours and are ignored.
+const annotationPrefix = "nginx.ingress.kubernetes.io/"
+
+// IngressAnnotations are the typed settings that the annotations of one
+// Ingress ask for. Every field holds a validated value or its default.
+type IngressAnnotations struct {
+	// Location holds the settings of every location of the Ingress.
+	Location model.LocationSettings
+	// UseRegex makes the paths of the Ingress (and of every Ingress of the
+	// same host, as in ingress-nginx) case-insensitive regexes.
+	UseRegex bool
+	// ServerAliases are extra names of the hosts of the Ingress, lower case,
+	// sorted and without duplicates.
+	ServerAliases []string
+	// Backend holds the balancing settings of the Ingress's backends.
+	Backend BackendAnnotations
+	// Canary says whether the Ingress is a canary and which requests it takes.
+	Canary CanaryAnnotations
+	// DefaultBackend is the name of a Service in the Ingress namespace that
+	// answers when the backend of a path has no endpoints; "" for none.
+	DefaultBackend string
+}
+
+// BackendAnnotations are the annotations that apply to the backends of an
+// Ingress rather than to its locations; they go to Lua, not to nginx.conf.
+type BackendAnnotations struct {
+	// LoadBalance is round_robin or ewma; "" means the ConfigMap value.
+	LoadBalance string
+	// UpstreamHashBy is set when upstream-hash-by is; it wins over LoadBalance.
+	UpstreamHashBy model.UpstreamHashBy
+	// SessionAffinity is set when affinity is "cookie".
+	SessionAffinity model.SessionAffinity
+	// Protocol is HTTP, HTTPS, GRPC or GRPCS (backend-protocol).
+	Protocol string
+}
+
+// CanaryAnnotations are the canary annotations. They are read only when
+// canary is "true"; on other Ingresses they are ignored, as in ingress-nginx.
+type CanaryAnnotations struct {
+	Enabled        bool
+	TrafficShaping model.TrafficShaping
+}
+
+// Defaults of the annotations, as in ingress-nginx.
+const (
+	defaultBackendProtocol      = "HTTP"
+	defaultAffinityMode         = "balanced"
+	defaultSessionCookieName    = "INGRESSCOOKIE"
+	defaultSubsetSize           = 3
+	defaultBurstMultiplier      = 5
+	defaultCanaryWeightTotal    = 100
+	defaultPermanentRedirect    = 301
+	defaultTemporalRedirect     = 302
+	defaultCORSAllowMethods     = "GET, PUT, POST, DELETE, PATCH, OPTIONS"
+	defaultCORSAllowHeaders     = "DNT,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range,Authorization"
+	defaultCORSMaxAge           = 1728000
+	defaultCORSAllowCredentials = true
+)
+
+// sourceRange is a parsed allow or deny list before the lists are combined.
+type sourceRange struct {
+	given   bool     // the annotation is present
+	invalid bool     // at least one entry could not be parsed
+	cidrs   []string // the entries that parsed, normalized
+}
+
+// annotationState is what the setters of the annotation table write to.
+// Settings that depend on other annotations are staged here and combined
+// by finish.
+type annotationState struct {
+	out IngressAnnotations
+
+	corsEnabled  bool
+	cors         model.CORS
+	corsNoOrigin bool // cors-allow-origin was given and no origin in it is valid
+
+	permanentURL, temporalURL   string
+	permanentCode, temporalCode int
+
+	allowlist, whitelist, denylist sourceRange
+
+	affinity     string
+	affinityMode string
+	cookie       model.SessionCookie
+
+	hashBy model.UpstreamHashBy
+
+	burstMultiplier int
+}
+
+func newAnnotationState() *annotationState {
+	return &annotationState{
+		out: IngressAnnotations{
+			Location: model.LocationSettings{BackendProtocol: defaultBackendProtocol},
+			Backend:  BackendAnnotations{Protocol: defaultBackendProtocol},
+		},
+		cors: model.CORS{
+			AllowOrigins:     []string{"*"},
+			AllowMethods:     defaultCORSAllowMethods,
+			AllowHeaders:     defaultCORSAllowHeaders,
+			AllowCredentials: defaultCORSAllowCredentials,
+			MaxAge:           defaultCORSMaxAge,
+		},
+		permanentCode:   defaultPermanentRedirect,
+		temporalCode:    defaultTemporalRedirect,
+		affinityMode:    defaultAffinityMode,
+		cookie:          model.SessionCookie{Name: defaultSessionCookieName},
+		hashBy:          model.UpstreamHashBy{SubsetSize: defaultSubsetSize},
+		burstMultiplier: defaultBurstMultiplier,
+	}
+}
+
+// annotationField is the Problem field of an annotation.
+func annotationField(name string) string {
+	key := annotationPrefix + name
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			key = strconv.Quote(key)
+			break
+		}
+	}
+	return "metadata.annotations[" + key + "]"
+}
+
+// parseIngressAnnotations reads the nginx.ingress.kubernetes.io annotations
+// of the Ingress ing. Each invalid value is a Problem and leaves its setting
+// at the default; snippets and annotations that this controller does not
+// implement are Problems too, so that users see what is ignored.
+// Annotations with another prefix are ignored.
+func parseIngressAnnotations(ing model.ObjectRef, annotations map[string]string) (IngressAnnotations, []model.Problem) {
+	s := newAnnotationState()
+	var problems []model.Problem
+	problem := func(name, format string, args ...any) {
+		problems = append(problems, model.Problemf(ing, annotationField(name), format, args...))
+	}
+
+	names := make([]string, 0, len(annotations))
+	for key := range annotations {
+		if name, ok := strings.CutPrefix(key, annotationPrefix); ok {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+
+	// canary decides whether the other canary annotations are read at all.
+	if v, ok := annotations[annotationPrefix+"canary"]; ok {
+		if err := applyAnnotation(s, lookupAnnotationSpec("canary"), strings.TrimSpace(v)); err != "" {
+			problem("canary", "%s", err)
+		}
+	}
+
+	for _, name := range names {
+		raw := annotations[annotationPrefix+name]
+		spec := lookupAnnotationSpec(name)
+		switch {
+		case name == "canary":
+			// applied above
+		case spec != nil:
+			if spec.CanaryOnly && !s.out.Canary.Enabled {
+				continue
+			}
+			if err := applyAnnotation(s, spec, strings.TrimSpace(raw)); err != "" {
+				problem(name, "%s", err)
+			}
+		case strings.HasSuffix(name, "-snippet"):
+			problem(name, "%s", snippetReason(name))
+		default:
+			if u := lookupUnsupportedAnnotation(name); u != nil {
+				reason := "not supported by kubectl-ingress; the annotation is ignored"
+				if u.Hint != "" {
+					reason += "; " + u.Hint
+				}
+				problem(name, "%s", reason)
+			} else {
+				problem(name, "unknown annotation: neither kubectl-ingress nor ingress-nginx has it (check the spelling); the annotation is ignored")
+			}
+		}
+	}
+
+	problems = append(problems, s.finish(ing)...)
+	return s.out, model.SortProblems(problems)
+}
+
+// applyAnnotation runs the setter of spec on v and returns the reason of
+// the Problem, or "" when the value is valid.
+func applyAnnotation(s *annotationState, spec *annotationSpec, v string) string {
+	var err error
+	if v == "" {
+		err = fmt.Errorf("is empty")
+	} else {
+		err = spec.set(s, v)
+	}
+	if err == nil {
+		return ""
+	}
+	return fmt.Sprintf("invalid value %s: %v; %s", valueQuote(v), err, spec.onInvalid())
+}
+
+// snippetReason explains why a snippet annotation is refused.
+func snippetReason(name string) string {
+	reason := "snippet annotations are not supported: they inject raw nginx configuration, " +
+		"the cause of the CVE-2025-1974 class of injection vulnerabilities; the annotation is ignored"
+	for _, h := range snippetHints {
+		if h.Name == name {
+			return reason + "; " + h.Hint
+		}
+	}
+	return reason
+}
+
+// finish combines the staged settings into s.out and returns the Problems
+// that only show when annotations are seen together.
+func (s *annotationState) finish(ing model.ObjectRef) []model.Problem {
+	var problems []model.Problem
+	loc := &s.out.Location
+
+	if s.corsEnabled && !s.corsNoOrigin {
+		c := s.cors
+		loc.CORS = &c
+	}
+
+	// temporal-redirect wins over permanent-redirect, as in ingress-nginx.
+	switch {
+	case s.temporalURL != "":
+		loc.Redirect = &model.Redirect{URL: s.temporalURL, Code: s.temporalCode}
+		if s.permanentURL != "" {
+			problems = append(problems, model.Problemf(ing, annotationField("permanent-redirect"),
+				"ignored because temporal-redirect is also set and takes precedence"))
+		}
+	case s.permanentURL != "":
+		loc.Redirect = &model.Redirect{URL: s.permanentURL, Code: s.permanentCode}
+	}
+
+	// allowlist-source-range wins over its old name whitelist-source-range.
+	allow := s.allowlist
+	if !allow.given {
+		allow = s.whitelist
+	} else if s.whitelist.given {
+		problems = append(problems, model.Problemf(ing, annotationField("whitelist-source-range"),
+			"ignored because allowlist-source-range is also set and takes precedence"))
+	}
+	loc.Access = model.AccessControl{
+		Allow:   allow.cidrs,
+		Deny:    s.denylist.cidrs,
+		DenyAll: allow.invalid || s.denylist.invalid,
+	}
+
+	if loc.Limits.RPS > 0 {
+		loc.Limits.BurstMultiplier = s.burstMultiplier
+	}
+
+	if s.hashBy.Expression != "" {
+		s.out.Backend.UpstreamHashBy = s.hashBy
+	}
+
+	if s.affinity == "cookie" {
+		s.out.Backend.SessionAffinity = model.SessionAffinity{
+			Type:   s.affinity,
+			Mode:   s.affinityMode,
+			Cookie: s.cookie,
+		}
+	}
+
+	if c := &s.out.Canary; c.Enabled {
+		if c.TrafficShaping.WeightTotal == 0 {
+			c.TrafficShaping.WeightTotal = defaultCanaryWeightTotal
+		}
+		if c.TrafficShaping.Weight > c.TrafficShaping.WeightTotal {
+			problems = append(problems, model.Problemf(ing, annotationField("canary-weight"),
+				"invalid value %d: more than canary-weight-total (%d); using the default (0)",
+				c.TrafficShaping.Weight, c.TrafficShaping.WeightTotal))
+			c.TrafficShaping.Weight = 0
+		}
+	}
+	return problems
+}
+
+// annSourceRange parses a comma separated list of CIDRs and addresses into
+// r. Any invalid entry makes the whole list fail closed (r.invalid), as in
+// ingress-nginx, where the location then refuses every request.
+func annSourceRange(r *sourceRange, v string) error {
+	r.given = true
+	var bad []string
+	seen := map[string]bool{}
+	for _, e := range valueList(v) {
+		cidr, err := valueCIDR(e)
+		if err != nil {
+			bad = append(bad, valueQuote(e))
+			continue
+		}
+		if !seen[cidr] {
+			seen[cidr] = true
+			r.cidrs = append(r.cidrs, cidr)
+		}
+	}
+	sort.Strings(r.cidrs)
+	if len(bad) > 0 {
+		r.invalid = true
+		return fmt.Errorf("entries %s are not IP addresses or CIDR networks (e.g. \"10.0.0.0/8\", \"192.168.1.7\", \"2001:db8::/32\")", strings.Join(bad, ", "))
+	}
+	if len(r.cidrs) == 0 {
+		r.invalid = true
+		return fmt.Errorf("holds no IP address or CIDR network")
+	}
+	return nil
+}

@@ -1,0 +1,506 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// valueKind names the kind of value an annotation or ConfigMap key takes,
+// for the generated documentation.
+type valueKind string
+
+// The kinds of values.
+const (
+	kindBool        valueKind = `"true" or "false"`
+	kindOnOff       valueKind = `"on" or "off"`
+	kindInt         valueKind = "integer"
+	kindSeconds     valueKind = "seconds (integer)"
+	kindSize        valueKind = `nginx size ("8k", "1m")`
+	kindEnum        valueKind = "one of a set"
+	kindHostList    valueKind = "comma separated DNS names"
+	kindHostPort    valueKind = "DNS name[:port]"
+	kindURL         valueKind = "absolute http(s) URL"
+	kindPath        valueKind = "URL path"
+	kindRewrite     valueKind = "URL path with $1..$9"
+	kindCIDRList    valueKind = "comma separated CIDRs or IPs"
+	kindOriginList  valueKind = "comma separated origins"
+	kindTokenList   valueKind = "comma separated tokens"
+	kindHashBy      valueKind = "nginx variable expression"
+	kindToken       valueKind = "token (RFC 7230)"
+	kindHeaderValue valueKind = "header value"
+	kindRegexp      valueKind = "regular expression"
+	kindServiceName valueKind = "Service name"
+	kindCookieDom   valueKind = "cookie domain"
+	kindMIMEList    valueKind = "space separated MIME types"
+	kindWorkers     valueKind = `"auto" or integer`
+)
+
+// annotationSpec describes one supported annotation.
+type annotationSpec struct {
+	// Name is the annotation without annotationPrefix.
+	Name string
+	// Description is one line for the documentation.
+	Description string
+	// Kind is the kind of value.
+	Kind valueKind
+	// Default describes the value used when the annotation is absent or
+	// invalid; "" when there is none (the setting is off).
+	Default string
+	// OnInvalid, when set, says what happens to an invalid value instead of
+	// the usual "using the default".
+	OnInvalid string
+	// CanaryOnly annotations are read only when canary is "true".
+	CanaryOnly bool
+
+	set func(s *annotationState, v string) error
+}
+
+// onInvalid says what happens when the value is invalid.
+func (a *annotationSpec) onInvalid() string {
+	switch {
+	case a.OnInvalid != "":
+		return a.OnInvalid
+	case a.Default != "":
+		return "using the default (" + a.Default + ")"
+	}
+	return "the annotation is ignored"
+}
+
+// lookupAnnotationSpec returns the spec of name, or nil.
+func lookupAnnotationSpec(name string) *annotationSpec {
+	i := sort.Search(len(annotationSpecs), func(i int) bool { return annotationSpecs[i].Name >= name })
+	if i < len(annotationSpecs) && annotationSpecs[i].Name == name {
+		return &annotationSpecs[i]
+	}
+	return nil
+}
+
+// Setter builders: each returns a setter that validates v and stores the
+// result in the field that field returns.
+
+func annBool(field func(*annotationState) *bool) func(*annotationState, string) error {
+	return func(s *annotationState, v string) error {
+		b, err := valueBool(v)
+		if err == nil {
+			*field(s) = b
+		}
+		return err
+	}
+}
+
+func annBoolPtr(field func(*annotationState) **bool) func(*annotationState, string) error {
+	return func(s *annotationState, v string) error {
+		b, err := valueBool(v)
+		if err == nil {
+			*field(s) = &b
+		}
+		return err
+	}
+}
+
+func annInt(min, max int, field func(*annotationState) *int) func(*annotationState, string) error {
+	return func(s *annotationState, v string) error {
+		n, err := valueInt(v, min, max)
+		if err == nil {
+			*field(s) = n
+		}
+		return err
+	}
+}
+
+func annSeconds(field func(*annotationState) *int) func(*annotationState, string) error {
+	return func(s *annotationState, v string) error {
+		n, err := valueSeconds(v)
+		if err == nil {
+			*field(s) = n
+		}
+		return err
+	}
+}
+
+func annString(check func(string) (string, error), field func(*annotationState) *string) func(*annotationState, string) error {
+	return func(s *annotationState, v string) error {
+		r, err := check(v)
+		if err == nil {
+			*field(s) = r
+		}
+		return err
+	}
+}
+
+func annOneOf(fold bool, field func(*annotationState) *string, options ...string) func(*annotationState, string) error {
+	return annString(func(v string) (string, error) { return valueOneOf(v, fold, options...) }, field)
+}
+
+func annRedirectCode(field func(*annotationState) *int, codes ...int) func(*annotationState, string) error {
+	return func(s *annotationState, v string) error {
+		n, err := valueInt(v, 100, 599)
+		if err == nil {
+			for _, c := range codes {
+				if n == c {
+					*field(s) = n
+					return nil
+				}
+			}
+		}
+		q := make([]string, len(codes))
+		for i, c := range codes {
+			q[i] = fmt.Sprint(c)
+		}
+		return fmt.Errorf("must be one of %s", strings.Join(q, ", "))
+	}
+}
+
+// annTokenList checks a comma separated list of tokens and stores it joined
+// with sep. With star, "*" is a valid entry.
+func annTokenList(sep string, star bool, field func(*annotationState) *string) func(*annotationState, string) error {
+	return func(s *annotationState, v string) error {
+		list := valueList(v)
+		if len(list) == 0 {
+			return errors.New("holds no entry")
+		}
+		for _, e := range list {
+			if star && e == "*" {
+				continue
+			}
+			if _, err := valueToken(e); err != nil {
+				return fmt.Errorf("entry %s %v", valueQuote(e), err)
+			}
+		}
+		*field(s) = strings.Join(list, sep)
+		return nil
+	}
+}
+
+func annServerAlias(s *annotationState, v string) error {
+	var bad []string
+	seen := map[string]bool{}
+	for _, e := range valueList(v) {
+		h, err := valueHostname(e, true)
+		if err != nil {
+			bad = append(bad, valueQuote(e))
+			continue
+		}
+		if !seen[h] {
+			seen[h] = true
+			s.out.ServerAliases = append(s.out.ServerAliases, h)
+		}
+	}
+	sort.Strings(s.out.ServerAliases)
+	if len(bad) > 0 {
+		return fmt.Errorf("entries %s are not DNS names (RFC 1123, optionally starting with \"*.\")", strings.Join(bad, ", "))
+	}
+	if len(s.out.ServerAliases) == 0 {
+		return errors.New("holds no DNS name")
+	}
+	return nil
+}
+
+func annCORSOrigins(s *annotationState, v string) error {
+	var origins, bad []string
+	seen := map[string]bool{}
+	for _, e := range valueList(v) {
+		o, err := valueOrigin(e)
+		if err != nil {
+			bad = append(bad, valueQuote(e))
+			continue
+		}
+		if o == "*" {
+			// "*" allows every origin; the others add nothing.
+			origins, seen = []string{"*"}, map[string]bool{"*": true}
+			continue
+		}
+		if !seen[o] && !seen["*"] {
+			seen[o] = true
+			origins = append(origins, o)
+		}
+	}
+	s.cors.AllowOrigins = origins
+	s.corsNoOrigin = len(origins) == 0
+	if len(bad) > 0 {
+		return fmt.Errorf(`entries %s are not "*" or scheme://host[:port] with scheme http or https (e.g. "https://example.com", "https://*.example.com:8443")`, strings.Join(bad, ", "))
+	}
+	if len(origins) == 0 {
+		return errors.New("holds no origin")
+	}
+	return nil
+}
+
+// valueCookieDomain checks session-cookie-domain: a DNS name, optionally
+// with the leading dot of old cookie syntax.
+func valueCookieDomain(v string) (string, error) {
+	h, err := valueHostname(strings.TrimPrefix(v, "."), false)
+	if err != nil {
+		return "", errors.New(`must be a DNS name (RFC 1123), optionally starting with "."`)
+	}
+	if strings.HasPrefix(v, ".") {
+		h = "." + h
+	}
+	return h, nil
+}
+
+// valueCookieSeconds checks session-cookie-expires and -max-age: a
+// whole number of seconds, kept as written.
+func valueCookieSeconds(v string) (string, error) {
+	if _, err := valueInt(v, 0, maxInt32); err != nil {
+		return "", fmt.Errorf("must be a whole number of seconds from 0 to %d", maxInt32)
+	}
+	return v, nil
+}
+
+// annotationSpecs is the table of supported annotations, sorted by name.
+// It is never modified.
+var annotationSpecs = []annotationSpec{
+	{Name: "affinity", Kind: kindEnum, Description: `Sticky sessions for the backends of the Ingress; only "cookie" is supported.`,
+		set: annOneOf(false, func(s *annotationState) *string { return &s.affinity }, "cookie")},
+	{Name: "affinity-mode", Kind: kindEnum, Default: defaultAffinityMode, Description: `"balanced" moves some sessions when the backend scales up; "persistent" never does.`,
+		set: annOneOf(false, func(s *annotationState) *string { return &s.affinityMode }, "balanced", "persistent")},
+	{Name: "allowlist-source-range", Kind: kindCIDRList, Description: "Only clients from these networks may use the Ingress's paths.",
+		OnInvalid: "every request to the Ingress's paths is refused until it is fixed (fail closed, as in ingress-nginx)",
+		set:       func(s *annotationState, v string) error { return annSourceRange(&s.allowlist, v) }},
+	{Name: "app-root", Kind: kindPath, Description: `Redirect requests for "/" to this path.`,
+		set: annString(func(v string) (string, error) { return valuePath(v, true) }, func(s *annotationState) *string { return &s.out.Location.AppRoot })},
+	{Name: "backend-protocol", Kind: kindEnum, Default: defaultBackendProtocol, Description: "Protocol spoken to the backend: HTTP, HTTPS, GRPC or GRPCS (any case).",
+		set: func(s *annotationState, v string) error {
+			p, err := valueOneOf(v, true, "HTTP", "HTTPS", "GRPC", "GRPCS")
+			if err != nil {
+				if strings.EqualFold(v, "AUTO_HTTP") || strings.EqualFold(v, "FCGI") {
+					return fmt.Errorf("is an ingress-nginx protocol that kubectl-ingress does not support; it %v", err)
+				}
+				return err
+			}
+			s.out.Location.BackendProtocol, s.out.Backend.Protocol = p, p
+			return nil
+		}},
+	{Name: "canary", Kind: kindBool, Default: "false", Description: "The Ingress is a canary: its backends take part of the traffic of the Ingress with the same host and path.",
+		set: annBool(func(s *annotationState) *bool { return &s.out.Canary.Enabled })},
+	{Name: "canary-by-cookie", Kind: kindToken, CanaryOnly: true, Description: `Cookie that sends a request to the canary when "always" and never when "never".`,
+		set: annString(valueToken, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.Cookie })},
+	{Name: "canary-by-header", Kind: kindToken, CanaryOnly: true, Description: `Header that sends a request to the canary when "always" (or canary-by-header-value) and never when "never".`,
+		set: annString(valueToken, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.Header })},
+	{Name: "canary-by-header-pattern", Kind: kindRegexp, CanaryOnly: true, Description: "Regular expression that the canary-by-header value must match; ignored when canary-by-header-value is set.",
+		set: annString(valueRegexp, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.HeaderPattern })},
+	{Name: "canary-by-header-value", Kind: kindHeaderValue, CanaryOnly: true, Description: "Value of canary-by-header that sends a request to the canary.",
+		set: annString(valueHeaderValue, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.HeaderValue })},
+	{Name: "canary-weight", Kind: kindInt, CanaryOnly: true, Default: "0", Description: "Share of requests, out of canary-weight-total, sent to the canary.",
+		set: annInt(0, maxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.Weight })},
+	{Name: "canary-weight-total", Kind: kindInt, CanaryOnly: true, Default: "100", Description: "Total that canary-weight is a share of.",
+		set: annInt(1, maxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.WeightTotal })},
+	{Name: "cors-allow-credentials", Kind: kindBool, Default: "true", Description: "Send Access-Control-Allow-Credentials when CORS is enabled.",
+		set: annBool(func(s *annotationState) *bool { return &s.cors.AllowCredentials })},
+	{Name: "cors-allow-headers", Kind: kindTokenList, Default: defaultCORSAllowHeaders, Description: "Access-Control-Allow-Headers when CORS is enabled.",
+		set: annTokenList(",", false, func(s *annotationState) *string { return &s.cors.AllowHeaders })},
+	{Name: "cors-allow-methods", Kind: kindTokenList, Default: defaultCORSAllowMethods, Description: "Access-Control-Allow-Methods when CORS is enabled.",
+		set: annTokenList(", ", false, func(s *annotationState) *string { return &s.cors.AllowMethods })},
+	{Name: "cors-allow-origin", Kind: kindOriginList, Default: "*", Description: `Origins allowed when CORS is enabled: "*" or scheme://host[:port], host may start with "*.".`,
+		OnInvalid: "invalid entries are skipped; if none is left, CORS stays off",
+		set:       annCORSOrigins},
+	{Name: "cors-expose-headers", Kind: kindTokenList, Description: `Access-Control-Expose-Headers when CORS is enabled ("*" allowed).`,
+		set: annTokenList(",", true, func(s *annotationState) *string { return &s.cors.ExposeHeaders })},
+	{Name: "cors-max-age", Kind: kindSeconds, Default: "1728000", Description: "How long browsers may cache a CORS preflight answer.",
+		set: annInt(0, maxInt32, func(s *annotationState) *int { return &s.cors.MaxAge })},
+	{Name: "default-backend", Kind: kindServiceName, Description: "Service in the Ingress namespace that answers when a path's Service has no endpoints.",
+		set: annString(valueServiceName, func(s *annotationState) *string { return &s.out.DefaultBackend })},
+	{Name: "denylist-source-range", Kind: kindCIDRList, Description: "Clients from these networks are refused.",
+		OnInvalid: "every request to the Ingress's paths is refused until it is fixed (fail closed, as in ingress-nginx)",
+		set:       func(s *annotationState, v string) error { return annSourceRange(&s.denylist, v) }},
+	{Name: "enable-cors", Kind: kindBool, Default: "false", Description: "Answer CORS preflight requests and add the CORS headers (see cors-*).",
+		set: annBool(func(s *annotationState) *bool { return &s.corsEnabled })},
+	{Name: "force-ssl-redirect", Kind: kindBool, Default: "false", Description: "Redirect HTTP to HTTPS even when the host has no TLS certificate of its own.",
+		set: annBool(func(s *annotationState) *bool { return &s.out.Location.ForceSSLRedirect })},
+	{Name: "limit-burst-multiplier", Kind: kindInt, Default: "5", Description: "Burst allowed above limit-rps, as a multiple of it.",
+		set: annInt(1, 1000, func(s *annotationState) *int { return &s.burstMultiplier })},
+	{Name: "limit-connections", Kind: kindInt, Default: "0", Description: "Concurrent connections allowed per client address (0: no limit).",
+		set: annInt(0, maxInt32, func(s *annotationState) *int { return &s.out.Location.Limits.Connections })},
+	{Name: "limit-rps", Kind: kindInt, Default: "0", Description: "Requests per second allowed per client address (0: no limit).",
+		set: annInt(0, maxInt32, func(s *annotationState) *int { return &s.out.Location.Limits.RPS })},
+	{Name: "load-balance", Kind: kindEnum, Default: "ConfigMap load-balance", Description: `Balancing algorithm of the Ingress's backends: "round_robin" or "ewma".`,
+		set: annOneOf(false, func(s *annotationState) *string { return &s.out.Backend.LoadBalance }, "round_robin", "ewma")},
+	{Name: "permanent-redirect", Kind: kindURL, Description: "Answer every request with a redirect to this URL.",
+		set: annString(valueRedirectURL, func(s *annotationState) *string { return &s.permanentURL })},
+	{Name: "permanent-redirect-code", Kind: kindInt, Default: "301", Description: "Status code of permanent-redirect: 301, 302, 303, 307 or 308.",
+		set: annRedirectCode(func(s *annotationState) *int { return &s.permanentCode }, 301, 302, 303, 307, 308)},
+	{Name: "proxy-body-size", Kind: kindSize, Default: "ConfigMap proxy-body-size", Description: `Largest request body accepted ("0": no limit).`,
+		set: annString(valueSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BodySize })},
+	{Name: "proxy-buffer-size", Kind: kindSize, Default: "ConfigMap proxy-buffer-size", Description: "Size of the buffer for the first part of the backend's answer (its headers).",
+		set: annString(valueSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BufferSize })},
+	{Name: "proxy-buffering", Kind: kindOnOff, Default: "ConfigMap proxy-buffering", Description: "Buffer the backend's answers.",
+		set: func(s *annotationState, v string) error {
+			b, err := valueOnOff(v)
+			if err == nil {
+				s.out.Location.Proxy.Buffering = &b
+			}
+			return err
+		}},
+	{Name: "proxy-connect-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-connect-timeout", Description: "Timeout to connect to the backend.",
+		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.ConnectTimeout })},
+	{Name: "proxy-read-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-read-timeout", Description: "Timeout between two reads from the backend.",
+		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.ReadTimeout })},
+	{Name: "proxy-send-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-send-timeout", Description: "Timeout between two writes to the backend.",
+		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.SendTimeout })},
+	{Name: "rewrite-target", Kind: kindRewrite, Description: "Rewrite the path sent to the backend; $1..$9 are the captures of the path regex.",
+		set: annString(valueRewriteTarget, func(s *annotationState) *string { return &s.out.Location.RewriteTarget })},
+	{Name: "server-alias", Kind: kindHostList, Description: `More names for the hosts of the Ingress; "*." wildcards allowed.`,
+		OnInvalid: "invalid entries are skipped",
+		set:       annServerAlias},
+	{Name: "session-cookie-change-on-failure", Kind: kindBool, Default: "false", Description: "Point the affinity cookie to another endpoint when a request fails.",
+		set: annBool(func(s *annotationState) *bool { return &s.cookie.ChangeOnFailure })},
+	{Name: "session-cookie-conditional-samesite-none", Kind: kindBool, Default: "false", Description: "Leave out SameSite=None for browsers known to mishandle it.",
+		set: annBool(func(s *annotationState) *bool { return &s.cookie.ConditionalSameSiteNone })},
+	{Name: "session-cookie-domain", Kind: kindCookieDom, Description: "Domain attribute of the affinity cookie.",
+		set: annString(valueCookieDomain, func(s *annotationState) *string { return &s.cookie.Domain })},
+	{Name: "session-cookie-expires", Kind: kindSeconds, Description: "Expires attribute of the affinity cookie, in seconds from now.",
+		set: annString(valueCookieSeconds, func(s *annotationState) *string { return &s.cookie.Expires })},
+	{Name: "session-cookie-max-age", Kind: kindSeconds, Description: "Max-Age attribute of the affinity cookie.",
+		set: annString(valueCookieSeconds, func(s *annotationState) *string { return &s.cookie.MaxAge })},
+	{Name: "session-cookie-name", Kind: kindToken, Default: defaultSessionCookieName, Description: "Name of the affinity cookie.",
+		set: annString(valueToken, func(s *annotationState) *string { return &s.cookie.Name })},
+	{Name: "session-cookie-path", Kind: kindPath, Description: "Path attribute of the affinity cookie (needed with use-regex).",
+		set: annString(func(v string) (string, error) { return valuePath(v, true) }, func(s *annotationState) *string { return &s.cookie.Path })},
+	{Name: "session-cookie-samesite", Kind: kindEnum, Description: `SameSite attribute of the affinity cookie: "None", "Lax" or "Strict" (any case).`,
+		set: annOneOf(true, func(s *annotationState) *string { return &s.cookie.SameSite }, "None", "Lax", "Strict")},
+	{Name: "session-cookie-secure", Kind: kindBool, Default: "false", Description: "Set the Secure attribute of the affinity cookie even on plain HTTP.",
+		set: annBool(func(s *annotationState) *bool { return &s.cookie.Secure })},
+	{Name: "ssl-redirect", Kind: kindBool, Default: "ConfigMap ssl-redirect", Description: "Redirect HTTP to HTTPS when the host has TLS.",
+		set: annBoolPtr(func(s *annotationState) **bool { return &s.out.Location.SSLRedirect })},
+	{Name: "temporal-redirect", Kind: kindURL, Description: "Answer every request with a redirect to this URL; wins over permanent-redirect.",
+		set: annString(valueRedirectURL, func(s *annotationState) *string { return &s.temporalURL })},
+	{Name: "temporal-redirect-code", Kind: kindInt, Default: "302", Description: "Status code of temporal-redirect: 301, 302, 303 or 307.",
+		set: annRedirectCode(func(s *annotationState) *int { return &s.temporalCode }, 301, 302, 303, 307)},
+	{Name: "upstream-hash-by", Kind: kindHashBy, Description: `Consistent hashing key of the backends, e.g. "$request_uri"; wins over load-balance.`,
+		set: annString(valueHashBy, func(s *annotationState) *string { return &s.hashBy.Expression })},
+	{Name: "upstream-hash-by-subset", Kind: kindBool, Default: "false", Description: "Hash to a subset of endpoints and pick one of them at random.",
+		set: annBool(func(s *annotationState) *bool { return &s.hashBy.Subset })},
+	{Name: "upstream-hash-by-subset-size", Kind: kindInt, Default: "3", Description: "Number of endpoints of a subset.",
+		set: annInt(1, 1000, func(s *annotationState) *int { return &s.hashBy.SubsetSize })},
+	{Name: "upstream-vhost", Kind: kindHostPort, Description: "Host header sent to the backend.",
+		set: annString(valueHostPort, func(s *annotationState) *string { return &s.out.Location.UpstreamVhost })},
+	{Name: "use-regex", Kind: kindBool, Default: "false", Description: "Match the paths of the host as case-insensitive regexes.",
+		set: annBool(func(s *annotationState) *bool { return &s.out.UseRegex })},
+	{Name: "whitelist-source-range", Kind: kindCIDRList, Description: "Old name of allowlist-source-range, which wins when both are set.",
+		OnInvalid: "every request to the Ingress's paths is refused until it is fixed (fail closed, as in ingress-nginx)",
+		set:       func(s *annotationState, v string) error { return annSourceRange(&s.whitelist, v) }},
+	{Name: "x-forwarded-prefix", Kind: kindPath, Description: "Value of the X-Forwarded-Prefix header sent to the backend.",
+		set: annString(func(v string) (string, error) { return valuePath(v, false) }, func(s *annotationState) *string { return &s.out.Location.XForwardedPrefix })},
+}
+
+// unsupportedAnnotation is an ingress-nginx annotation that kubectl-ingress
+// knows of but does not implement.
+type unsupportedAnnotation struct {
+	Name string
+	// Hint names what to use instead, when there is something.
+	Hint string
+}
+
+// lookupUnsupportedAnnotation returns the entry of name, or nil.
+func lookupUnsupportedAnnotation(name string) *unsupportedAnnotation {
+	i := sort.Search(len(unsupportedAnnotations), func(i int) bool { return unsupportedAnnotations[i].Name >= name })
+	if i < len(unsupportedAnnotations) && unsupportedAnnotations[i].Name == name {
+		return &unsupportedAnnotations[i]
+	}
+	return nil
+}
+
+// unsupportedAnnotations are the ingress-nginx annotations (snippets
+// aside) that kubectl-ingress does not implement, sorted. Each one on an
+// Ingress is a Problem saying it is ignored. It is never modified.
+var unsupportedAnnotations = []unsupportedAnnotation{
+	{Name: "affinity-canary-behavior"},
+	{Name: "auth-always-set-cookie"},
+	{Name: "auth-cache-duration"},
+	{Name: "auth-cache-key"},
+	{Name: "auth-keepalive"},
+	{Name: "auth-keepalive-requests"},
+	{Name: "auth-keepalive-share-vars"},
+	{Name: "auth-keepalive-timeout"},
+	{Name: "auth-method"},
+	{Name: "auth-proxy-set-headers"},
+	{Name: "auth-realm"},
+	{Name: "auth-request-redirect"},
+	{Name: "auth-response-headers"},
+	{Name: "auth-secret"},
+	{Name: "auth-secret-type"},
+	{Name: "auth-signin"},
+	{Name: "auth-signin-redirect-param"},
+	{Name: "auth-tls-error-page"},
+	{Name: "auth-tls-match-cn"},
+	{Name: "auth-tls-pass-certificate-to-upstream"},
+	{Name: "auth-tls-secret"},
+	{Name: "auth-tls-verify-client"},
+	{Name: "auth-tls-verify-depth"},
+	{Name: "auth-type"},
+	{Name: "auth-url"},
+	{Name: "client-body-buffer-size"},
+	{Name: "connection-proxy-header"},
+	{Name: "custom-headers"},
+	{Name: "custom-http-errors"},
+	{Name: "disable-proxy-intercept-errors"},
+	{Name: "enable-access-log"},
+	{Name: "enable-global-auth"},
+	{Name: "enable-influxdb"},
+	{Name: "enable-modsecurity"},
+	{Name: "enable-opentelemetry"},
+	{Name: "enable-opentracing"},
+	{Name: "enable-owasp-core-rules"},
+	{Name: "enable-rewrite-log"},
+	{Name: "fastcgi-index"},
+	{Name: "fastcgi-params-configmap"},
+	{Name: "from-to-www-redirect", Hint: "use server-alias and permanent-redirect on a separate Ingress"},
+	{Name: "global-rate-limit", Hint: "use limit-rps (per controller replica)"},
+	{Name: "global-rate-limit-ignored-cidrs"},
+	{Name: "global-rate-limit-key"},
+	{Name: "global-rate-limit-window"},
+	{Name: "http2-push-preload"},
+	{Name: "influxdb-host"},
+	{Name: "influxdb-measurement"},
+	{Name: "influxdb-port"},
+	{Name: "influxdb-server-name"},
+	{Name: "limit-allowlist"},
+	{Name: "limit-rate"},
+	{Name: "limit-rate-after"},
+	{Name: "limit-rpm", Hint: "use limit-rps"},
+	{Name: "limit-whitelist"},
+	{Name: "mirror-host"},
+	{Name: "mirror-request-body"},
+	{Name: "mirror-target"},
+	{Name: "modsecurity-transaction-id"},
+	{Name: "opentelemetry-operation-name"},
+	{Name: "opentelemetry-trust-incoming-span"},
+	{Name: "opentracing-trust-incoming-span"},
+	{Name: "preserve-trailing-slash"},
+	{Name: "proxy-buffers-number"},
+	{Name: "proxy-busy-buffers-size"},
+	{Name: "proxy-cookie-domain"},
+	{Name: "proxy-cookie-path"},
+	{Name: "proxy-http-version"},
+	{Name: "proxy-max-temp-file-size"},
+	{Name: "proxy-next-upstream"},
+	{Name: "proxy-next-upstream-timeout"},
+	{Name: "proxy-next-upstream-tries"},
+	{Name: "proxy-redirect-from"},
+	{Name: "proxy-redirect-to"},
+	{Name: "proxy-request-buffering"},
+	{Name: "proxy-ssl-ciphers"},
+	{Name: "proxy-ssl-name"},
+	{Name: "proxy-ssl-protocols"},
+	{Name: "proxy-ssl-secret"},
+	{Name: "proxy-ssl-server-name"},
+	{Name: "proxy-ssl-verify"},
+	{Name: "proxy-ssl-verify-depth"},
+	{Name: "relative-redirects"},
+	{Name: "satisfy"},
+	{Name: "service-upstream"},
+	{Name: "session-cookie-partitioned"},
+	{Name: "ssl-ciphers"},
+	{Name: "ssl-passthrough"},
+	{Name: "ssl-prefer-server-ciphers"},
+}
+
+// snippetHints name the typed annotations to use instead of a snippet,
+// where there are some.
+var snippetHints = []unsupportedAnnotation{
+	{Name: "configuration-snippet", Hint: "use the typed annotations instead: rewrite-target, x-forwarded-prefix, upstream-vhost, enable-cors, permanent-redirect, temporal-redirect, limit-rps, allowlist-source-range"},
+	{Name: "server-snippet", Hint: "use the typed annotations instead: server-alias, ssl-redirect, force-ssl-redirect, permanent-redirect, temporal-redirect"},
+}

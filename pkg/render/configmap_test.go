@@ -1,0 +1,207 @@
+package render
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+var testConfigMap = model.ObjectRef{Kind: "ConfigMap", Namespace: "ingress-nginx", Name: "ingress-nginx-controller"}
+
+func TestConfigMapDefaults(t *testing.T) {
+	for _, data := range []map[string]string{nil, {}} {
+		g, problems := parseConfigMap(testConfigMap, data)
+		if len(problems) != 0 || !reflect.DeepEqual(g, model.DefaultGlobal()) {
+			t.Errorf("%v: got %+v %v", data, g, problems)
+		}
+	}
+}
+
+// TestConfigMapSpecDefaults checks that the documented default of every key
+// is accepted and gives model.DefaultGlobal.
+func TestConfigMapSpecDefaults(t *testing.T) {
+	data := map[string]string{}
+	for _, s := range configKeySpecs {
+		data[s.Key] = s.Default
+	}
+	g, problems := parseConfigMap(testConfigMap, data)
+	if len(problems) != 0 {
+		t.Errorf("problems: %v", problems)
+	}
+	if !reflect.DeepEqual(g, model.DefaultGlobal()) {
+		t.Errorf("got %+v\nwant %+v", g, model.DefaultGlobal())
+	}
+}
+
+func TestConfigMapSpecTable(t *testing.T) {
+	keys := make([]string, len(configKeySpecs))
+	for i, s := range configKeySpecs {
+		keys[i] = s.Key
+		if s.Description == "" || s.Kind == "" || s.Default == "" || s.set == nil {
+			t.Errorf("%s: incomplete spec", s.Key)
+		}
+		if lookupConfigKeySpec(s.Key) != &configKeySpecs[i] {
+			t.Errorf("%s: lookup does not find it", s.Key)
+		}
+	}
+	if !sort.StringsAreSorted(keys) || hasDuplicates(keys) {
+		t.Errorf("configKeySpecs must be sorted and unique: %v", keys)
+	}
+	if lookupConfigKeySpec("nope") != nil {
+		t.Errorf("lookup of a missing key must be nil")
+	}
+}
+
+type configCase struct {
+	key, value string
+	want       func(g *model.Global)
+}
+
+var goodConfigCases = []configCase{
+	{"gzip-level", "9", func(g *model.Global) { g.GzipLevel = 9 }},
+	{"gzip-types", "text/html  application/json\ntext/css", func(g *model.Global) { g.GzipTypes = []string{"text/html", "application/json", "text/css"} }},
+	{"gzip-types", "*", func(g *model.Global) { g.GzipTypes = []string{"*"} }},
+	{"hsts", "false", func(g *model.Global) { g.HSTS = false }},
+	{"hsts-include-subdomains", "false", func(g *model.Global) { g.HSTSIncludeSubdomains = false }},
+	{"hsts-max-age", "0", func(g *model.Global) { g.HSTSMaxAge = 0 }},
+	{"hsts-max-age", "63072000", func(g *model.Global) { g.HSTSMaxAge = 63072000 }},
+	{"hsts-preload", "true", func(g *model.Global) { g.HSTSPreload = true }},
+	{"keep-alive", "0", func(g *model.Global) { g.KeepAlive = 0 }},
+	{"keep-alive", "300", func(g *model.Global) { g.KeepAlive = 300 }},
+	{"keep-alive-requests", "10000", func(g *model.Global) { g.KeepAliveRequests = 10000 }},
+	{"load-balance", "ewma", func(g *model.Global) { g.LoadBalance = "ewma" }},
+	{"proxy-body-size", "0", func(g *model.Global) { g.ProxyBodySize = "0" }},
+	{"proxy-body-size", "100M", func(g *model.Global) { g.ProxyBodySize = "100M" }},
+	{"proxy-buffer-size", "16k", func(g *model.Global) { g.ProxyBufferSize = "16k" }},
+	{"proxy-buffering", "on", func(g *model.Global) { g.ProxyBuffering = true }},
+	{"proxy-connect-timeout", "10", func(g *model.Global) { g.ProxyConnectTimeout = 10 }},
+	{"proxy-read-timeout", "3600", func(g *model.Global) { g.ProxyReadTimeout = 3600 }},
+	{"proxy-send-timeout", "3600", func(g *model.Global) { g.ProxySendTimeout = 3600 }},
+	{"server-tokens", "true", func(g *model.Global) { g.ServerTokens = true }},
+	{"ssl-redirect", "false", func(g *model.Global) { g.SSLRedirect = false }},
+	{"upstream-keepalive-connections", "0", func(g *model.Global) { g.UpstreamKeepaliveConnections = 0 }},
+	{"use-forwarded-headers", "true", func(g *model.Global) { g.UseForwardedHeaders = true }},
+	{"use-gzip", " true\n", func(g *model.Global) { g.UseGzip = true }},
+	{"worker-processes", "4", func(g *model.Global) { g.WorkerProcesses = "4" }},
+	{"worker-processes", "08", func(g *model.Global) { g.WorkerProcesses = "8" }},
+}
+
+func TestConfigMapGoodValues(t *testing.T) {
+	covered := map[string]bool{}
+	for _, tc := range goodConfigCases {
+		covered[tc.key] = true
+		g, problems := parseConfigMap(testConfigMap, map[string]string{tc.key: tc.value})
+		want := model.DefaultGlobal()
+		tc.want(&want)
+		if len(problems) != 0 || !reflect.DeepEqual(g, want) {
+			t.Errorf("%s=%q: got %+v %v", tc.key, tc.value, g, problems)
+		}
+	}
+	for _, s := range configKeySpecs {
+		if !covered[s.Key] {
+			t.Errorf("%s: no good value case", s.Key)
+		}
+	}
+}
+
+var badConfigCases = []struct{ key, value string }{
+	{"gzip-level", "0"}, {"gzip-level", "10"}, {"gzip-level", "best"},
+	{"gzip-types", "text/html,text/css"}, {"gzip-types", "text/html; gzip off"}, {"gzip-types", "text"},
+	{"hsts", "yes"}, {"hsts-include-subdomains", "on"}, {"hsts-max-age", "1y"}, {"hsts-max-age", "-1"},
+	{"hsts-preload", "nope"}, {"keep-alive", "75s"}, {"keep-alive", "9999999"}, {"keep-alive-requests", "0"},
+	{"load-balance", "least_conn"}, {"load-balance", "chash"},
+	{"proxy-body-size", "1 m"}, {"proxy-body-size", "10MB"}, {"proxy-buffer-size", "4kb"},
+	{"proxy-buffering", "true"}, {"proxy-connect-timeout", "0"}, {"proxy-connect-timeout", "5s"},
+	{"proxy-read-timeout", "-1"}, {"proxy-send-timeout", "1.5"},
+	{"server-tokens", "off"}, {"ssl-redirect", "maybe"}, {"upstream-keepalive-connections", "lots"},
+	{"use-forwarded-headers", "on"}, {"use-gzip", "gzip"},
+	{"worker-processes", "0"}, {"worker-processes", "AUTO"}, {"worker-processes", "auto;"}, {"worker-processes", "2000"},
+	{"proxy-body-size", ""},
+}
+
+func TestConfigMapBadValues(t *testing.T) {
+	covered := map[string]bool{}
+	for _, tc := range badConfigCases {
+		covered[tc.key] = true
+		g, problems := parseConfigMap(testConfigMap, map[string]string{tc.key: tc.value})
+		if !reflect.DeepEqual(g, model.DefaultGlobal()) {
+			t.Errorf("%s=%q: the key did not keep its default: %+v", tc.key, tc.value, g)
+		}
+		if len(problems) != 1 {
+			t.Errorf("%s=%q: want one problem, got %v", tc.key, tc.value, problems)
+			continue
+		}
+		p := problems[0]
+		spec := lookupConfigKeySpec(tc.key)
+		if p.Object != testConfigMap || p.Field != "data["+tc.key+"]" ||
+			!strings.Contains(p.Reason, "invalid value "+valueQuote(tc.value)) ||
+			!strings.Contains(p.Reason, "using the default ("+spec.Default+")") ||
+			!(strings.Contains(p.Reason, "must") || strings.Contains(p.Reason, "is empty")) {
+			t.Errorf("%s=%q: problem %v", tc.key, tc.value, p)
+		}
+	}
+	for _, s := range configKeySpecs {
+		if !covered[s.Key] {
+			t.Errorf("%s: no bad value case", s.Key)
+		}
+	}
+}
+
+func TestConfigMapUnsupportedKeys(t *testing.T) {
+	data := map[string]string{
+		"allow-snippet-annotations": "true",
+		"http-snippet":              "server { listen 1; }",
+		"enable-opentelemetry":      "true",
+		"use-gzip":                  "true",
+		"weird key\n":               "x",
+	}
+	g, problems := parseConfigMap(testConfigMap, data)
+	want := model.DefaultGlobal()
+	want.UseGzip = true
+	if !reflect.DeepEqual(g, want) {
+		t.Errorf("got %+v", g)
+	}
+	wantProblems := []model.Problem{
+		{Object: testConfigMap, Field: "data[allow-snippet-annotations]", Reason: "kubectl-ingress never allows snippet annotations; the key is ignored"},
+		{Object: testConfigMap, Field: "data[enable-opentelemetry]", Reason: "not supported by kubectl-ingress; the key is ignored"},
+		{Object: testConfigMap, Field: "data[http-snippet]", Reason: "snippets are not supported: they inject raw nginx configuration, the cause of the CVE-2025-1974 class of injection vulnerabilities; the key is ignored"},
+		{Object: testConfigMap, Field: `data["weird key\n"]`, Reason: "not supported by kubectl-ingress; the key is ignored"},
+	}
+	if !reflect.DeepEqual(problems, wantProblems) {
+		t.Errorf("got %v\nwant %v", problems, wantProblems)
+	}
+}
+
+func TestConfigMapDeterministic(t *testing.T) {
+	data := map[string]string{"z-key": "1", "a-key": "2", "gzip-level": "x", "keep-alive": "y", "m-snippet": "z"}
+	_, first := parseConfigMap(testConfigMap, data)
+	for i := 0; i < 20; i++ {
+		if _, p := parseConfigMap(testConfigMap, data); !reflect.DeepEqual(p, first) {
+			t.Fatalf("run %d differs", i)
+		}
+	}
+	if !reflect.DeepEqual(model.SortProblems(append([]model.Problem(nil), first...)), first) {
+		t.Errorf("problems are not sorted: %v", first)
+	}
+}
+
+// TestConfigMapInjection: every key refuses values with the bytes that would
+// break out of an nginx directive, and keeps its default.
+func TestConfigMapInjection(t *testing.T) {
+	for _, s := range configKeySpecs {
+		for _, inj := range injections {
+			for _, v := range []string{s.Default + inj + "x", s.Default + inj, inj + s.Default} {
+				if strings.TrimSpace(v) == s.Default {
+					continue // surrounding whitespace is trimmed
+				}
+				g, problems := parseConfigMap(testConfigMap, map[string]string{s.Key: v})
+				if len(problems) != 1 || !reflect.DeepEqual(g, model.DefaultGlobal()) {
+					t.Errorf("%s=%q: accepted (%v)", s.Key, v, problems)
+				}
+			}
+		}
+	}
+}
