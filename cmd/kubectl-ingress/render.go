@@ -1,14 +1,219 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
-// NewCmdRender is a placeholder replaced by the real render command.
-func NewCmdRender(streams genericiooptions.IOStreams) *cobra.Command {
-	_ = render.DefaultOptions()
-	return &cobra.Command{Use: "render"}
+const renderExample = `  # Render the examples shipped with kubectl-ingress to a directory and check them with nginx -t
+  kubectl ingress render -f examples/ -o out/ --validate
+
+  # Render manifests from stdin and print nginx.conf, backends and servers
+  kubectl kustomize overlays/prod | kubectl ingress render -f -
+
+  # Fail a CI job when any Ingress has a problem
+  kubectl ingress render -R -f manifests/ --fail-on-problems`
+
+// RenderOptions are the flags of "kubectl ingress render".
+type RenderOptions struct {
+	Manifests ManifestFlags
+	Render    RenderFlags
+
+	OutputDir      string
+	RunNginxTest   bool
+	FailOnProblems bool
+	NginxBinary    string
+
+	genericiooptions.IOStreams
 }
+
+// NewCmdRender builds "kubectl ingress render".
+func NewCmdRender(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &RenderOptions{IOStreams: streams, Render: NewRenderFlags(), Manifests: NewManifestFlags()}
+	cmd := &cobra.Command{
+		Use:   "render -f FILENAME [-o DIR] [--validate]",
+		Short: "Render manifests to the nginx.conf and Lua payloads that nginx would run",
+		Long: `Render Kubernetes manifests (Ingress, IngressClass, Service, EndpointSlice, Secret, ConfigMap)
+into the nginx.conf, backends.json and servers.json that the controller would give nginx.
+
+Problems in the input (a bad annotation, a missing Service, a host claimed twice) are printed to
+stderr as "kind namespace/name: field: reason" lines; the rest of the configuration is still built.
+servers.json names certificates by Secret and checksum: private keys are never written.
+
+Exit status: 0 on success; 1 when the input cannot be read or --validate fails; 2 when
+--fail-on-problems is set and there are problems.`,
+		Example: renderExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Manifests.AddFlags(cmd.Flags())
+	o.Render.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&o.OutputDir, "output-dir", "o", "", "Write nginx.conf, backends.json, servers.json and problems.txt to this directory instead of stdout")
+	cmd.Flags().BoolVar(&o.RunNginxTest, "validate", false, "Check the rendered nginx.conf with a real 'nginx -t'")
+	cmd.Flags().BoolVar(&o.FailOnProblems, "fail-on-problems", false, "Exit with status 2 when any object has a problem")
+	cmd.Flags().StringVar(&o.NginxBinary, "nginx-binary", "nginx", "The nginx binary used by --validate")
+	return cmd
+}
+
+// Validate checks the flags.
+func (o *RenderOptions) Validate() error {
+	if err := o.Manifests.Validate(); err != nil {
+		return err
+	}
+	return o.Render.Validate()
+}
+
+// Run renders and writes the result.
+func (o *RenderOptions) Run(ctx context.Context) error {
+	res, err := o.Manifests.Read(o.In)
+	if err != nil {
+		return err
+	}
+	out, err := renderBundle(res.Snapshot, o.Render)
+	if err != nil {
+		return err
+	}
+	for _, p := range out.Problems {
+		fmt.Fprintln(o.ErrOut, p.String())
+	}
+	fmt.Fprintln(o.ErrOut, out.summary(res.Summary()))
+	if o.OutputDir != "" {
+		if err := out.writeDir(o.OutputDir); err != nil {
+			return err
+		}
+	} else if err := out.writeBundle(o.Out); err != nil {
+		return err
+	}
+	if o.RunNginxTest {
+		if err := validateConf(ctx, o.NginxBinary, out.NGINXConf); err != nil {
+			return err
+		}
+		fmt.Fprintln(o.ErrOut, "nginx -t: the configuration is valid")
+	}
+	if o.FailOnProblems && len(out.Problems) > 0 {
+		return &exitError{code: 2, err: fmt.Errorf("%d problem(s) found", len(out.Problems))}
+	}
+	return nil
+}
+
+// rendered is everything render produces for one snapshot.
+type rendered struct {
+	Config    *model.Config
+	Problems  []model.Problem
+	NGINXConf []byte
+	Backends  []byte // backends.json
+	Servers   []byte // servers.json, certificates by reference
+}
+
+func renderBundle(s render.Snapshot, f RenderFlags) (*rendered, error) {
+	cfg, problems := render.Build(s, f.BuildOptions())
+	conf, err := render.NGINXConf(cfg, f.ConfOptions())
+	if err != nil {
+		return nil, fmt.Errorf("writing nginx.conf: %w", err)
+	}
+	backends, servers := luaapi.FromModel(cfg)
+	bj, err := json.MarshalIndent(backends, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding backends: %w", err)
+	}
+	sj, err := json.MarshalIndent(servers.Redacted(), "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding servers: %w", err)
+	}
+	return &rendered{Config: cfg, Problems: problems, NGINXConf: conf, Backends: append(bj, '\n'), Servers: append(sj, '\n')}, nil
+}
+
+func (r *rendered) summary(input string) string {
+	locations := 0
+	for _, s := range r.Config.Servers {
+		locations += len(s.Locations)
+	}
+	return fmt.Sprintf("%s; rendered %d servers, %d locations, %d backends, %d certificates; %d problem(s)",
+		input, len(r.Config.Servers), locations, len(r.Config.Backends), len(r.Config.Certificates), len(r.Problems))
+}
+
+func (r *rendered) problemsText() []byte {
+	var b strings.Builder
+	for _, p := range r.Problems {
+		b.WriteString(p.String())
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+func (r *rendered) writeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating output directory: %w", err)
+	}
+	files := []struct {
+		name string
+		data []byte
+	}{
+		{"nginx.conf", r.NGINXConf},
+		{"backends.json", r.Backends},
+		{"servers.json", r.Servers},
+		{"problems.txt", r.problemsText()},
+	}
+	for _, f := range files {
+		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+func (r *rendered) writeBundle(w io.Writer) error {
+	parts := []struct {
+		name string
+		data []byte
+	}{
+		{"nginx.conf", r.NGINXConf},
+		{"backends.json", r.Backends},
+		{"servers.json", r.Servers},
+	}
+	for _, p := range parts {
+		if _, err := fmt.Fprintf(w, "#### %s\n%s", p.name, p.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateConf runs nginx -t on conf in a throwaway prefix laid out as the
+// controller lays out its own.
+func validateConf(ctx context.Context, binary string, conf []byte) error {
+	dir, err := os.MkdirTemp("", "kubectl-ingress-validate-")
+	if err != nil {
+		return fmt.Errorf("validate: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	in := nginx.New(dir, nginx.Options{Binary: binary})
+	if err := in.Layout(); err != nil {
+		return fmt.Errorf("validate: %w", err)
+	}
+	if err := in.Test(ctx, conf); err != nil {
+		return fmt.Errorf("validate: %w", err)
+	}
+	return nil
+}
+
+var errNoInput = errors.New("no input: give at least one -f FILENAME (a file, a directory, or - for stdin)")

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// ManifestFlags are the kubectl-style flags that name manifest files.
+type ManifestFlags struct {
+	Filenames []string
+	Recursive bool
+	Namespace string
+}
+
+// NewManifestFlags returns the defaults (namespace "default", as kubectl).
+func NewManifestFlags() ManifestFlags {
+	return ManifestFlags{Namespace: "default"}
+}
+
+// AddFlags registers -f, -R and -n.
+func (f *ManifestFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "A manifest file, a directory of them, or - for stdin (repeatable)")
+	fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Read the directories given with -f recursively")
+	fs.StringVarP(&f.Namespace, "namespace", "n", f.Namespace, "The namespace of objects whose manifests name none")
+}
+
+// Validate checks that there is input.
+func (f *ManifestFlags) Validate() error {
+	if len(f.Filenames) == 0 {
+		return errNoInput
+	}
+	return nil
+}
+
+// Read reads the manifests; stdin serves "-".
+func (f *ManifestFlags) Read(stdin io.Reader) (*manifest.Result, error) {
+	return manifest.Read(f.Filenames, manifest.Options{Recursive: f.Recursive, DefaultNamespace: f.Namespace, Stdin: stdin})
+}
+
+// RenderFlags are the controller flags that change the rendered config.
+type RenderFlags struct {
+	IngressClass             string
+	ControllerClass          string
+	WatchIngressWithoutClass bool
+	ConfigMap                string
+	DefaultSSLCertificate    string
+	HTTPPort                 int
+	HTTPSPort                int
+	ListenAddress            string
+	StatusAddress            string
+	WorkerProcesses          string
+}
+
+// NewRenderFlags returns the ingress-nginx defaults.
+func NewRenderFlags() RenderFlags {
+	b, c := render.DefaultOptions(), render.DefaultConfOptions()
+	return RenderFlags{
+		IngressClass:    b.IngressClass,
+		ControllerClass: b.ControllerClass,
+		ConfigMap:       b.ConfigMap,
+		HTTPPort:        c.HTTPPort,
+		HTTPSPort:       c.HTTPSPort,
+		StatusAddress:   c.StatusAddress,
+	}
+}
+
+// AddFlags registers the flags, named as ingress-nginx names them.
+func (f *RenderFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.IngressClass, "ingress-class", f.IngressClass, "The IngressClass name this controller serves")
+	fs.StringVar(&f.ControllerClass, "controller-class", f.ControllerClass, "The spec.controller value of the IngressClasses this controller serves")
+	fs.BoolVar(&f.WatchIngressWithoutClass, "watch-ingress-without-class", false, "Also serve Ingresses that name no class")
+	fs.StringVar(&f.ConfigMap, "configmap", f.ConfigMap, "The controller ConfigMap, namespace/name")
+	fs.StringVar(&f.DefaultSSLCertificate, "default-ssl-certificate", "", "A TLS Secret (namespace/name) served when no host matches; default: a self-signed certificate")
+	fs.IntVar(&f.HTTPPort, "http-port", f.HTTPPort, "The port nginx serves HTTP on")
+	fs.IntVar(&f.HTTPSPort, "https-port", f.HTTPSPort, "The port nginx serves HTTPS on")
+	fs.StringVar(&f.ListenAddress, "listen-address", "", "The address nginx listens on for HTTP and HTTPS; empty for all")
+	fs.StringVar(&f.StatusAddress, "status-address", f.StatusAddress, "The loopback address of the nginx status server (Lua API)")
+	fs.StringVar(&f.WorkerProcesses, "worker-processes", "", "Override the ConfigMap's worker-processes")
+}
+
+// Validate checks the flag values.
+func (f *RenderFlags) Validate() error {
+	for _, p := range []struct {
+		name string
+		v    int
+	}{{"--http-port", f.HTTPPort}, {"--https-port", f.HTTPSPort}} {
+		if p.v < 1 || p.v > 65535 {
+			return fmt.Errorf("%s must be between 1 and 65535, got %d", p.name, p.v)
+		}
+	}
+	for _, p := range []struct{ name, v string }{{"--configmap", f.ConfigMap}, {"--default-ssl-certificate", f.DefaultSSLCertificate}} {
+		if p.v != "" && strings.Count(p.v, "/") != 1 {
+			return fmt.Errorf("%s must be namespace/name, got %q", p.name, p.v)
+		}
+	}
+	if !strings.HasPrefix(f.StatusAddress, "127.") && !strings.HasPrefix(f.StatusAddress, "[::1]") && !strings.HasPrefix(f.StatusAddress, "localhost:") {
+		return fmt.Errorf("--status-address must be a loopback address (it serves private keys), got %q", f.StatusAddress)
+	}
+	return nil
+}
+
+// BuildOptions gives the options of render.Build.
+func (f *RenderFlags) BuildOptions() render.Options {
+	return render.Options{
+		IngressClass:             f.IngressClass,
+		ControllerClass:          f.ControllerClass,
+		WatchIngressWithoutClass: f.WatchIngressWithoutClass,
+		ConfigMap:                f.ConfigMap,
+		DefaultSSLCertificate:    f.DefaultSSLCertificate,
+	}
+}
+
+// ConfOptions gives the options of render.NGINXConf.
+func (f *RenderFlags) ConfOptions() render.ConfOptions {
+	c := render.DefaultConfOptions()
+	c.HTTPPort, c.HTTPSPort = f.HTTPPort, f.HTTPSPort
+	c.ListenAddress = f.ListenAddress
+	c.StatusAddress = f.StatusAddress
+	c.WorkerProcesses = f.WorkerProcesses
+	return c
+}

@@ -1,0 +1,297 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// Build turns a Snapshot into the desired Config and the Problems found in
+// the objects. A Problem never stops the rest: a bad Ingress, path or
+// annotation is left out (or falls back to its default) and everything else
+// is built. Build is deterministic: the same objects in any order give the
+// same Config.
+func Build(s Snapshot, o Options) (*model.Config, []model.Problem) {
+	b := newBuilder(s, o)
+	for _, ing := range b.ingresses {
+		b.addIngress(ing)
+	}
+	b.finishLocations()
+	for _, c := range b.canaries {
+		b.addCanary(c)
+	}
+	for _, ing := range b.ingresses {
+		b.addTLS(ing.obj)
+	}
+	b.addDefaultCertificate()
+	c := b.config()
+	return c, model.SortProblems(b.problems)
+}
+
+// builder holds the state of one Build.
+type builder struct {
+	opts     Options
+	global   model.Global
+	services serviceIndex
+	secrets  map[nsName]*corev1.Secret
+
+	ingresses []*parsedIngress
+	canaries  []*parsedIngress
+	pending   []*pendingLocation
+	servers   map[string]*serverState
+	backends  map[string]*model.Backend
+	certs     map[string]*model.Certificate
+
+	aliases   map[string]aliasOwner
+
+	defaultBackend      string
+	defaultBackendOwner model.ObjectRef
+	defaultCertificate  string
+	problems            []model.Problem
+}
+
+// parsedIngress is a served Ingress with its annotations parsed once.
+type parsedIngress struct {
+	obj *networkingv1.Ingress
+	ref model.ObjectRef
+	ann IngressAnnotations
+}
+
+// pendingLocation is a path before conflicts on its server are resolved.
+type pendingLocation struct {
+	host      string
+	loc       model.Location
+	ing       *parsedIngress
+	field     string
+	port      networkingv1.ServiceBackendPort
+	synthetic bool // the "/" of an Ingress's spec.defaultBackend
+}
+
+// aliasOwner says which host and Ingress claimed a server-alias first.
+type aliasOwner struct {
+	host string
+	ing  model.ObjectRef
+}
+
+type serverState struct {
+	server    model.Server
+	regex     bool
+	certOwner model.ObjectRef
+	appOwner  model.ObjectRef
+}
+
+func newBuilder(s Snapshot, o Options) *builder {
+	b := &builder{
+		opts:     o,
+		global:   model.DefaultGlobal(),
+		services: newServiceIndex(s),
+		secrets:  map[nsName]*corev1.Secret{},
+		servers:  map[string]*serverState{},
+		backends: map[string]*model.Backend{},
+		certs:    map[string]*model.Certificate{},
+		aliases:  map[string]aliasOwner{},
+	}
+	for _, sec := range s.Secrets {
+		b.secrets[nsName{sec.Namespace, sec.Name}] = sec
+	}
+	for _, cm := range s.ConfigMaps {
+		if cm.Namespace+"/"+cm.Name == o.ConfigMap {
+			g, ps := parseConfigMap(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, cm.Data)
+			b.global = g
+			b.problems = append(b.problems, ps...)
+		}
+	}
+	classes := newClassFilter(s.IngressClasses, o)
+	sorted := append([]*networkingv1.Ingress(nil), s.Ingresses...)
+	sort.SliceStable(sorted, func(i, j int) bool { return olderFirst(sorted[i], sorted[j]) })
+	for _, ing := range sorted {
+		if !classes.serves(ing) {
+			continue
+		}
+		ref := model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}
+		ann, ps := parseIngressAnnotations(ref, ing.Annotations)
+		b.problems = append(b.problems, ps...)
+		p := &parsedIngress{obj: ing, ref: ref, ann: ann}
+		if ann.Canary.Enabled {
+			b.canaries = append(b.canaries, p)
+		} else {
+			b.ingresses = append(b.ingresses, p)
+		}
+	}
+	b.server(model.CatchAllHost)
+	return b
+}
+
+// olderFirst orders Ingresses by creationTimestamp, then namespace/name: the
+// older one wins a conflict, as in ingress-nginx.
+func olderFirst(a, b *networkingv1.Ingress) bool {
+	ta, tb := a.CreationTimestamp.Time, b.CreationTimestamp.Time
+	if !ta.Equal(tb) {
+		return ta.Before(tb)
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
+}
+
+func (b *builder) problem(obj model.ObjectRef, field, format string, args ...any) {
+	b.problems = append(b.problems, model.Problemf(obj, field, format, args...))
+}
+
+func (b *builder) server(host string) *serverState {
+	s, ok := b.servers[host]
+	if !ok {
+		s = &serverState{server: model.Server{Hostname: host}}
+		b.servers[host] = s
+	}
+	return s
+}
+
+// addIngress records the paths of a non-canary Ingress.
+func (b *builder) addIngress(p *parsedIngress) {
+	ing := p.obj
+	var hosts []string
+	for i, rule := range ing.Spec.Rules {
+		host := rule.Host
+		if host == "" {
+			host = model.CatchAllHost
+		} else if err := checkHost(host); err != nil {
+			b.problem(p.ref, fmt.Sprintf("spec.rules[%d].host", i), "%v; rule ignored", err)
+			continue
+		}
+		b.server(host)
+		hosts = append(hosts, host)
+		if rule.HTTP == nil {
+			continue
+		}
+		for j, path := range rule.HTTP.Paths {
+			field := fmt.Sprintf("spec.rules[%d].http.paths[%d]", i, j)
+			b.addPath(p, host, path, field)
+		}
+	}
+	if db := ing.Spec.DefaultBackend; db != nil {
+		b.addDefaultBackend(p, db, hosts)
+	}
+	b.addServerSettings(p, hosts)
+}
+
+func (b *builder) addPath(p *parsedIngress, host string, path networkingv1.HTTPIngressPath, field string) {
+	value := path.Path
+	if value == "" {
+		value = "/"
+	}
+	pt := model.PathImplementationSpecific
+	if path.PathType != nil {
+		pt = model.PathType(*path.PathType)
+	}
+	if path.Backend.Service == nil {
+		b.problem(p.ref, field+".backend", "only service backends are supported; path %q ignored", value)
+		return
+	}
+	svc := path.Backend.Service
+	b.pending = append(b.pending, &pendingLocation{
+		host: host,
+		loc: model.Location{
+			Path:        value,
+			PathType:    pt,
+			Ingress:     p.ref,
+			Service:     svc.Name,
+			ServicePort: servicePortString(svc.Port),
+		},
+		ing:   p,
+		field: field,
+		port:  svc.Port,
+	})
+}
+
+// addDefaultBackend handles spec.defaultBackend: the oldest Ingress that has
+// one sets the backend of the catch-all server, and each Ingress's own
+// hosts use it for "/" when no path claims "/".
+func (b *builder) addDefaultBackend(p *parsedIngress, db *networkingv1.IngressBackend, hosts []string) {
+	if db.Service == nil {
+		b.problem(p.ref, "spec.defaultBackend", "only service backends are supported")
+		return
+	}
+	svc := db.Service
+	name := backendName(p.ref.Namespace, svc.Name, servicePortString(svc.Port))
+	if b.defaultBackend == "" {
+		b.defaultBackend = name
+		b.defaultBackendOwner = p.ref
+		b.useBackend(p, svc.Name, svc.Port, "spec.defaultBackend")
+	} else if b.defaultBackend != name {
+		b.problem(p.ref, "spec.defaultBackend", "the default backend is already %s, set by ingress %s (older)", b.defaultBackend, b.defaultBackendOwner)
+	}
+	for _, host := range hosts {
+		if host == model.CatchAllHost {
+			continue
+		}
+		b.pending = append(b.pending, &pendingLocation{
+			host: host,
+			loc: model.Location{
+				Path: "/", PathType: model.PathPrefix, Ingress: p.ref,
+				Service: svc.Name, ServicePort: servicePortString(svc.Port),
+			},
+			ing: p, field: "spec.defaultBackend", port: svc.Port, synthetic: true,
+		})
+	}
+}
+
+// addServerSettings applies the server-level annotations of an Ingress to
+// its hosts: app-root (the oldest Ingress wins).
+func (b *builder) addServerSettings(p *parsedIngress, hosts []string) {
+	for _, alias := range p.ann.ServerAliases {
+		for _, h := range hosts {
+			if h == model.CatchAllHost {
+				continue
+			}
+			if owner, taken := b.aliases[alias]; taken {
+				if owner.host != h {
+					b.problem(p.ref, annotationField("server-alias"), "alias %q is already an alias of host %q (ingress %s)", alias, owner.host, owner.ing)
+				}
+				continue
+			}
+			b.aliases[alias] = aliasOwner{host: h, ing: p.ref}
+		}
+	}
+	root := p.ann.Location.AppRoot
+	if root == "" {
+		return
+	}
+	for _, h := range hosts {
+		s := b.server(h)
+		switch {
+		case s.server.AppRoot == "":
+			s.server.AppRoot = root
+			s.appOwner = p.ref
+		case s.server.AppRoot != root:
+			b.problem(p.ref, annotationField("app-root"), "host %q already has app-root %q from ingress %s (older)", h, s.server.AppRoot, s.appOwner)
+		}
+	}
+}
+
+// useBackend returns the backend for a Service port, creating it on first
+// use, and records a Problem on the referring Ingress when the Service or
+// port does not exist (the backend then has no endpoints: 503).
+func (b *builder) useBackend(p *parsedIngress, service string, port networkingv1.ServiceBackendPort, field string) *model.Backend {
+	be, why := b.services.resolve(p.ref.Namespace, service, port)
+	if why != "" {
+		b.problem(p.ref, field+".service", "%s; requests answer 503", why)
+	}
+	if existing, ok := b.backends[be.Name]; ok {
+		return existing
+	}
+	ba := p.ann.Backend
+	be.Protocol = strings.ToUpper(ba.Protocol)
+	be.LoadBalance = ba.LoadBalance
+	be.UpstreamHashBy = ba.UpstreamHashBy
+	be.SessionAffinity = ba.SessionAffinity
+	be.AlternativeBackends = []string{}
+	b.backends[be.Name] = &be
+	return &be
+}

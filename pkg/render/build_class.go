@@ -1,0 +1,49 @@
+package render
+
+import (
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+const (
+	legacyClassAnnotation  = "kubernetes.io/ingress.class"
+	defaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
+)
+
+// classFilter decides which Ingresses this controller serves, as
+// ingress-nginx does: the legacy annotation first, then
+// spec.ingressClassName, then the IngressClass marked default.
+type classFilter struct {
+	opts Options
+	// classes maps IngressClass name to whether its controller is ours.
+	classes map[string]bool
+	// defaultIsOurs is true when an IngressClass of ours is marked default.
+	defaultIsOurs bool
+}
+
+func newClassFilter(classes []*networkingv1.IngressClass, o Options) classFilter {
+	f := classFilter{opts: o, classes: map[string]bool{}}
+	for _, c := range classes {
+		ours := c.Spec.Controller == o.ControllerClass
+		f.classes[c.Name] = ours
+		if ours && c.Annotations[defaultClassAnnotation] == "true" {
+			f.defaultIsOurs = true
+		}
+	}
+	return f
+}
+
+// serves reports whether ing belongs to this controller.
+func (f classFilter) serves(ing *networkingv1.Ingress) bool {
+	if class, ok := ing.Annotations[legacyClassAnnotation]; ok {
+		return class == f.opts.IngressClass
+	}
+	if name := ing.Spec.IngressClassName; name != nil {
+		if ours, known := f.classes[*name]; known {
+			return ours
+		}
+		// Offline manifests often leave out the IngressClass object; the
+		// class named by --ingress-class is ours then.
+		return *name == f.opts.IngressClass
+	}
+	return f.defaultIsOurs || f.opts.WatchIngressWithoutClass
+}

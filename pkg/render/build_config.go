@@ -1,0 +1,97 @@
+package render
+
+import (
+	"sort"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// config assembles the sorted Config from the builder's state.
+func (b *builder) config() *model.Config {
+	c := &model.Config{
+		Global:             b.global,
+		DefaultBackend:     model.DefaultBackendName,
+		DefaultCertificate: b.defaultCertificate,
+	}
+	if b.defaultBackend != "" {
+		c.DefaultBackend = b.defaultBackend
+	}
+	used := map[string]bool{c.DefaultBackend: true}
+	usedCerts := map[string]bool{b.defaultCertificate: true}
+	hosts := make([]string, 0, len(b.servers))
+	for h := range b.servers {
+		hosts = append(hosts, h)
+	}
+	sort.Slice(hosts, func(i, j int) bool { return serverLess(hosts[i], hosts[j]) })
+	b.attachAliases()
+	for _, h := range hosts {
+		s := b.servers[h].server
+		for i := range s.Locations {
+			l := &s.Locations[i]
+			l.HTTPSRedirect = l.Settings.ForceSSLRedirect || (s.TLS && b.sslRedirect(l))
+			used[l.Backend] = true
+			used[l.Settings.CustomDefaultBackend] = true
+		}
+		usedCerts[s.CertificateID] = true
+		c.Servers = append(c.Servers, s)
+	}
+	names := make([]string, 0, len(b.backends))
+	for n := range b.backends {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		be := *b.backends[n]
+		if used[n] {
+			be.NoServer = false
+		} else if !be.NoServer {
+			continue // only referenced by a location that was dropped
+		}
+		c.Backends = append(c.Backends, be)
+	}
+	ids := make([]string, 0, len(b.certs))
+	for id := range b.certs {
+		if usedCerts[id] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		c.Certificates = append(c.Certificates, *b.certs[id])
+	}
+	return c
+}
+
+func (b *builder) sslRedirect(l *model.Location) bool {
+	if l.Settings.SSLRedirect != nil {
+		return *l.Settings.SSLRedirect
+	}
+	return b.global.SSLRedirect
+}
+
+// serverLess sorts the catch-all server first, then by hostname.
+func serverLess(a, b string) bool {
+	if a == model.CatchAllHost || b == model.CatchAllHost {
+		return a == model.CatchAllHost && b != model.CatchAllHost
+	}
+	return a < b
+}
+
+// attachAliases adds each server-alias to its host, unless a server of its
+// own has that name (a real host wins over an alias).
+func (b *builder) attachAliases() {
+	names := make([]string, 0, len(b.aliases))
+	for a := range b.aliases {
+		names = append(names, a)
+	}
+	sort.Strings(names)
+	for _, a := range names {
+		owner := b.aliases[a]
+		if _, isHost := b.servers[a]; isHost {
+			b.problem(owner.ing, annotationField("server-alias"), "alias %q is a host of its own; alias ignored", a)
+			continue
+		}
+		s := b.servers[owner.host]
+		s.server.Aliases = append(s.server.Aliases, a)
+	}
+}

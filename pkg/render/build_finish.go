@@ -1,0 +1,244 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// finishLocations decides each server's regex mode, drops invalid and
+// conflicting paths (the older Ingress keeps a contested location), and
+// resolves the backends of the paths that remain.
+func (b *builder) finishLocations() {
+	for _, pl := range b.pending {
+		if pl.ing.ann.UseRegex || pl.ing.ann.Location.RewriteTarget != "" {
+			b.servers[pl.host].regex = true
+		}
+	}
+	owners := map[string]map[string]*pendingLocation{} // host -> matcher -> owner
+	for _, pl := range b.pending {
+		s := b.servers[pl.host]
+		regex := s.regex && pl.loc.PathType != model.PathExact
+		if err := checkPath(pl.loc.Path, regex); err != nil {
+			if !pl.synthetic {
+				b.problem(pl.ing.ref, pl.field+".path", "%v; path ignored", err)
+			}
+			continue
+		}
+		key := matcherKey(pl.loc.Path, string(pl.loc.PathType), regex)
+		if owners[pl.host] == nil {
+			owners[pl.host] = map[string]*pendingLocation{}
+		}
+		if prev, taken := owners[pl.host][key]; taken {
+			if !pl.synthetic {
+				b.problem(pl.ing.ref, pl.field, "host %q path %q (%s) is already served by ingress %s (older); path ignored",
+					pl.host, pl.loc.Path, pl.loc.PathType, prev.ing.ref)
+			}
+			continue
+		}
+		owners[pl.host][key] = pl
+		loc := pl.loc
+		loc.Regex = regex
+		loc.Settings = pl.ing.ann.Location
+		loc.Settings.AppRoot = "" // a server setting
+		be := b.useBackend(pl.ing, loc.Service, pl.port, pl.field+".backend")
+		loc.Backend = be.Name
+		if d := pl.ing.ann.DefaultBackend; d != "" {
+			loc.Settings.CustomDefaultBackend = b.customDefaultBackend(pl.ing, d)
+			if len(be.Endpoints) == 0 {
+				loc.Backend = loc.Settings.CustomDefaultBackend
+			}
+		}
+		s.server.Locations = append(s.server.Locations, loc)
+	}
+	for _, s := range b.servers {
+		sortLocations(s.server.Locations)
+	}
+}
+
+// customDefaultBackend resolves the default-backend annotation (a Service
+// in the Ingress namespace, its first port) to a backend name.
+func (b *builder) customDefaultBackend(p *parsedIngress, service string) string {
+	svc, ok := b.services.services[nsName{p.ref.Namespace, service}]
+	if !ok || len(svc.Spec.Ports) == 0 {
+		b.problem(p.ref, annotationField("default-backend"), "service %q not found or has no ports", p.ref.Namespace+"/"+service)
+		return backendName(p.ref.Namespace, service, "0")
+	}
+	port := networkingv1.ServiceBackendPort{Number: svc.Spec.Ports[0].Port}
+	return b.useBackend(p, service, port, annotationField("default-backend")).Name
+}
+
+// sortLocations puts the longest path first (nginx tries regex locations in
+// order), then by path and type so the order is total.
+func sortLocations(ls []model.Location) {
+	sort.Slice(ls, func(i, j int) bool {
+		a, c := ls[i], ls[j]
+		if len(a.Path) != len(c.Path) {
+			return len(a.Path) > len(c.Path)
+		}
+		if a.Path != c.Path {
+			return a.Path < c.Path
+		}
+		return a.PathType < c.PathType
+	})
+}
+
+// addCanary attaches a canary Ingress's backends as alternatives of the
+// primary backends serving the same host and path.
+func (b *builder) addCanary(p *parsedIngress) {
+	for i, rule := range p.obj.Spec.Rules {
+		host := rule.Host
+		if host == "" {
+			host = model.CatchAllHost
+		}
+		if rule.HTTP == nil {
+			continue
+		}
+		for j, path := range rule.HTTP.Paths {
+			field := fmt.Sprintf("spec.rules[%d].http.paths[%d]", i, j)
+			b.addCanaryPath(p, host, path, field)
+		}
+	}
+}
+
+func (b *builder) addCanaryPath(p *parsedIngress, host string, path networkingv1.HTTPIngressPath, field string) {
+	value := path.Path
+	if value == "" {
+		value = "/"
+	}
+	if path.Backend.Service == nil {
+		b.problem(p.ref, field+".backend", "only service backends are supported")
+		return
+	}
+	primary := b.findLocation(host, value, path.PathType)
+	if primary == nil {
+		b.problem(p.ref, field, "canary for host %q path %q has no primary (non-canary) ingress serving it; ignored", host, value)
+		return
+	}
+	svc := path.Backend.Service
+	canary := b.useBackend(p, svc.Name, svc.Port, field+".backend")
+	if canary.Name == primary.Backend {
+		b.problem(p.ref, field+".backend", "canary uses the same backend %s as its primary; ignored", canary.Name)
+		return
+	}
+	canary.NoServer = true
+	canary.TrafficShaping = p.ann.Canary.TrafficShaping
+	pb := b.backends[primary.Backend]
+	if pb == nil {
+		return
+	}
+	for _, a := range pb.AlternativeBackends {
+		if a == canary.Name {
+			return
+		}
+	}
+	pb.AlternativeBackends = append(pb.AlternativeBackends, canary.Name)
+	sort.Strings(pb.AlternativeBackends)
+}
+
+func (b *builder) findLocation(host, path string, pt *networkingv1.PathType) *model.Location {
+	s, ok := b.servers[host]
+	if !ok {
+		return nil
+	}
+	want := model.PathImplementationSpecific
+	if pt != nil {
+		want = model.PathType(*pt)
+	}
+	for i := range s.server.Locations {
+		l := &s.server.Locations[i]
+		if l.Path == path && l.PathType == want {
+			return l
+		}
+	}
+	return nil
+}
+
+// addTLS gives the hosts of spec.tls their certificate. The oldest Ingress
+// wins a host; a certificate that does not cover a host is not served for it.
+func (b *builder) addTLS(ing *networkingv1.Ingress) {
+	ref := model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}
+	for i, t := range ing.Spec.TLS {
+		field := fmt.Sprintf("spec.tls[%d]", i)
+		hosts := t.Hosts
+		if len(hosts) == 0 {
+			for _, r := range ing.Spec.Rules {
+				if r.Host != "" {
+					hosts = append(hosts, r.Host)
+				}
+			}
+		}
+		if t.SecretName == "" {
+			b.problem(ref, field+".secretName", "no secret named; the default certificate is served")
+			continue
+		}
+		cert, err := b.certificate(ing.Namespace, t.SecretName)
+		if err != nil {
+			b.problem(ref, field+".secretName", "%v; the default certificate is served", err)
+			continue
+		}
+		for k, host := range hosts {
+			hf := fmt.Sprintf("%s.hosts[%d]", field, k)
+			if err := checkHost(host); err != nil {
+				b.problem(ref, hf, "%v", err)
+				continue
+			}
+			if !certificateCovers(cert, host) {
+				b.problem(ref, hf, "certificate of secret %s is not valid for host %q (it covers %v); the default certificate is served", cert.ID, host, cert.Hosts)
+				continue
+			}
+			s := b.server(host)
+			switch {
+			case s.server.CertificateID == "":
+				s.server.CertificateID = cert.ID
+				s.server.TLS = true
+				s.certOwner = ref
+			case s.server.CertificateID != cert.ID:
+				b.problem(ref, hf, "host %q already uses the certificate of secret %s from ingress %s (older)", host, s.server.CertificateID, s.certOwner)
+			}
+		}
+	}
+}
+
+// certificate parses a TLS Secret once per Build.
+func (b *builder) certificate(namespace, name string) (*model.Certificate, error) {
+	id := namespace + "/" + name
+	if c, ok := b.certs[id]; ok {
+		return c, nil
+	}
+	sec, ok := b.secrets[nsName{namespace, name}]
+	if !ok {
+		return nil, fmt.Errorf("secret %q not found", id)
+	}
+	c, err := certificateFromSecret(sec)
+	if err != nil {
+		return nil, err
+	}
+	b.certs[id] = &c
+	return &c, nil
+}
+
+func (b *builder) addDefaultCertificate() {
+	if b.opts.DefaultSSLCertificate == "" {
+		return
+	}
+	ns, name, _ := cutNamespace(b.opts.DefaultSSLCertificate)
+	c, err := b.certificate(ns, name)
+	if err != nil {
+		b.problem(model.ObjectRef{Kind: "Secret", Namespace: ns, Name: name}, "--default-ssl-certificate", "%v; the self-signed certificate is served", err)
+		return
+	}
+	b.defaultCertificate = c.ID
+}
+
+func cutNamespace(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return "", s, false
+}

@@ -1,0 +1,95 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// confWriter writes nginx.conf text with tab indentation. User values go
+// through q, which quotes them with the one quoting function; keywords and
+// numbers the writer makes itself are written as they are. The first error
+// sticks and is returned by NGINXConf.
+type confWriter struct {
+	b     bytes.Buffer
+	depth int
+	err   error
+}
+
+func (w *confWriter) indent() {
+	for i := 0; i < w.depth; i++ {
+		w.b.WriteByte('\t')
+	}
+}
+
+// line writes one simple directive: tokens separated by spaces and ";".
+func (w *confWriter) line(tokens ...string) {
+	w.indent()
+	for i, t := range tokens {
+		if i > 0 {
+			w.b.WriteByte(' ')
+		}
+		w.b.WriteString(t)
+	}
+	w.b.WriteString(";\n")
+}
+
+// open starts a block directive; close ends it.
+func (w *confWriter) open(tokens ...string) {
+	w.indent()
+	for _, t := range tokens {
+		w.b.WriteString(t)
+		w.b.WriteByte(' ')
+	}
+	w.b.WriteString("{\n")
+	w.depth++
+}
+
+func (w *confWriter) close() {
+	w.depth--
+	w.indent()
+	w.b.WriteString("}\n")
+}
+
+// raw writes a trusted line as it is (a Lua block the writer owns).
+func (w *confWriter) raw(s string) {
+	w.indent()
+	w.b.WriteString(s)
+	w.b.WriteByte('\n')
+}
+
+// comment writes "## text"; the text must not be able to end the line.
+func (w *confWriter) comment(text string) {
+	if strings.ContainsAny(text, "\r\n") {
+		w.fail(fmt.Errorf("comment %q holds a line break", text))
+		return
+	}
+	w.indent()
+	w.b.WriteString("## ")
+	w.b.WriteString(text)
+	w.b.WriteByte('\n')
+}
+
+// q quotes a user value for nginx.conf.
+func (w *confWriter) q(v string) string {
+	s, err := quote(v)
+	if err != nil {
+		w.fail(err)
+		return `""`
+	}
+	return s
+}
+
+func (w *confWriter) fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// onOff renders a bool as nginx's on/off.
+func onOff(v bool) string {
+	if v {
+		return "on"
+	}
+	return "off"
+}

@@ -1,0 +1,279 @@
+package render
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+func listenAddr(o ConfOptions, port int) string {
+	if o.ListenAddress == "" {
+		return strconv.Itoa(port)
+	}
+	return o.ListenAddress + ":" + strconv.Itoa(port)
+}
+
+func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions) {
+	w.comment("start server " + s.Hostname)
+	w.open("server")
+	names := []string{"server_name", w.q(s.Hostname)}
+	for _, a := range s.Aliases {
+		names = append(names, w.q(a))
+	}
+	w.line(names...)
+	if s.Hostname == model.CatchAllHost {
+		w.line("listen", w.q(listenAddr(o, o.HTTPPort)), "default_server", "reuseport", "backlog=4096")
+		w.line("listen", w.q(listenAddr(o, o.HTTPSPort)), "ssl", "http2", "default_server", "reuseport", "backlog=4096")
+	} else {
+		w.line("listen", w.q(listenAddr(o, o.HTTPPort)))
+		w.line("listen", w.q(listenAddr(o, o.HTTPSPort)), "ssl", "http2")
+	}
+	w.line("set", "$proxy_upstream_name", `"-"`)
+	w.open("rewrite_by_lua_block")
+	w.raw(`balancer.rewrite()`)
+	w.close()
+	if s.AppRoot != "" {
+		w.open("if", "($uri", "=", "/)")
+		w.line("return", "302", w.q("$scheme://$http_host"+s.AppRoot))
+		w.close()
+	}
+	exact := map[string]bool{}
+	hasRoot := false
+	for i := range s.Locations {
+		l := &s.Locations[i]
+		if l.PathType == model.PathExact {
+			exact[l.Path] = true
+		}
+		if l.PathType != model.PathExact && (l.Path == "/" || (l.Regex && l.Path == "/")) {
+			hasRoot = true
+		}
+	}
+	for i := range s.Locations {
+		l := &s.Locations[i]
+		for _, m := range locationMatchers(l, exact) {
+			w.open(append([]string{"location"}, quoteAll(w, m)...)...)
+			writeLocationBody(w, c, l)
+			w.close()
+		}
+	}
+	if !hasRoot {
+		w.open("location", `"/"`)
+		writeDefaultBackend(w, c)
+		w.close()
+	}
+	w.close()
+	w.comment("end server " + s.Hostname)
+}
+
+// matcher is the argument list of one location directive: an optional
+// modifier ("=" or "~*") and the path. The modifier is the writer's own; the
+// path is a user value.
+type matcher struct {
+	modifier string
+	path     string
+}
+
+func quoteAll(w *confWriter, m matcher) []string {
+	if m.modifier == "" {
+		return []string{w.q(m.path)}
+	}
+	return []string{m.modifier, w.q(m.path)}
+}
+
+// locationMatchers gives the nginx locations that implement one Ingress
+// path. exactPaths are the Exact paths of the same server: they take the
+// "= /p" location of a Prefix path of the same value, as the Ingress spec
+// gives Exact precedence.
+func locationMatchers(l *model.Location, exactPaths map[string]bool) []matcher {
+	switch {
+	case l.PathType == model.PathExact:
+		return []matcher{{"=", l.Path}}
+	case l.Regex:
+		return []matcher{{"~*", "^" + l.Path}}
+	case l.PathType == model.PathPrefix:
+		p := strings.TrimRight(l.Path, "/")
+		if p == "" {
+			return []matcher{{"", "/"}}
+		}
+		if exactPaths[p] {
+			return []matcher{{"", p + "/"}}
+		}
+		return []matcher{{"", p + "/"}, {"=", p}}
+	default:
+		return []matcher{{"", l.Path}}
+	}
+}
+
+func writeDefaultBackend(w *confWriter, c *model.Config) {
+	if c.DefaultBackend == "" || c.DefaultBackend == model.DefaultBackendName {
+		w.line("return", "404")
+		return
+	}
+	w.line("set", "$proxy_upstream_name", w.q(c.DefaultBackend))
+	w.line("proxy_pass", "http://upstream_balancer")
+}
+
+func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
+	st := &l.Settings
+	g := &c.Global
+	for _, cidr := range st.Access.Deny {
+		w.line("deny", w.q(cidr))
+	}
+	for _, cidr := range st.Access.Allow {
+		w.line("allow", w.q(cidr))
+	}
+	if len(st.Access.Allow) > 0 || st.Access.DenyAll {
+		w.line("deny", "all")
+	}
+	if st.Limits.RPS > 0 {
+		burst := st.Limits.RPS * max(st.Limits.BurstMultiplier, 1)
+		w.line("limit_req", w.q("zone="+zoneName(l.Ingress, "rps")), "burst="+strconv.Itoa(burst), "nodelay")
+	}
+	if st.Limits.Connections > 0 {
+		w.line("limit_conn", w.q(zoneName(l.Ingress, "conn")), strconv.Itoa(st.Limits.Connections))
+	}
+	if l.HTTPSRedirect {
+		w.open("if", "($pass_access_scheme", "=", "http)")
+		w.line("return", "308", "https://$host$request_uri")
+		w.close()
+	}
+	if st.Redirect != nil {
+		w.line("return", strconv.Itoa(st.Redirect.Code), w.q(st.Redirect.URL))
+		return
+	}
+	if st.CORS != nil {
+		writeCORS(w, st.CORS)
+	}
+	if l.Backend == "" {
+		writeDefaultBackend(w, c)
+		return
+	}
+	w.line("set", "$proxy_upstream_name", w.q(l.Backend))
+	p := &st.Proxy
+	if p.BodySize != "" && p.BodySize != g.ProxyBodySize {
+		w.line("client_max_body_size", w.q(p.BodySize))
+	}
+	if p.ConnectTimeout > 0 && p.ConnectTimeout != g.ProxyConnectTimeout {
+		w.line("proxy_connect_timeout", strconv.Itoa(p.ConnectTimeout)+"s")
+	}
+	if p.SendTimeout > 0 && p.SendTimeout != g.ProxySendTimeout {
+		w.line("proxy_send_timeout", strconv.Itoa(p.SendTimeout)+"s")
+	}
+	if p.ReadTimeout > 0 && p.ReadTimeout != g.ProxyReadTimeout {
+		w.line("proxy_read_timeout", strconv.Itoa(p.ReadTimeout)+"s")
+	}
+	if p.Buffering != nil && *p.Buffering != g.ProxyBuffering {
+		w.line("proxy_buffering", onOff(*p.Buffering))
+	}
+	if p.BufferSize != "" && p.BufferSize != g.ProxyBufferSize {
+		w.line("proxy_buffer_size", w.q(p.BufferSize))
+	}
+	if st.UpstreamVhost != "" || st.XForwardedPrefix != "" {
+		writeProxyHeaders(w, st.UpstreamVhost)
+		if st.XForwardedPrefix != "" {
+			w.line("proxy_set_header", "X-Forwarded-Prefix", w.q(st.XForwardedPrefix))
+		}
+	}
+	if st.RewriteTarget != "" && l.Regex {
+		w.line("rewrite", w.q("(?i)^"+l.Path), w.q(st.RewriteTarget), "break")
+	}
+	switch strings.ToUpper(st.BackendProtocol) {
+	case "HTTPS":
+		w.line("proxy_pass", "https://upstream_balancer")
+	case "GRPC":
+		w.line("grpc_pass", "grpc://upstream_balancer")
+	case "GRPCS":
+		w.line("grpc_pass", "grpcs://upstream_balancer")
+	default:
+		w.line("proxy_pass", "http://upstream_balancer")
+	}
+}
+
+// writeCORS answers preflight requests itself and adds the CORS headers to
+// every other answer. add_header in a location hides the http-level ones,
+// so HSTS is added again.
+func writeCORS(w *confWriter, c *model.CORS) {
+	origin := "$cors_origin"
+	switch {
+	case len(c.AllowOrigins) == 0 || (len(c.AllowOrigins) == 1 && c.AllowOrigins[0] == "*"):
+		origin = w.q("*")
+	case len(c.AllowOrigins) == 1 && !strings.Contains(c.AllowOrigins[0], "*"):
+		origin = w.q(c.AllowOrigins[0])
+	default:
+		w.line("set", "$cors_origin", `""`)
+		w.open("if", "($http_origin", "~*", w.q(originsRegex(c.AllowOrigins))+")")
+		w.line("set", "$cors_origin", "$http_origin")
+		w.close()
+	}
+	w.open("if", "($request_method", "=", "OPTIONS)")
+	corsHeaders(w, c, origin)
+	w.line("add_header", "Access-Control-Max-Age", strconv.Itoa(c.MaxAge))
+	w.line("add_header", "Content-Type", `"text/plain; charset=utf-8"`)
+	w.line("add_header", "Content-Length", "0")
+	w.line("return", "204")
+	w.close()
+	corsHeaders(w, c, origin)
+	w.line("add_header", "Strict-Transport-Security", "$hsts_header", "always")
+}
+
+func corsHeaders(w *confWriter, c *model.CORS, origin string) {
+	w.line("add_header", "Access-Control-Allow-Origin", origin, "always")
+	if c.AllowCredentials {
+		w.line("add_header", "Access-Control-Allow-Credentials", "true", "always")
+	}
+	if c.AllowMethods != "" {
+		w.line("add_header", "Access-Control-Allow-Methods", w.q(c.AllowMethods), "always")
+	}
+	if c.AllowHeaders != "" {
+		w.line("add_header", "Access-Control-Allow-Headers", w.q(c.AllowHeaders), "always")
+	}
+	if c.ExposeHeaders != "" {
+		w.line("add_header", "Access-Control-Expose-Headers", w.q(c.ExposeHeaders), "always")
+	}
+}
+
+// originsRegex matches any of the allowed origins exactly; "*." in an
+// origin stands for one or more DNS labels.
+func originsRegex(origins []string) string {
+	parts := make([]string, 0, len(origins))
+	for _, o := range origins {
+		parts = append(parts, strings.ReplaceAll(regexp.QuoteMeta(o), `\*\.`, `([A-Za-z0-9-]+\.)+`))
+	}
+	return "^(" + strings.Join(parts, "|") + ")$"
+}
+
+// zoneName names the rate limit zone of an Ingress. Kubernetes names never
+// hold "_", so the name is unique per Ingress and kind.
+func zoneName(ing model.ObjectRef, kind string) string {
+	return ing.Namespace + "_" + ing.Name + "_" + kind
+}
+
+// writeZones declares the rate limit zones used by the locations, once each.
+func writeZones(w *confWriter, c *model.Config) {
+	seen := map[string]bool{}
+	for i := range c.Servers {
+		for j := range c.Servers[i].Locations {
+			l := &c.Servers[i].Locations[j]
+			if r := l.Settings.Limits.RPS; r > 0 {
+				name := zoneName(l.Ingress, "rps")
+				if !seen[name] {
+					seen[name] = true
+					w.line("limit_req_zone", "$binary_remote_addr", w.q("zone="+name+":5m"), "rate="+strconv.Itoa(r)+"r/s")
+				}
+			}
+			if l.Settings.Limits.Connections > 0 {
+				name := zoneName(l.Ingress, "conn")
+				if !seen[name] {
+					seen[name] = true
+					w.line("limit_conn_zone", "$binary_remote_addr", w.q("zone="+name+":5m"))
+				}
+			}
+		}
+	}
+	if len(seen) > 0 {
+		w.line("limit_req_status", "503")
+		w.line("limit_conn_status", "503")
+	}
+}
