@@ -119,4 +119,3 @@ func firstDifference(want, got []byte) string {
 	}
 	return "(same lines, different bytes)"
 }
-

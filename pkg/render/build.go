@@ -47,7 +47,7 @@ type builder struct {
 	backends  map[string]*model.Backend
 	certs     map[string]*model.Certificate
 
-	aliases   map[string]aliasOwner
+	aliases map[string]aliasOwner
 
 	defaultBackend      string
 	defaultBackendOwner model.ObjectRef
