@@ -1,0 +1,180 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// requireNginx skips the test when nginx is not installed; CI installs it
+// (make deps), so there the test always runs.
+func requireNginx(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("nginx"); err != nil {
+		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
+	}
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// namedBackend starts a loopback HTTP server that answers with its name
+// and the path it received, and returns its port.
+func namedBackend(t *testing.T, name string) int {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Backend", name)
+		fmt.Fprintf(w, "%s %s", name, r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().(*net.TCPAddr).Port
+}
+
+// liveNginx is a started nginx with its ports and Lua client.
+type liveNginx struct {
+	inst      *nginx.Instance
+	lua       *luaapi.Client
+	httpPort  int
+	httpsPort int
+	statusURL string
+	config    *model.Config
+	problems  []model.Problem
+}
+
+// startNginx renders the manifests, starts nginx on loopback with two
+// workers, and pushes the backends and servers.
+func startNginx(t *testing.T, manifests string) *liveNginx {
+	t.Helper()
+	requireNginx(t)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "input.yaml")
+	if err := os.WriteFile(in, []byte(manifests), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := manifest.Read([]string{in}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, problems := render.Build(res.Snapshot, render.DefaultOptions())
+	n := &liveNginx{httpPort: freePort(t), httpsPort: freePort(t), config: cfg, problems: problems}
+	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	co := render.DefaultConfOptions()
+	co.ListenAddress = "127.0.0.1"
+	co.HTTPPort, co.HTTPSPort, co.StatusAddress = n.httpPort, n.httpsPort, statusAddr
+	co.WorkerProcesses = "2"
+	conf, err := render.NGINXConf(cfg, co)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.inst = nginx.New(filepath.Join(dir, "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
+	if err := n.inst.Layout(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := n.inst.Start(ctx, conf); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = n.inst.Stop(ctx)
+	})
+	n.statusURL = "http://" + statusAddr
+	n.lua = luaapi.NewClient("http://"+statusAddr, &http.Client{Timeout: 5 * time.Second})
+	backends, servers := luaapi.FromModel(cfg)
+	if err := n.lua.PostBackends(ctx, backends); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.lua.PostServers(ctx, servers); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// get sends GET http://host/path to nginx and returns status and body.
+func (n *liveNginx) get(t *testing.T, host, path string) (int, string) {
+	t.Helper()
+	return n.do(t, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+path, host, nil)
+}
+
+// getTLS sends GET https://host/path to nginx with SNI host.
+func (n *liveNginx) getTLS(t *testing.T, host, path string) (int, string) {
+	t.Helper()
+	tr := &http.Transport{TLSClientConfig: &tls.Config{ServerName: host, InsecureSkipVerify: true}}
+	defer tr.CloseIdleConnections()
+	return n.do(t, "https://127.0.0.1:"+strconv.Itoa(n.httpsPort)+path, host, tr)
+}
+
+func (n *liveNginx) do(t *testing.T, url, host string, tr http.RoundTripper) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	c := &http.Client{
+		Timeout:       5 * time.Second,
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s (Host %s): %v", url, host, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+// servedCertificate does a TLS handshake with SNI serverName and returns
+// the leaf certificate nginx sent.
+func (n *liveNginx) servedCertificate(t *testing.T, serverName string) *x509.Certificate {
+	t.Helper()
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	conn, err := tls.DialWithDialer(d, "tcp", "127.0.0.1:"+strconv.Itoa(n.httpsPort), &tls.Config{
+		ServerName:         serverName,
+		InsecureSkipVerify: true, // the test checks which certificate came, not its chain
+	})
+	if err != nil {
+		t.Fatalf("TLS handshake with SNI %q: %v", serverName, err)
+	}
+	defer conn.Close()
+	return conn.ConnectionState().PeerCertificates[0]
+}
+
+// sameCert reports whether der is the certificate in pemBytes.
+func sameCert(der, pemBytes []byte) bool {
+	block, _ := pem.Decode(pemBytes)
+	return block != nil && bytes.Equal(block.Bytes, der)
+}
