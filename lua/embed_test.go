@@ -1,0 +1,22 @@
+package lua
+
+import (
+	"io/fs"
+	"slices"
+	"testing"
+)
+
+func TestFiles(t *testing.T) {
+	names, err := fs.Glob(Files(), "*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"balancer.lua", "balancer_round_robin.lua", "certificate.lua", "configuration.lua", "util.lua"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("%s not embedded (have %v)", want, names)
+		}
+	}
+	if slices.Contains(names, "CONTRACT.md") {
+		t.Error("CONTRACT.md is embedded")
+	}
+}
