@@ -14,6 +14,23 @@ type confWriter struct {
 	b     bytes.Buffer
 	depth int
 	err   error
+	// trace, when not nil, records every directive as the writer meant it,
+	// so that a test can check that nginx's tokenizer sees the same.
+	trace *[]confEvent
+}
+
+// confEvent is one directive (or block end) as written: its tokens as they
+// appear in the text, quoting included.
+type confEvent struct {
+	tokens []string
+	block  bool // tokens open a block
+	end    bool // a "}" that closes a block
+}
+
+func (w *confWriter) record(e confEvent) {
+	if w.trace != nil {
+		*w.trace = append(*w.trace, e)
+	}
 }
 
 func (w *confWriter) indent() {
@@ -24,6 +41,7 @@ func (w *confWriter) indent() {
 
 // line writes one simple directive: tokens separated by spaces and ";".
 func (w *confWriter) line(tokens ...string) {
+	w.record(confEvent{tokens: tokens})
 	w.indent()
 	for i, t := range tokens {
 		if i > 0 {
@@ -36,6 +54,7 @@ func (w *confWriter) line(tokens ...string) {
 
 // open starts a block directive; close ends it.
 func (w *confWriter) open(tokens ...string) {
+	w.record(confEvent{tokens: tokens, block: true})
 	w.indent()
 	for _, t := range tokens {
 		w.b.WriteString(t)
@@ -46,6 +65,7 @@ func (w *confWriter) open(tokens ...string) {
 }
 
 func (w *confWriter) close() {
+	w.record(confEvent{end: true})
 	w.depth--
 	w.indent()
 	w.b.WriteString("}\n")

@@ -39,7 +39,10 @@ func DefaultConfOptions() ConfOptions {
 // o. An error means a value reached the writer that Build should have
 // refused; nothing is written then.
 func NGINXConf(c *model.Config, o ConfOptions) ([]byte, error) {
-	w := &confWriter{}
+	return writeNGINXConf(&confWriter{}, c, o)
+}
+
+func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, error) {
 	w.b.Grow(4096 + 400*countLocations(c))
 	writeMain(w, c, o)
 	w.open("http")

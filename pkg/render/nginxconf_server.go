@@ -203,7 +203,7 @@ func writeCORS(w *confWriter, c *model.CORS) {
 		origin = w.q(c.AllowOrigins[0])
 	default:
 		w.line("set", "$cors_origin", `""`)
-		w.open("if", "($http_origin", "~*", w.q(originsRegex(c.AllowOrigins))+")")
+		w.open("if", "($http_origin", "~*", w.q(originsRegex(c.AllowOrigins)), ")")
 		w.line("set", "$cors_origin", "$http_origin")
 		w.close()
 	}
