@@ -9,12 +9,11 @@ import (
 // config assembles the sorted Config from the builder's state.
 func (b *builder) config() *model.Config {
 	c := &model.Config{
+		Servers:            make([]model.Server, 0, len(b.servers)),
+		Backends:           make([]model.Backend, 0, len(b.backends)),
 		Global:             b.global,
 		DefaultBackend:     model.DefaultBackendName,
 		DefaultCertificate: b.defaultCertificate,
-	}
-	if b.defaultBackend != "" {
-		c.DefaultBackend = b.defaultBackend
 	}
 	used := map[string]bool{c.DefaultBackend: true}
 	usedCerts := map[string]bool{b.defaultCertificate: true}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+var generated sync.Map // ingress count -> *render.Snapshot
+
+// generatedSnapshot reads a cluster of n Ingresses made by
+// ../shared/bench/genmanifests.py, once per test binary.
+func generatedSnapshot(b *testing.B, n int) render.Snapshot {
+	b.Helper()
+	if s, ok := generated.Load(n); ok {
+		return *s.(*render.Snapshot)
+	}
+	script := filepath.Join("..", "..", "..", "shared", "bench", "genmanifests.py")
+	if _, err := os.Stat(script); err != nil {
+		b.Skipf("genmanifests.py not found at %s", script)
+	}
+	dir := b.TempDir()
+	out, err := exec.Command("python3", script, "--ingresses", strconv.Itoa(n), "--out", dir).CombinedOutput()
+	if err != nil {
+		b.Fatalf("genmanifests.py: %v\n%s", err, out)
+	}
+	res, err := manifest.Read([]string{dir}, manifest.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	generated.Store(n, &res.Snapshot)
+	return res.Snapshot
+}
+
+// BenchmarkRender measures Build + NGINXConf + the backends and servers
+// JSON, the pure part of "kubectl ingress render", and reports the size of
+// nginx.conf per location.
+func BenchmarkRender(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(strconv.Itoa(n)+"-ingresses", func(b *testing.B) {
+			snap := generatedSnapshot(b, n)
+			flags := NewRenderFlags()
+			b.ReportAllocs()
+			b.ResetTimer()
+			var out *rendered
+			for i := 0; i < b.N; i++ {
+				var err error
+				if out, err = renderBundle(snap, flags); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			locations := 0
+			for _, s := range out.Config.Servers {
+				locations += len(s.Locations)
+			}
+			b.ReportMetric(float64(len(out.NGINXConf)), "conf-bytes")
+			b.ReportMetric(float64(len(out.NGINXConf))/float64(locations), "conf-bytes/location")
+			b.ReportMetric(float64(len(out.Problems)), "problems")
+		})
+	}
+}
