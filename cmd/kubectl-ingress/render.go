@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -105,10 +106,11 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if o.RunNginxTest {
+		start := time.Now()
 		if err := validateConf(ctx, o.NginxBinary, out.NGINXConf); err != nil {
 			return err
 		}
-		fmt.Fprintln(o.ErrOut, "nginx -t: the configuration is valid")
+		fmt.Fprintf(o.ErrOut, "nginx -t: the configuration is valid (%.2f s)\n", time.Since(start).Seconds())
 	}
 	if o.FailOnProblems && len(out.Problems) > 0 {
 		return &exitError{code: 2, err: fmt.Errorf("%d problem(s) found", len(out.Problems))}

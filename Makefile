@@ -1,0 +1,42 @@
+# kubectl-ingress: an nginx ingress controller for Kubernetes and the kubectl
+# plugin around it. `make help` lists the targets.
+
+GO        ?= go
+BIN       := bin/kubectl-ingress
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X main.version=$(VERSION)
+BENCH_OUT ?= out/bench
+
+.PHONY: help build run-example test deps bench golden lint fuzz clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## Build bin/kubectl-ingress
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kubectl-ingress
+
+run-example: deps build ## Render examples/ to out/examples and check it with a real nginx -t
+	$(BIN) render -f examples/ -o out/examples --validate
+	@echo "wrote out/examples/{nginx.conf,backends.json,servers.json,problems.txt}"
+
+deps: ## Install nginx and its Lua modules from Debian's packages when missing
+	hack/deps.sh
+
+test: deps ## Install what the tests need, then run every test (real nginx included)
+	$(GO) test ./...
+
+bench: deps ## Benchmarks of render (1,000 and 10,000 Ingresses) and the whole command
+	hack/bench-render.sh $(BENCH_OUT)
+
+golden: ## Rewrite the golden files under testdata/ from the current code
+	$(GO) test ./cmd/kubectl-ingress -run TestRenderGolden -update
+
+fuzz: ## Fuzz the nginx.conf writer for a minute
+	$(GO) test ./pkg/render -run '^$$' -fuzz FuzzNGINXConf -fuzztime 60s
+
+lint: ## gofmt and go vet
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+
+clean: ## Remove build and bench output
+	rm -rf bin out

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what the tests need from Debian's packages, only when missing:
+# nginx with its Lua module, lua-resty-core and lua-cjson.
+set -euo pipefail
+
+packages=(nginx libnginx-mod-http-lua lua-resty-core lua-cjson)
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "deps: ${packages[*]} already installed"
+	exit 0
+fi
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+	sudo="sudo"
+fi
+echo "deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian's package starts a system nginx on port 80; the project runs its own
+# under a prefix and needs none.
+if command -v nginx >/dev/null && [ -f /run/nginx.pid ]; then
+	$sudo nginx -s quit 2>/dev/null || true
+fi
+nginx -v
