@@ -83,6 +83,9 @@ type serverState struct {
 	regex     bool
 	certOwner model.ObjectRef
 	appOwner  model.ObjectRef
+	// creator is the oldest Ingress with a rule for this host: only its
+	// spec.defaultBackend may serve the host's "/", as in ingress-nginx.
+	creator *parsedIngress
 }
 
 func newBuilder(s Snapshot, o Options) *builder {
@@ -165,7 +168,9 @@ func (b *builder) addIngress(p *parsedIngress) {
 			b.problem(p.ref, fmt.Sprintf("spec.rules[%d].host", i), "%v; rule ignored", err)
 			continue
 		}
-		b.server(host)
+		if s := b.server(host); s.creator == nil {
+			s.creator = p
+		}
 		hosts = append(hosts, host)
 		if rule.HTTP == nil {
 			continue
@@ -210,27 +215,19 @@ func (b *builder) addPath(p *parsedIngress, host string, path networkingv1.HTTPI
 	})
 }
 
-// addDefaultBackend handles spec.defaultBackend: the oldest Ingress that has
-// one sets the backend of the catch-all server, and each Ingress's own
-// hosts use it for "/" when no path claims "/".
+// addDefaultBackend handles spec.defaultBackend as ingress-nginx does. The
+// oldest Ingress without rules that has one serves "/" of the catch-all
+// server; a younger one is a Problem. An Ingress with rules uses it for "/"
+// of the hosts it brought first (not of hosts an older Ingress made), and a
+// path of any Ingress that claims "/" wins over it: the default backend of
+// one team never answers for another's host.
 func (b *builder) addDefaultBackend(p *parsedIngress, db *networkingv1.IngressBackend, hosts []string) {
 	if db.Service == nil {
 		b.problem(p.ref, "spec.defaultBackend", "only service backends are supported")
 		return
 	}
 	svc := db.Service
-	name := backendName(p.ref.Namespace, svc.Name, servicePortString(svc.Port))
-	if b.defaultBackend == "" {
-		b.defaultBackend = name
-		b.defaultBackendOwner = p.ref
-		b.useBackend(p, svc.Name, svc.Port, "spec.defaultBackend")
-	} else if b.defaultBackend != name {
-		b.problem(p.ref, "spec.defaultBackend", "the default backend is already %s, set by ingress %s (older)", b.defaultBackend, b.defaultBackendOwner)
-	}
-	for _, host := range hosts {
-		if host == model.CatchAllHost {
-			continue
-		}
+	root := func(host string) {
 		b.pending = append(b.pending, &pendingLocation{
 			host: host,
 			loc: model.Location{
@@ -239,6 +236,23 @@ func (b *builder) addDefaultBackend(p *parsedIngress, db *networkingv1.IngressBa
 			},
 			ing: p, field: "spec.defaultBackend", port: svc.Port, synthetic: true,
 		})
+	}
+	if len(p.obj.Spec.Rules) == 0 {
+		name := backendName(p.ref.Namespace, svc.Name, servicePortString(svc.Port))
+		switch {
+		case b.defaultBackend == "":
+			b.defaultBackend = name
+			b.defaultBackendOwner = p.ref
+			root(model.CatchAllHost)
+		case b.defaultBackend != name:
+			b.problem(p.ref, "spec.defaultBackend", "the catch-all server already uses %s, the default backend of ingress %s (older)", b.defaultBackend, b.defaultBackendOwner)
+		}
+		return
+	}
+	for _, host := range hosts {
+		if host != model.CatchAllHost && b.servers[host].creator == p {
+			root(host)
+		}
 	}
 }
 

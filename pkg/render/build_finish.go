@@ -18,6 +18,9 @@ func (b *builder) finishLocations() {
 			b.servers[pl.host].regex = true
 		}
 	}
+	// A path written in an Ingress wins over the "/" that a default backend
+	// adds, whatever the ages, as in ingress-nginx: synthetic ones go last.
+	sort.SliceStable(b.pending, func(i, j int) bool { return !b.pending[i].synthetic && b.pending[j].synthetic })
 	owners := map[string]map[string]*pendingLocation{} // host -> matcher -> owner
 	for _, pl := range b.pending {
 		s := b.servers[pl.host]
@@ -48,7 +51,7 @@ func (b *builder) finishLocations() {
 		loc.Backend = be.Name
 		if d := pl.ing.ann.DefaultBackend; d != "" {
 			loc.Settings.CustomDefaultBackend = b.customDefaultBackend(pl.ing, d)
-			if len(be.Endpoints) == 0 {
+			if len(be.Endpoints) == 0 && loc.Settings.CustomDefaultBackend != "" {
 				loc.Backend = loc.Settings.CustomDefaultBackend
 			}
 		}
@@ -60,12 +63,14 @@ func (b *builder) finishLocations() {
 }
 
 // customDefaultBackend resolves the default-backend annotation (a Service
-// in the Ingress namespace, its first port) to a backend name.
+// in the Ingress namespace, its first port) to a backend name; "" when the
+// Service does not exist or has no port (the annotation is then ignored and
+// the path keeps its own backend, as in ingress-nginx).
 func (b *builder) customDefaultBackend(p *parsedIngress, service string) string {
 	svc, ok := b.services.services[nsName{p.ref.Namespace, service}]
 	if !ok || len(svc.Spec.Ports) == 0 {
-		b.problem(p.ref, annotationField("default-backend"), "service %q not found or has no ports", p.ref.Namespace+"/"+service)
-		return backendName(p.ref.Namespace, service, "0")
+		b.problem(p.ref, annotationField("default-backend"), "service %q not found or has no ports; the annotation is ignored", p.ref.Namespace+"/"+service)
+		return ""
 	}
 	port := networkingv1.ServiceBackendPort{Number: svc.Spec.Ports[0].Port}
 	return b.useBackend(p, service, port, annotationField("default-backend")).Name
@@ -157,18 +162,35 @@ func (b *builder) findLocation(host, path string, pt *networkingv1.PathType) *mo
 	return nil
 }
 
-// addTLS gives the hosts of spec.tls their certificate. The oldest Ingress
-// wins a host; a certificate that does not cover a host is not served for it.
+// addTLS gives the rule hosts of an Ingress their certificate, as
+// ingress-nginx does: a host listed under spec.tls takes the Secret of its
+// entry; a rule host listed nowhere takes the first entry's certificate
+// that covers it (so a "*.example.com" entry serves every rule host under
+// it). Hosts of spec.tls that no rule of the Ingress serves are left alone.
+// A certificate that does not cover a listed host is not served for it;
+// the oldest Ingress wins a host.
 func (b *builder) addTLS(ing *networkingv1.Ingress) {
+	if len(ing.Spec.TLS) == 0 {
+		return
+	}
 	ref := model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}
+	// listed maps a host of spec.tls to its first entry and field.
+	type listing struct {
+		entry int
+		field string
+	}
+	listed := map[string]listing{}
+	certs := make([]*model.Certificate, len(ing.Spec.TLS))
 	for i, t := range ing.Spec.TLS {
 		field := fmt.Sprintf("spec.tls[%d]", i)
-		hosts := t.Hosts
-		if len(hosts) == 0 {
-			for _, r := range ing.Spec.Rules {
-				if r.Host != "" {
-					hosts = append(hosts, r.Host)
-				}
+		for k, host := range t.Hosts {
+			hf := fmt.Sprintf("%s.hosts[%d]", field, k)
+			if err := checkHost(host); err != nil {
+				b.problem(ref, hf, "%v", err)
+				continue
+			}
+			if _, dup := listed[host]; !dup {
+				listed[host] = listing{entry: i, field: hf}
 			}
 		}
 		if t.SecretName == "" {
@@ -180,25 +202,45 @@ func (b *builder) addTLS(ing *networkingv1.Ingress) {
 			b.problem(ref, field+".secretName", "%v; the default certificate is served", err)
 			continue
 		}
-		for k, host := range hosts {
-			hf := fmt.Sprintf("%s.hosts[%d]", field, k)
-			if err := checkHost(host); err != nil {
-				b.problem(ref, hf, "%v", err)
-				continue
+		certs[i] = cert
+	}
+	seen := map[string]bool{}
+	for _, r := range ing.Spec.Rules {
+		host := r.Host
+		if host == "" || seen[host] || checkHost(host) != nil {
+			continue
+		}
+		seen[host] = true
+		var cert *model.Certificate
+		field := ""
+		if l, ok := listed[host]; ok {
+			cert, field = certs[l.entry], l.field
+			if cert == nil {
+				continue // no usable Secret: reported above
 			}
 			if !certificateCovers(cert, host) {
-				b.problem(ref, hf, "certificate of secret %s is not valid for host %q (it covers %v); the default certificate is served", cert.ID, host, cert.Hosts)
+				b.problem(ref, field, "certificate of secret %s is not valid for host %q (it covers %v); the default certificate is served", cert.ID, host, cert.Hosts)
 				continue
 			}
-			s := b.server(host)
-			switch {
-			case s.server.CertificateID == "":
-				s.server.CertificateID = cert.ID
-				s.server.TLS = true
-				s.certOwner = ref
-			case s.server.CertificateID != cert.ID:
-				b.problem(ref, hf, "host %q already uses the certificate of secret %s from ingress %s (older)", host, s.server.CertificateID, s.certOwner)
+		} else {
+			for i, c := range certs {
+				if c != nil && certificateCovers(c, host) {
+					cert, field = c, fmt.Sprintf("spec.tls[%d]", i)
+					break
+				}
 			}
+			if cert == nil {
+				continue
+			}
+		}
+		s := b.server(host)
+		switch {
+		case s.server.CertificateID == "":
+			s.server.CertificateID = cert.ID
+			s.server.TLS = true
+			s.certOwner = ref
+		case s.server.CertificateID != cert.ID:
+			b.problem(ref, field, "host %q already uses the certificate of secret %s from ingress %s (older)", host, s.server.CertificateID, s.certOwner)
 		}
 	}
 }
