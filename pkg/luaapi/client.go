@@ -1,0 +1,186 @@
+package luaapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// The endpoints of the status server, relative to the client's base URL.
+const (
+	PathBackends = "/configuration/backends"
+	PathServers  = "/configuration/servers"
+	PathCerts    = "/configuration/certs"
+	PathGeneral  = "/configuration/general"
+	PathChecksum = "/configuration/checksum"
+)
+
+// maxErrorBody bounds how much of an error answer is kept in a StatusError.
+const maxErrorBody = 64 << 10
+
+// Client speaks the Lua HTTP API of one nginx (ours or ingress-nginx's).
+type Client struct {
+	baseURL string
+	hc      *http.Client
+}
+
+// NewClient returns a Client for the status server at baseURL (for example
+// "http://127.0.0.1:10246"). A nil hc means a new http.Client with no
+// timeout: bound calls with their context.
+func NewClient(baseURL string, hc *http.Client) *Client {
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	return &Client{baseURL: strings.TrimRight(baseURL, "/"), hc: hc}
+}
+
+// StatusError is an answer of nginx with an unexpected status code. Callers
+// find it with errors.As.
+type StatusError struct {
+	// Code is the HTTP status code.
+	Code int
+	// Body is nginx's answer (at most 64 KiB of it), which says why.
+	Body string
+}
+
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("status %d %s", e.Code, http.StatusText(e.Code))
+	if body := strings.TrimSpace(e.Body); body != "" {
+		msg += ": " + body
+	}
+	return msg
+}
+
+// GetBackends returns the backends nginx is using.
+func (c *Client) GetBackends(ctx context.Context) ([]Backend, error) {
+	body, err := c.get(ctx, PathBackends, nil)
+	if err != nil {
+		return nil, err
+	}
+	var backends []Backend
+	if err := json.Unmarshal(body, &backends); err != nil {
+		return nil, fmt.Errorf("GET %s: decoding the answer: %w", PathBackends, err)
+	}
+	if backends == nil {
+		backends = []Backend{}
+	}
+	return backends, nil
+}
+
+// PostBackends replaces the backends of nginx.
+func (c *Client) PostBackends(ctx context.Context, backends []Backend) error {
+	if backends == nil {
+		backends = []Backend{}
+	}
+	return c.postJSON(ctx, PathBackends, backends)
+}
+
+// PostServers replaces the host to certificate map and the certificates.
+func (c *Client) PostServers(ctx context.Context, s Servers) error {
+	return c.postJSON(ctx, PathServers, s)
+}
+
+// GetCertificate returns the PEM that nginx serves for hostname. When only
+// the default certificate would be served, the error is a *StatusError with
+// Code 404.
+func (c *Client) GetCertificate(ctx context.Context, hostname string) (string, error) {
+	body, err := c.get(ctx, PathCerts, url.Values{"hostname": {hostname}})
+	if err != nil {
+		return "", err
+	}
+	return string(body), nil
+}
+
+// GetGeneral returns the general settings object as nginx holds it.
+func (c *Client) GetGeneral(ctx context.Context) (json.RawMessage, error) {
+	body, err := c.get(ctx, PathGeneral, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !json.Valid(body) {
+		return nil, fmt.Errorf("GET %s: the answer is not JSON", PathGeneral)
+	}
+	return json.RawMessage(body), nil
+}
+
+// PostGeneral replaces the general settings object; general must be a JSON
+// object.
+func (c *Client) PostGeneral(ctx context.Context, general json.RawMessage) error {
+	trimmed := bytes.TrimSpace(general)
+	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+		return fmt.Errorf("POST %s: the general settings must be a JSON object", PathGeneral)
+	}
+	return c.post(ctx, PathGeneral, trimmed)
+}
+
+// GetChecksum returns the md5 (hex) of the nginx.conf that the running
+// workers loaded.
+func (c *Client) GetChecksum(ctx context.Context) (string, error) {
+	body, err := c.get(ctx, PathChecksum, nil)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(body)), nil
+}
+
+func (c *Client) get(ctx context.Context, path string, query url.Values) ([]byte, error) {
+	target := c.baseURL + path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	return c.do(req, path, http.StatusOK)
+}
+
+func (c *Client) postJSON(ctx context.Context, path string, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("POST %s: encoding: %w", path, err)
+	}
+	return c.post(ctx, path, body)
+}
+
+func (c *Client) post(ctx context.Context, path string, body []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.baseURL+path, bytes.NewReader(body))
+	if err != nil {
+		return fmt.Errorf("POST %s: %w", path, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	_, err = c.do(req, path, http.StatusCreated, http.StatusOK)
+	return err
+}
+
+// do sends req and returns the body of an answer whose status is one of
+// want; any other status is a *StatusError. Errors name the method and path.
+func (c *Client) do(req *http.Request, path string, want ...int) ([]byte, error) {
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", req.Method, path, err)
+	}
+	defer resp.Body.Close()
+	for _, code := range want {
+		if resp.StatusCode == code {
+			body, err := io.ReadAll(resp.Body)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s: reading the answer: %w", req.Method, path, err)
+			}
+			return body, nil
+		}
+	}
+	body, readErr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	_, _ = io.CopyN(io.Discard, resp.Body, 1<<20) // let the connection be reused
+	statusErr := &StatusError{Code: resp.StatusCode, Body: string(body)}
+	if readErr != nil {
+		return nil, fmt.Errorf("%s %s: %w", req.Method, path, errors.Join(statusErr, readErr))
+	}
+	return nil, fmt.Errorf("%s %s: %w", req.Method, path, statusErr)
+}
