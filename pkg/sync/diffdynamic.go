@@ -1,0 +1,130 @@
+package sync
+
+import (
+	"fmt"
+	"reflect"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// diffBackends compares the backends, which go to Lua: endpoints, balancing,
+// affinity and canary settings change without a reload.
+func diffBackends(old, cur *model.Config) ([]Reason, Changes) {
+	ob, cb := backendsByName(old), backendsByName(cur)
+	var rs []Reason
+	var ch Changes
+	for _, name := range unionKeys(ob, cb) {
+		o, c := ob[name], cb[name]
+		switch {
+		case o == nil:
+			ch.Added = append(ch.Added, name)
+			rs = append(rs, Reason{Object: c.Service, Message: fmt.Sprintf("backend %s added (%s)", name, plural(len(c.Endpoints), "endpoint", "endpoints"))})
+		case c == nil:
+			ch.Removed = append(ch.Removed, name)
+			rs = append(rs, Reason{Object: o.Service, Message: fmt.Sprintf("backend %s removed", name)})
+		case !reflect.DeepEqual(o, c):
+			ch.Changed = append(ch.Changed, name)
+			rs = append(rs, backendReasons(o, c)...)
+		}
+	}
+	return rs, ch
+}
+
+func backendReasons(o, c *model.Backend) []Reason {
+	var rs []Reason
+	if !reflect.DeepEqual(o.Endpoints, c.Endpoints) {
+		added, removed := endpointDelta(o.Endpoints, c.Endpoints)
+		obj := c.Service
+		obj.Kind = "Endpoints"
+		rs = append(rs, Reason{Object: obj, Message: fmt.Sprintf("%d added, %d removed (backend %s, now %s)", added, removed, c.Name, plural(len(c.Endpoints), "endpoint", "endpoints"))})
+	}
+	oc, cc := *o, *c
+	oc.Endpoints, cc.Endpoints = nil, nil
+	if ch := diffFields(oc, cc); len(ch) > 0 {
+		rs = append(rs, Reason{Object: c.Service, Message: fmt.Sprintf("backend %s changed: %s", c.Name, describe(ch))})
+	}
+	return rs
+}
+
+func endpointDelta(old, cur []model.Endpoint) (added, removed int) {
+	in := make(map[model.Endpoint]bool, len(old))
+	for _, e := range old {
+		in[e] = true
+	}
+	for _, e := range cur {
+		if in[e] {
+			delete(in, e)
+		} else {
+			added++
+		}
+	}
+	return added, len(in)
+}
+
+func backendsByName(c *model.Config) map[string]*model.Backend {
+	m := make(map[string]*model.Backend, len(c.Backends))
+	for i := range c.Backends {
+		m[c.Backends[i].Name] = &c.Backends[i]
+	}
+	return m
+}
+
+// diffCertificates compares the certificates and which host serves which:
+// both go to Lua (/configuration/servers), so a rotation needs no reload.
+func diffCertificates(old, cur *model.Config) ([]Reason, Changes, bool) {
+	oc, cc := certsByID(old), certsByID(cur)
+	var rs []Reason
+	var ch Changes
+	for _, id := range unionKeys(oc, cc) {
+		o, c := oc[id], cc[id]
+		switch {
+		case o == nil:
+			ch.Added = append(ch.Added, id)
+			rs = append(rs, Reason{Object: c.Secret, Message: "certificate added"})
+		case c == nil:
+			ch.Removed = append(ch.Removed, id)
+			rs = append(rs, Reason{Object: o.Secret, Message: "certificate removed"})
+		case o.Checksum != c.Checksum:
+			ch.Changed = append(ch.Changed, id)
+			rs = append(rs, Reason{Object: c.Secret, Message: fmt.Sprintf("certificate rotated (expires %s)", c.NotAfter.Format("2006-01-02"))})
+		}
+	}
+	oh, chosts := hostCertificates(old), hostCertificates(cur)
+	hostsChanged := false
+	for _, host := range unionKeys(oh, chosts) {
+		if oh[host] != chosts[host] {
+			hostsChanged = true
+			rs = append(rs, Reason{Message: fmt.Sprintf("server %s: certificate %s → %s", host, orNone(oh[host]), orNone(chosts[host]))})
+		}
+	}
+	return rs, ch, hostsChanged || !ch.Empty() || old.DefaultCertificate != cur.DefaultCertificate
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "default"
+	}
+	return s
+}
+
+func certsByID(c *model.Config) map[string]*model.Certificate {
+	m := make(map[string]*model.Certificate, len(c.Certificates))
+	for i := range c.Certificates {
+		m[c.Certificates[i].ID] = &c.Certificates[i]
+	}
+	return m
+}
+
+func hostCertificates(c *model.Config) map[string]string {
+	m := map[string]string{}
+	for _, s := range c.Servers {
+		if s.CertificateID == "" {
+			continue
+		}
+		m[s.Hostname] = s.CertificateID
+		for _, a := range s.Aliases {
+			m[a] = s.CertificateID
+		}
+	}
+	return m
+}
