@@ -1,18 +1,27 @@
 -- balancer: routes each proxied request to an endpoint of its backend.
 --
--- Backends live as raw JSON in the shared dict configuration_data ("backends")
--- with a version counter ("backends_version") that configuration.lua bumps on
--- every accepted POST. Each worker decodes them again only when the version
--- changed: at init_worker, every second from a timer, and at the start of
--- every proxied request (rewrite), so a push is live at once on all workers.
+-- Backends live as JSON in the shared dict configuration_data, versioned by
+-- store.lua. Each worker decodes them again only when the version moved:
+-- at init_worker (so a worker forked by a reload serves the current backends
+-- from its first request: shared dicts survive a reload), every second from
+-- a timer, and at the start of every proxied request (rewrite), so a push is
+-- live at once on all workers.
 --
--- One implementation per file (balancer_<name>.lua), chosen by
--- backend["load-balance"]; instances are kept across syncs so that their state
--- (the round-robin position, for one) survives an unrelated change.
+-- One implementation per file (balancer_<name>.lua), chosen per backend as
+-- ingress-nginx chooses: cookie affinity -> sticky; else upstream-hash-by
+-- (present, even empty) -> chash, or chashsubset with
+-- upstream-hash-by-subset; else load-balance (round_robin, ewma); anything
+-- else -> round_robin. Instances are kept across syncs while their
+-- implementation is the same, and keep their state (round-robin position,
+-- hash ring, scores) while their peer set is unchanged.
+--
+-- Canary: rewrite() asks canary.lua whether the request goes to one of the
+-- backend's alternativeBackends (by their trafficShapingPolicy).
 local cjson = require("cjson.safe")
 local ngx_balancer = require("ngx.balancer")
 local util = require("util")
-local round_robin = require("balancer_round_robin")
+local canary = require("canary")
+local configuration = require("configuration")
 
 local ngx = ngx
 local ngx_log = ngx.log
@@ -28,25 +37,43 @@ local table_concat = table.concat
 
 local SYNC_INTERVAL = 1
 
--- IMPLEMENTATIONS maps backend["load-balance"] to its implementation.
--- Values not listed (ewma, chash, sticky … until they exist) use DEFAULT.
 local IMPLEMENTATIONS = {
-  round_robin = round_robin,
+  round_robin = require("balancer_round_robin"),
+  ewma = require("balancer_ewma"),
+  chash = require("balancer_chash"),
+  chashsubset = require("balancer_chashsubset"),
+  sticky = require("balancer_sticky"),
 }
-local DEFAULT = round_robin
+local DEFAULT = IMPLEMENTATIONS.round_robin
+-- Only these may be named by load-balance: the others follow from the
+-- affinity and hash settings.
+local LOAD_BALANCE = { round_robin = true, ewma = true }
 
 local _M = {}
 
 local balancers = {}    -- backend name -> instance
-local synced_version    -- the backends_version of balancers; nil before any
+local alternatives = {} -- backend name -> list of alternative backend names
+local policies = {}     -- backend name -> compiled trafficShapingPolicy
+local synced_version    -- the version of balancers; nil before any
 
+-- implementation returns the implementation for backend.
 local function implementation(backend)
-  local lb = backend["load-balance"]
-  local impl = IMPLEMENTATIONS[lb]
-  if impl then
-    return impl
+  local affinity = backend.sessionAffinityConfig
+  if type(affinity) == "table" and affinity.name == "cookie" then
+    return IMPLEMENTATIONS.sticky
   end
-  if lb ~= nil and lb ~= "" then
+  local hash = backend.upstreamHashByConfig
+  if type(hash) == "table" and type(hash["upstream-hash-by"]) == "string" then
+    if hash["upstream-hash-by-subset"] == true then
+      return IMPLEMENTATIONS.chashsubset
+    end
+    return IMPLEMENTATIONS.chash
+  end
+  local lb = backend["load-balance"]
+  if LOAD_BALANCE[lb] then
+    return IMPLEMENTATIONS[lb]
+  end
+  if lb ~= nil and lb ~= "" and lb ~= cjson.null then
     ngx_log(ngx_WARN, "balancer: backend ", backend.name, ": load-balance ",
       tostring(lb), " is not implemented, using ", DEFAULT.name)
   end
@@ -65,10 +92,11 @@ local function peers(backend)
     local address = util.peer_address(ep.address)
     local port = util.port(ep.port)
     if address and port then
-      list[#list + 1] = { address = address, port = port }
-      keys[#keys + 1] = address .. " " .. port
+      local key = address .. ":" .. port
+      list[#list + 1] = { address = address, port = port, key = key }
+      keys[#keys + 1] = key
     else
-      ngx_log(ngx_WARN, "balancer: backend ", backend.name, ": skipping endpoint ",
+      ngx_log(ngx_INFO, "balancer: backend ", backend.name, ": skipping endpoint ",
         tostring(ep.address), ":", tostring(ep.port), " (not an IP address and port)")
     end
   end
@@ -77,26 +105,27 @@ local function peers(backend)
 end
 
 local function sync()
-  local dict = ngx.shared.configuration_data
-  -- Read the version before the data: a push in between makes the next
-  -- check sync again, never the other way round.
-  local version = dict:get("backends_version")
+  -- Compare the version alone first: one shared-dict read per request.
+  local version = configuration.backends_version()
   if version == synced_version then
     return
   end
-  local raw = dict:get("backends")
-  local backends = {}
-  if raw then
-    local decoded, err = cjson.decode(raw)
-    if type(decoded) ~= "table" then
-      -- configuration.lua stored only valid JSON: keep what serves.
-      ngx_log(ngx_ERR, "balancer: cannot decode backends version ", tostring(version), ": ", tostring(err))
-      synced_version = version
-      return
+  local raw, at = configuration.backends_data()
+  if not raw then
+    if at ~= nil then
+      return -- being replaced right now: the next request reads it
     end
-    backends = decoded
+    balancers, alternatives, policies, synced_version = {}, {}, {}, nil
+    return
   end
-  local fresh = {}
+  local backends, err = cjson.decode(raw)
+  if type(backends) ~= "table" then
+    -- configuration.lua stored only valid JSON: keep what serves.
+    ngx_log(ngx_ERR, "balancer: cannot decode backends version ", tostring(at), ": ", tostring(err))
+    synced_version = at
+    return
+  end
+  local fresh, alts, pols = {}, {}, {}
   for _, backend in ipairs(backends) do
     local name = backend.name
     local impl = implementation(backend)
@@ -108,9 +137,14 @@ local function sync()
     else
       fresh[name] = impl.new(backend, list, fingerprint)
     end
+    local names = backend.alternativeBackends
+    if type(names) == "table" and #names > 0 then
+      alts[name] = names
+    end
+    pols[name] = canary.compile(backend.trafficShapingPolicy)
   end
-  balancers = fresh
-  synced_version = version
+  balancers, alternatives, policies = fresh, alts, pols
+  synced_version = at
 end
 
 local function sync_timer(premature)
@@ -122,6 +156,7 @@ end
 
 -- init_worker runs in init_worker_by_lua.
 function _M.init_worker()
+  math.randomseed(ngx.now() * 1000 + ngx.worker.pid())
   sync()
   local ok, err = ngx.timer.every(SYNC_INTERVAL, sync_timer)
   if not ok then
@@ -130,7 +165,8 @@ function _M.init_worker()
 end
 
 -- rewrite runs in rewrite_by_lua of every proxying location: 503 when the
--- backend named by $proxy_upstream_name is unknown or has no endpoints.
+-- backend named by $proxy_upstream_name is unknown or has no endpoints;
+-- else it picks the primary backend or one of its canaries for the request.
 function _M.rewrite()
   sync()
   local name = ngx.var.proxy_upstream_name
@@ -143,21 +179,29 @@ function _M.rewrite()
     ngx_log(ngx_INFO, "balancer: backend ", name, " has no endpoints")
     return ngx.exit(ngx.HTTP_SERVICE_UNAVAILABLE)
   end
+  local alts = alternatives[name]
+  if alts then
+    b = canary.choose(b, alts, balancers, policies)
+  end
   ngx.ctx.balancer = b
 end
 
 -- balance runs in balancer_by_lua of the upstream upstream_balancer.
 function _M.balance()
-  local b = ngx.ctx.balancer
+  local ctx = ngx.ctx
+  local b = ctx.balancer
   if not b then -- a location without balancer.rewrite()
     sync()
     b = balancers[ngx.var.proxy_upstream_name]
+    ctx.balancer = b
   end
   if not b then
     ngx_log(ngx_ERR, "balancer: no balancer for backend ", tostring(ngx.var.proxy_upstream_name))
     return ngx.exit(ngx.ERROR)
   end
-  local address, port = b:balance()
+  local tries = (ctx.balancer_tries or 0) + 1
+  ctx.balancer_tries = tries
+  local address, port = b:balance(tries)
   if not address then
     ngx_log(ngx_ERR, "balancer: backend ", tostring(b.name), " has no endpoints")
     return ngx.exit(ngx.ERROR)
@@ -165,9 +209,6 @@ function _M.balance()
   -- upstream_balancer has one (placeholder) server, so nginx allows no
   -- retry by itself: allow one more try per call, each to the next peer, at
   -- most one try per peer; proxy_next_upstream(_tries) still decide.
-  local ctx = ngx.ctx
-  local tries = (ctx.balancer_tries or 0) + 1
-  ctx.balancer_tries = tries
   if tries < b:size() then
     ngx_balancer.set_more_tries(1) -- "reduced tries due to limit" is no error
   end
@@ -175,6 +216,15 @@ function _M.balance()
   if not ok then
     ngx_log(ngx_ERR, "balancer: set_current_peer ", address, ":", port, ": ", err)
     return ngx.exit(ngx.ERROR)
+  end
+end
+
+-- log runs in log_by_lua: implementations that learn from the answer
+-- (ewma) do so here.
+function _M.log()
+  local b = ngx.ctx.balancer
+  if b and b.after_balance then
+    b:after_balance()
   end
 end
 

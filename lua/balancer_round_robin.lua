@@ -1,14 +1,21 @@
 -- balancer_round_robin: the "round_robin" load-balance implementation: each
 -- worker walks the backend's peers in order. One balancer implementation
--- lives in one file; balancer.lua picks it by backend["load-balance"].
+-- lives in one file; balancer.lua picks it (see implementation() there).
 --
 -- An implementation is a table with:
 --   new(backend, peers, fingerprint) -> instance
 --   instance:sync(backend, peers, fingerprint)   called when the backends change
 --   instance:size() -> number of usable peers
---   instance:balance() -> address, port
--- where peers is a list of {address = "10.0.0.1" or "[::1]", port = 8080}
--- and fingerprint a string equal for equal peer sets.
+--   instance:balance(try) -> address, port   (try: 1 for the first attempt of
+--                                             a request, 2 for its first retry …)
+-- and optionally:
+--   instance:after_balance()    run in the log phase (ewma measures there)
+--   instance:is_affinitized()   true when the request is bound to this
+--                               backend (a sticky cookie of it), for canary
+-- where peers is a list of {address = "10.0.0.1" or "[::1]", port = 8080,
+-- key = "10.0.0.1:8080"} (key as nginx writes $upstream_addr) and fingerprint
+-- a string equal for equal peer sets. An instance keeps its state across
+-- syncs whose fingerprint is unchanged.
 local setmetatable = setmetatable
 
 local _M = { name = "round_robin" }
@@ -20,7 +27,8 @@ function _M.new(backend, peers, fingerprint)
   return o
 end
 
--- sync keeps the position in the round when the peer set is unchanged.
+-- sync keeps the peers (and so the position in the round) when the peer
+-- set is unchanged; a new set keeps the position, wrapped round if need be.
 function _M:sync(backend, peers, fingerprint)
   self.name = backend.name
   if self.fingerprint == fingerprint then
@@ -28,14 +36,14 @@ function _M:sync(backend, peers, fingerprint)
   end
   self.peers = peers
   self.fingerprint = fingerprint
-  self.next = 1
+  self.next = self.next or 1
 end
 
 function _M:size()
   return #self.peers
 end
 
-function _M:balance()
+function _M:balance(_)
   local n = #self.peers
   if n == 0 then
     return nil

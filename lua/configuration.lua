@@ -1,31 +1,34 @@
 -- configuration: the HTTP API of the status server (ingress-nginx
 -- compatible), run by content_by_lua in `location /configuration`:
 --
---   GET|POST /configuration/backends   backends JSON array (+ a version counter)
+--   GET|POST /configuration/backends   backends JSON array (versioned, see store.lua)
 --   GET|POST /configuration/general    general settings JSON object
 --   POST     /configuration/servers    {"servers": {host: id}, "certificates": {id: PEM}}
 --   GET      /configuration/certs?hostname=H   the PEM served for H
 --   GET      /configuration/checksum   md5 of the nginx.conf these workers loaded
 --
--- A POST is validated in full before anything is stored: a bad body answers
--- 400 with a message and leaves the last good data in place. Unknown paths
--- answer 404, a wrong method 405. See CONTRACT.md.
-local cjson = require("cjson.safe")
-local util = require("util")
+-- A POST is validated in full (validate.lua) before anything is stored: a
+-- bad body answers 400 with a message, a body that does not fit in the
+-- shared dict 413, and either leaves the last good data in place. Unknown
+-- paths answer 404, a wrong method 405. See CONTRACT.md.
+local store = require("store")
+local validate = require("validate")
+local general = require("general")
 local certificate = require("certificate")
 
 local ngx = ngx
 local io_open = io.open
 local ipairs = ipairs
 local pairs = pairs
-local type = type
 local tostring = tostring
-local string_lower = string.lower
+local tonumber = tonumber
 local table_sort = table.sort
 local table_concat = table.concat
 
 local TEXT = "text/plain; charset=utf-8"
 local JSON = "application/json"
+
+local BACKENDS = "backends"
 
 local _M = {}
 
@@ -50,6 +53,17 @@ function _M.init()
   end
 end
 
+-- backends_data returns the backends JSON that serves and its version (see
+-- store.current), for balancer.lua.
+function _M.backends_data()
+  return store.current(ngx.shared.configuration_data, BACKENDS)
+end
+
+-- backends_version returns the version of the backends that serve.
+function _M.backends_version()
+  return store.version(ngx.shared.configuration_data, BACKENDS)
+end
+
 local function respond(status, body, content_type)
   ngx.status = status
   ngx.header["Content-Type"] = content_type or TEXT
@@ -62,8 +76,19 @@ local function bad_request(msg)
   return respond(ngx.HTTP_BAD_REQUEST, msg .. "\n")
 end
 
--- read_body returns the request body, also when nginx buffered it to a file.
-local function read_body()
+local function too_large(what, size, dict)
+  return respond(ngx.HTTP_REQUEST_ENTITY_TOO_LARGE, what .. ": " .. tostring(size)
+    .. " bytes do not fit in the shared dict (capacity " .. tostring(dict:capacity())
+    .. " bytes, beside the current data)\n")
+end
+
+-- read_body returns the request body, also when nginx buffered it to a
+-- file; too_big is true when it is larger than limit bytes.
+local function read_body(limit)
+  local length = tonumber(ngx.var.content_length)
+  if length and length > limit then
+    return nil, "larger than the shared dict", true, length
+  end
   ngx.req.read_body()
   local body = ngx.req.get_body_data()
   if not body then
@@ -80,138 +105,77 @@ local function read_body()
   if not body or body == "" then
     return nil, "empty request body"
   end
+  if #body > limit then
+    return nil, "larger than the shared dict", true, #body
+  end
   return body
 end
 
-local function is_null(v)
-  return v == nil or v == cjson.null
-end
-
--- validate_backends checks the shape of a backends payload (see CONTRACT.md)
--- and returns nil or a message naming the first bad field.
-local function validate_backends(body)
-  if util.first_char(body) ~= "[" then
-    return "backends: the body must be a JSON array"
-  end
-  local backends, err = cjson.decode(body)
-  if backends == nil then
-    return "backends: invalid JSON: " .. tostring(err)
-  end
-  if not util.is_array(backends) then
-    return "backends: the body must be a JSON array"
-  end
-  local names = {}
-  for i, b in ipairs(backends) do
-    local at = "backends[" .. (i - 1) .. "]"
-    if not util.is_object(b) then
-      return at .. ": must be an object"
-    end
-    if type(b.name) ~= "string" or b.name == "" then
-      return at .. ".name: must be a non-empty string"
-    end
-    if names[b.name] then
-      return at .. ".name: duplicate backend " .. b.name
-    end
-    names[b.name] = true
-    local endpoints = b.endpoints
-    if not is_null(endpoints) then
-      if not util.is_array(endpoints) then
-        return at .. ".endpoints: must be an array"
-      end
-      for j, ep in ipairs(endpoints) do
-        local eat = at .. ".endpoints[" .. (j - 1) .. "]"
-        if not util.is_object(ep) then
-          return eat .. ": must be an object"
-        end
-        if type(ep.address) ~= "string" or ep.address == "" then
-          return eat .. ".address: must be a non-empty string"
-        end
-        if (type(ep.port) ~= "number" and type(ep.port) ~= "string") or not util.port(ep.port) then
-          return eat .. ".port: must be a number or numeric string in 1..65535"
-        end
-      end
-    end
-  end
-  return nil
-end
-
 local function get_backends()
-  local raw = ngx.shared.configuration_data:get("backends")
+  local raw = _M.backends_data()
   return respond(ngx.HTTP_OK, raw or "[]", JSON)
 end
 
-local function post_backends()
-  local body, err = read_body()
-  if not body then
-    return bad_request("backends: " .. err)
-  end
-  err = validate_backends(body)
-  if err then
-    return bad_request(err)
-  end
+-- post_versioned validates and publishes the body of a POST for a value
+-- kept with store.lua (backends, general).
+local function post_versioned(name, check)
   local dict = ngx.shared.configuration_data
-  local ok, serr = dict:safe_set("backends", body)
-  if not ok then
-    return respond(ngx.HTTP_INTERNAL_SERVER_ERROR, "backends: cannot store: " .. tostring(serr) .. "\n")
+  local body, err, big, size = read_body(dict:capacity())
+  if big then
+    return too_large(name, size, dict)
   end
-  local _, ierr = dict:incr("backends_version", 1, 0)
-  if ierr then
-    return respond(ngx.HTTP_INTERNAL_SERVER_ERROR, "backends: cannot bump the version: " .. tostring(ierr) .. "\n")
+  if not body then
+    return bad_request(name .. ": " .. err)
+  end
+  local _, verr = check(body)
+  if verr then
+    return bad_request(verr)
+  end
+  local version, perr = store.publish(dict, name, body)
+  if not version then
+    if perr == store.ERR_TOO_LARGE then
+      return too_large(name, #body, dict)
+    end
+    return respond(ngx.HTTP_SERVICE_UNAVAILABLE, name .. ": cannot store: " .. tostring(perr) .. "\n")
   end
   return respond(ngx.HTTP_CREATED)
+end
+
+local function post_backends()
+  return post_versioned(BACKENDS, validate.backends)
 end
 
 local function get_general()
-  local raw = ngx.shared.configuration_data:get("general")
-  return respond(ngx.HTTP_OK, raw or "{}", JSON)
+  return respond(ngx.HTTP_OK, general.raw(), JSON)
 end
 
 local function post_general()
-  local body, err = read_body()
-  if not body then
-    return bad_request("general: " .. err)
-  end
-  local general, derr = cjson.decode(body)
-  if general == nil then
-    return bad_request("general: invalid JSON: " .. tostring(derr))
-  end
-  if util.first_char(body) ~= "{" or not util.is_object(general) then
-    return bad_request("general: the body must be a JSON object")
-  end
-  local ok, serr = ngx.shared.configuration_data:safe_set("general", body)
-  if not ok then
-    return respond(ngx.HTTP_INTERNAL_SERVER_ERROR, "general: cannot store: " .. tostring(serr) .. "\n")
-  end
-  return respond(ngx.HTTP_CREATED)
+  return post_versioned(general.NAME, validate.general)
 end
 
--- string_map checks that v is absent, null or a JSON object of non-empty
--- strings to non-empty strings, and returns it as a table.
-local function string_map(v, field)
-  if is_null(v) then
-    return {}
-  end
-  if not util.is_object(v) then
-    return nil, "servers: " .. field .. ": must be an object"
-  end
-  for k, s in pairs(v) do
-    if k == "" or type(s) ~= "string" or s == "" then
-      return nil, "servers: " .. field .. "[" .. k .. "]: must be a non-empty string"
-    end
-  end
-  return v
-end
-
--- store_all stores every entry of map in dict; safe_set never evicts other
--- entries to make room, it fails instead.
+-- store_all stores every entry of map in dict with safe_set (which never
+-- evicts other entries to make room). On failure it puts back what it
+-- changed and returns nil and the error.
 local function store_all(dict, map)
+  local undo = {}
   for k, v in pairs(map) do
-    local ok, err = dict:safe_set(k, v)
-    if not ok then
-      return nil, k .. ": " .. tostring(err)
+    local old = dict:get(k)
+    if old ~= v then
+      local ok, err = dict:safe_set(k, v)
+      if not ok then
+        for uk, uv in pairs(undo) do
+          if uv == false then
+            dict:delete(uk)
+          elseif not dict:safe_set(uk, uv) then
+            ngx.log(ngx.ERR, "configuration: cannot put back ", uk, " after a failed update")
+          end
+        end
+        return nil, err
+      end
+      undo[k] = old or false
     end
   end
-  return true
+  return undo
 end
 
 -- delete_absent deletes the keys of dict that map does not hold.
@@ -224,44 +188,41 @@ local function delete_absent(dict, map)
 end
 
 local function post_servers()
-  local body, err = read_body()
+  local data = ngx.shared.certificate_data
+  local index = ngx.shared.certificate_servers
+  local body, err, big, size = read_body(data:capacity())
+  if big then
+    return too_large("servers", size, data)
+  end
   if not body then
     return bad_request("servers: " .. err)
   end
-  local payload, derr = cjson.decode(body)
-  if payload == nil then
-    return bad_request("servers: invalid JSON: " .. tostring(derr))
-  end
-  if util.first_char(body) ~= "{" or not util.is_object(payload) then
-    return bad_request("servers: the body must be a JSON object")
-  end
-  local servers, certs
-  servers, err = string_map(payload.servers, "servers")
-  if not servers then
-    return bad_request(err)
-  end
-  certs, err = string_map(payload.certificates, "certificates")
-  if not certs then
-    return bad_request(err)
-  end
-  local hosts = {}
-  for host, id in pairs(servers) do
-    local h = string_lower(host)
-    if hosts[h] and hosts[h] ~= id then
-      return bad_request("servers: servers[" .. host .. "]: another spelling of this host names another certificate")
-    end
-    hosts[h] = id
+  local hosts, certs, verr = validate.servers(body)
+  if not hosts then
+    return bad_request(verr)
   end
   -- New PEMs first, then the host map, then the stale entries: a handshake
   -- meanwhile sees the old or the new certificate, never none.
-  local data = ngx.shared.certificate_data
-  local index = ngx.shared.certificate_servers
-  local ok, serr = store_all(data, certs)
-  if ok then
-    ok, serr = store_all(index, hosts)
+  local undo, serr = store_all(data, certs)
+  if not undo then
+    if serr == store.ERR_TOO_LARGE then
+      return too_large("servers: certificates", #body, data)
+    end
+    return respond(ngx.HTTP_INTERNAL_SERVER_ERROR, "servers: cannot store certificates: " .. tostring(serr) .. "\n")
   end
+  local ok, herr = store_all(index, hosts)
   if not ok then
-    return respond(ngx.HTTP_INTERNAL_SERVER_ERROR, "servers: cannot store " .. serr .. "\n")
+    for k, v in pairs(undo) do
+      if v == false then
+        data:delete(k)
+      else
+        data:safe_set(k, v)
+      end
+    end
+    if herr == store.ERR_TOO_LARGE then
+      return too_large("servers: host map", #body, index)
+    end
+    return respond(ngx.HTTP_INTERNAL_SERVER_ERROR, "servers: cannot store the host map: " .. tostring(herr) .. "\n")
   end
   delete_absent(index, hosts)
   delete_absent(data, certs)

@@ -1,11 +1,16 @@
--- util: small helpers shared by the other modules: JSON shape checks and
--- endpoint normalisation. No state, no side effects.
+-- util: small helpers shared by the other modules: JSON shape checks,
+-- address checks and normalisation, nginx variable expressions and the
+-- lists nginx keeps in $upstream_* variables. No state, no side effects.
 local type = type
 local pairs = pairs
 local tonumber = tonumber
 local math_floor = math.floor
 local string_find = string.find
 local string_match = string.match
+local string_gmatch = string.gmatch
+local string_sub = string.sub
+local string_lower = string.lower
+local table_concat = table.concat
 
 local _M = {}
 
@@ -60,6 +65,116 @@ function _M.port(p)
   return n
 end
 
+-- is_ipv4 tells whether s is a dotted-quad IPv4 address (each part 0..255,
+-- no leading zeros beyond a single 0).
+function _M.is_ipv4(s)
+  if type(s) ~= "string" then
+    return false
+  end
+  local a, b, c, d = string_match(s, "^(%d+)%.(%d+)%.(%d+)%.(%d+)$")
+  if not a then
+    return false
+  end
+  for _, part in pairs({ a, b, c, d }) do
+    if #part > 3 or (#part > 1 and string_sub(part, 1, 1) == "0") or tonumber(part) > 255 then
+      return false
+    end
+  end
+  return true
+end
+
+-- is_ipv6 tells whether s is an IPv6 address without brackets or zone:
+-- up to eight groups of 1..4 hex digits, at most one "::", optionally
+-- ending in an IPv4 address (which counts as two groups).
+function _M.is_ipv6(s)
+  if type(s) ~= "string" or #s < 2 or #s > 45 or not string_find(s, ":", 1, true) then
+    return false
+  end
+  if not string_match(s, "^[%x:.]+$") then
+    return false
+  end
+  local groups = 0
+  local body = s
+  local tail4 = string_match(s, ":(%d+%.%d+%.%d+%.%d+)$")
+  if tail4 then
+    if not _M.is_ipv4(tail4) then
+      return false
+    end
+    body = string_sub(s, 1, #s - #tail4)
+    groups = 2
+    if string_sub(body, -2) ~= "::" then
+      body = string_sub(body, 1, #body - 1) -- drop the ":" before the IPv4
+    end
+  elseif string_find(s, ".", 1, true) then
+    return false
+  end
+  local dbl = string_find(body, "::", 1, true)
+  if dbl and string_find(body, "::", dbl + 1, true) then
+    return false
+  end
+  if string_find(body, ":::", 1, true) then
+    return false
+  end
+  local function count(part)
+    if part == "" then
+      return 0
+    end
+    local n = 0
+    for g in string_gmatch(part .. ":", "([^:]*):") do
+      if not string_match(g, "^%x%x?%x?%x?$") then
+        return nil
+      end
+      n = n + 1
+    end
+    return n
+  end
+  if dbl then
+    local left = count(string_sub(body, 1, dbl - 1))
+    local right = count(string_sub(body, dbl + 2))
+    if not left or not right then
+      return false
+    end
+    return left + right + groups <= 7
+  end
+  local n = count(body)
+  return n ~= nil and n + groups == 8
+end
+
+-- is_hostname tells whether s is a DNS name (RFC 1123 labels of 1..63
+-- letters, digits and inner hyphens, 253 characters at most, an optional
+-- final dot).
+function _M.is_hostname(s)
+  if type(s) ~= "string" or s == "" then
+    return false
+  end
+  if string_sub(s, -1) == "." then
+    s = string_sub(s, 1, -2)
+  end
+  if #s == 0 or #s > 253 then
+    return false
+  end
+  for label in string_gmatch(s .. ".", "([^.]*)%.") do
+    if #label < 1 or #label > 63 or not string_match(label, "^[%w]") or not string_match(label, "[%w]$")
+        or string_find(label, "[^%w%-]") then
+      return false
+    end
+  end
+  return true
+end
+
+-- valid_address tells whether addr may be an endpoint address: an IP
+-- literal (IPv6 also in brackets) or a DNS name.
+function _M.valid_address(addr)
+  if type(addr) ~= "string" then
+    return false
+  end
+  local inner = string_match(addr, "^%[(.*)%]$")
+  if inner then
+    return _M.is_ipv6(inner)
+  end
+  return _M.is_ipv4(addr) or _M.is_ipv6(addr) or _M.is_hostname(addr)
+end
+
 -- peer_address returns the address in the form ngx.balancer.set_current_peer
 -- accepts (IPv6 in brackets), or nil when addr is not an IP literal (an
 -- ExternalName host, for example).
@@ -67,16 +182,106 @@ function _M.peer_address(addr)
   if type(addr) ~= "string" or addr == "" then
     return nil
   end
-  if string_match(addr, "^%d+%.%d+%.%d+%.%d+$") then
+  if _M.is_ipv4(addr) then
     return addr
   end
-  if string_match(addr, "^%[[%x:.]+%]$") then
-    return addr
+  local inner = string_match(addr, "^%[(.*)%]$")
+  if inner then
+    if _M.is_ipv6(inner) then
+      return addr
+    end
+    return nil
   end
-  if string_find(addr, ":", 1, true) and string_match(addr, "^[%x:.]+$") then
+  if _M.is_ipv6(addr) then
     return "[" .. addr .. "]"
   end
   return nil
+end
+
+-- compile_expression splits an nginx variable expression such as
+-- "$host$request_uri" or "user-${http_x_user}" into a list of parts: a
+-- string is literal text, a table {var = name} a variable (lower-cased, as
+-- nginx names them).
+function _M.compile_expression(expr)
+  local parts = {}
+  local literal = {}
+  local i, n = 1, #expr
+  while i <= n do
+    local c = string_sub(expr, i, i)
+    local name, next_i
+    if c == "$" then
+      local braced = string_match(expr, "^%${([%w_]+)}", i)
+      if braced then
+        name, next_i = braced, i + #braced + 3
+      else
+        local plain = string_match(expr, "^%$([%w_]+)", i)
+        if plain then
+          name, next_i = plain, i + #plain + 1
+        end
+      end
+    end
+    if name then
+      if #literal > 0 then
+        parts[#parts + 1] = table_concat(literal)
+        literal = {}
+      end
+      parts[#parts + 1] = { var = string_lower(name) }
+      i = next_i
+    else
+      literal[#literal + 1] = c
+      i = i + 1
+    end
+  end
+  if #literal > 0 then
+    parts[#parts + 1] = table_concat(literal)
+  end
+  return parts
+end
+
+-- expand evaluates compiled parts against the request's variables; an
+-- unset variable counts as "".
+function _M.expand(parts)
+  local var = ngx.var
+  if #parts == 1 then
+    local p = parts[1]
+    if type(p) == "string" then
+      return p
+    end
+    return var[p.var] or ""
+  end
+  local out = {}
+  for i = 1, #parts do
+    local p = parts[i]
+    if type(p) == "string" then
+      out[i] = p
+    else
+      out[i] = var[p.var] or ""
+    end
+  end
+  return table_concat(out)
+end
+
+-- last_value returns the last element of an $upstream_* list ("a, b : c"
+-- names one value per try, ", " within and " : " across upstream groups).
+function _M.last_value(s)
+  if type(s) ~= "string" or s == "" then
+    return nil
+  end
+  return string_match(s, "([^%s,]+)%s*$")
+end
+
+-- tried_peers returns a set of the "address:port" values in
+-- $upstream_addr: the peers this request has tried so far.
+function _M.tried_peers(s)
+  local set = {}
+  if type(s) == "string" then
+    for addr in string_gmatch(s, "[^%s,]+") do
+      if addr ~= ":" then
+        set[addr] = true
+      end
+    end
+  end
+  return set
 end
 
 return _M

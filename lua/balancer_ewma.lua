@@ -1,0 +1,213 @@
+-- balancer_ewma: the "ewma" load-balance implementation: a peak EWMA of
+-- each endpoint's upstream response time, and a pick of two: every request
+-- draws two distinct endpoints at random and takes the one with the lower
+-- score (as ingress-nginx, after Finagle's PeakEwma).
+--
+-- The score of an endpoint is its EWMA decayed towards 0 since it was last
+-- measured (time constant DECAY_TIME); a measurement higher than the score
+-- replaces it at once (the peak), a lower one is blended in. Scores live in
+-- the shared dict balancer_ewma so that both workers see every measurement
+-- (a per-worker table, with a log line, when the config has no such dict).
+-- Two workers updating one endpoint at the same instant may lose one sample;
+-- the pair (score, time) is written by one worker, never torn.
+--
+-- Measurements come from balancer.log() (log_by_lua) through after_balance:
+-- the last $upstream_response_time, which nginx counts from the start of
+-- the connection. An endpoint that joins an existing set starts at the
+-- average score of the others (a slow start), as in ingress-nginx. A retry
+-- avoids the endpoints this request already tried. See
+-- balancer_round_robin.lua for the interface.
+local util = require("util")
+
+local ngx = ngx
+local ngx_now = ngx.now
+local ngx_log = ngx.log
+local ngx_WARN = ngx.WARN
+local setmetatable = setmetatable
+local ipairs = ipairs
+local tonumber = tonumber
+local math_exp = math.exp
+local math_random = math.random
+
+local DECAY_TIME = 10  -- seconds
+local EXPIRE = 600     -- seconds without a measurement before a score is dropped
+local DICT = "balancer_ewma"
+
+local _M = { name = "ewma" }
+_M.__index = _M
+
+-- local_store stands in for the shared dict when the config lacks it.
+local local_store = {
+  data = {},
+  get = function(self, k) return self.data[k] end,
+  set = function(self, k, v) self.data[k] = v; return true end,
+  safe_add = function(self, k, v)
+    if self.data[k] ~= nil then return nil, "exists" end
+    self.data[k] = v
+    return true
+  end,
+  delete = function(self, k) self.data[k] = nil end,
+}
+local warned = false
+
+local function store()
+  local dict = ngx.shared[DICT]
+  if dict then
+    return dict
+  end
+  if not warned then
+    warned = true
+    ngx_log(ngx_WARN, "balancer_ewma: no lua_shared_dict ", DICT, ": scores are kept per worker")
+  end
+  return local_store
+end
+
+-- score returns the decayed EWMA of peer now (0 when never measured).
+local function score(dict, peer, now)
+  local ewma = dict:get(peer.ewma_key)
+  if not ewma then
+    return 0
+  end
+  local at = dict:get(peer.time_key) or now
+  local td = now - at
+  if td <= 0 then
+    return ewma
+  end
+  return ewma * math_exp(-td / DECAY_TIME)
+end
+
+local function record(dict, peer, ewma, now)
+  dict:set(peer.ewma_key, ewma, EXPIRE)
+  dict:set(peer.time_key, now, EXPIRE)
+end
+
+function _M.new(backend, peers, fingerprint)
+  local o = setmetatable({ by_key = {}, peers = {} }, _M)
+  o:sync(backend, peers, fingerprint)
+  return o
+end
+
+-- sync keeps the scores when the peer set is unchanged; otherwise it drops
+-- the scores of the endpoints that left and gives those that joined the
+-- average score of the others (unless another worker did it first).
+function _M:sync(backend, peers, fingerprint)
+  self.name = backend.name
+  if self.fingerprint == fingerprint then
+    return
+  end
+  local dict = store()
+  local prefix = backend.name .. " "
+  local fresh, by_key = {}, {}
+  for i = 1, #peers do
+    local p = peers[i]
+    local peer = {
+      address = p.address, port = p.port, key = p.key,
+      ewma_key = "e " .. prefix .. p.key, time_key = "t " .. prefix .. p.key,
+    }
+    fresh[i] = peer
+    by_key[p.key] = peer
+  end
+  local now = ngx_now()
+  local total, count = 0, 0
+  for _, old in ipairs(self.peers) do
+    if by_key[old.key] then
+      local ewma = dict:get(old.ewma_key)
+      if ewma then
+        total, count = total + score(dict, old, now), count + 1
+      end
+    else
+      dict:delete(old.ewma_key)
+      dict:delete(old.time_key)
+    end
+  end
+  if count > 0 and self.fingerprint ~= nil then
+    local start = total / count
+    for _, peer in ipairs(fresh) do
+      if not self.by_key[peer.key] and dict:safe_add(peer.ewma_key, start, EXPIRE) then
+        dict:set(peer.time_key, now, EXPIRE)
+      end
+    end
+  end
+  self.peers = fresh
+  self.by_key = by_key
+  self.fingerprint = fingerprint
+end
+
+function _M:size()
+  return #self.peers
+end
+
+function _M:balance(try)
+  local peers = self.peers
+  local n = #peers
+  if n == 0 then
+    return nil
+  end
+  local peer
+  if n == 1 then
+    peer = peers[1]
+  else
+    -- candidates: the peers this request has not tried yet (all when every
+    -- one has been tried).
+    local candidates = peers
+    if try and try > 1 then
+      local tried = util.tried_peers(ngx.var.upstream_addr)
+      local left = {}
+      for i = 1, n do
+        if not tried[peers[i].key] then
+          left[#left + 1] = peers[i]
+        end
+      end
+      if #left > 0 then
+        candidates = left
+      end
+    end
+    local m = #candidates
+    if m == 1 then
+      peer = candidates[1]
+    else
+      local i = math_random(m)
+      local j = math_random(m - 1)
+      if j >= i then
+        j = j + 1
+      end
+      local dict = store()
+      local now = ngx_now()
+      local a, b = candidates[i], candidates[j]
+      if score(dict, b, now) < score(dict, a, now) then
+        peer = b
+      else
+        peer = a
+      end
+    end
+  end
+  return peer.address, peer.port
+end
+
+-- after_balance runs in the log phase: it blends the response time of the
+-- last try into the score of the peer that served it.
+function _M:after_balance()
+  local var = ngx.var
+  local addr = util.last_value(var.upstream_addr)
+  local peer = addr and self.by_key[addr]
+  if not peer then
+    return
+  end
+  local rtt = tonumber(util.last_value(var.upstream_response_time))
+  if not rtt then
+    return
+  end
+  local dict = store()
+  local now = ngx_now()
+  local ewma = dict:get(peer.ewma_key)
+  if not ewma or rtt >= score(dict, peer, now) then
+    ewma = rtt
+  else
+    local at = dict:get(peer.time_key) or now
+    local w = math_exp(-(now - at) / DECAY_TIME)
+    ewma = ewma * w + rtt * (1 - w)
+  end
+  record(dict, peer, ewma, now)
+end
+
+return _M
