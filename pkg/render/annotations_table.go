@@ -18,6 +18,7 @@ const (
 	kindInt         valueKind = "integer"
 	kindSeconds     valueKind = "seconds (integer)"
 	kindSize        valueKind = `nginx size ("8k", "1m")`
+	kindBufferSize  valueKind = `nginx buffer size ("4k", "16k")`
 	kindEnum        valueKind = "one of a set"
 	kindHostList    valueKind = "comma separated DNS names"
 	kindHostPort    valueKind = "DNS name[:port]"
@@ -324,8 +325,8 @@ var annotationSpecs = []annotationSpec{
 		set: annRedirectCode(func(s *annotationState) *int { return &s.permanentCode }, 301, 302, 303, 307, 308)},
 	{Name: "proxy-body-size", Kind: kindSize, Default: "ConfigMap proxy-body-size", Description: `Largest request body accepted ("0": no limit).`,
 		set: annString(valueSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BodySize })},
-	{Name: "proxy-buffer-size", Kind: kindSize, Default: "ConfigMap proxy-buffer-size", Description: "Size of the buffer for the first part of the backend's answer (its headers).",
-		set: annString(valueSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BufferSize })},
+	{Name: "proxy-buffer-size", Kind: kindBufferSize, Default: "ConfigMap proxy-buffer-size", Description: "Size of the buffer for the first part of the backend's answer (its headers).",
+		set: annString(valueBufferSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BufferSize })},
 	{Name: "proxy-buffering", Kind: kindOnOff, Default: "ConfigMap proxy-buffering", Description: "Buffer the backend's answers.",
 		set: func(s *annotationState, v string) error {
 			b, err := valueOnOff(v)

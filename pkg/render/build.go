@@ -25,10 +25,10 @@ func Build(s Snapshot, o Options) (*model.Config, []model.Problem) {
 	for _, c := range b.canaries {
 		b.addCanary(c)
 	}
+	b.addDefaultCertificate()
 	for _, ing := range b.ingresses {
 		b.addTLS(ing.obj)
 	}
-	b.addDefaultCertificate()
 	c := b.config()
 	return c, model.SortProblems(b.problems)
 }
@@ -48,6 +48,9 @@ type builder struct {
 	certs     map[string]*model.Certificate
 
 	aliases map[string]aliasOwner
+	// canaryOwners names the canary Ingress whose traffic policy a canary
+	// backend carries.
+	canaryOwners map[string]model.ObjectRef
 
 	defaultBackend      string
 	defaultBackendOwner model.ObjectRef
@@ -98,6 +101,8 @@ func newBuilder(s Snapshot, o Options) *builder {
 		backends: map[string]*model.Backend{},
 		certs:    map[string]*model.Certificate{},
 		aliases:  map[string]aliasOwner{},
+
+		canaryOwners: map[string]model.ObjectRef{},
 	}
 	for _, sec := range s.Secrets {
 		b.secrets[nsName{sec.Namespace, sec.Name}] = sec
@@ -200,6 +205,10 @@ func (b *builder) addPath(p *parsedIngress, host string, path networkingv1.HTTPI
 		return
 	}
 	svc := path.Backend.Service
+	if err := checkServiceBackend(p.ref.Namespace, svc); err != nil {
+		b.problem(p.ref, field+".backend.service", "%v; path %q ignored", err, value)
+		return
+	}
 	b.pending = append(b.pending, &pendingLocation{
 		host: host,
 		loc: model.Location{
@@ -227,6 +236,10 @@ func (b *builder) addDefaultBackend(p *parsedIngress, db *networkingv1.IngressBa
 		return
 	}
 	svc := db.Service
+	if err := checkServiceBackend(p.ref.Namespace, svc); err != nil {
+		b.problem(p.ref, "spec.defaultBackend.service", "%v; ignored", err)
+		return
+	}
 	root := func(host string) {
 		b.pending = append(b.pending, &pendingLocation{
 			host: host,

@@ -10,8 +10,10 @@ const (
 )
 
 // classFilter decides which Ingresses this controller serves, as
-// ingress-nginx does: the legacy annotation first, then
-// spec.ingressClassName, then the IngressClass marked default.
+// ingress-nginx does: spec.ingressClassName first, then the legacy
+// annotation, then (no class at all) the IngressClass marked default, which
+// the API server's admission would have written into the Ingress, or
+// --watch-ingress-without-class.
 type classFilter struct {
 	opts Options
 	// classes maps IngressClass name to whether its controller is ours.
@@ -34,9 +36,6 @@ func newClassFilter(classes []*networkingv1.IngressClass, o Options) classFilter
 
 // serves reports whether ing belongs to this controller.
 func (f classFilter) serves(ing *networkingv1.Ingress) bool {
-	if class, ok := ing.Annotations[legacyClassAnnotation]; ok {
-		return class == f.opts.IngressClass
-	}
 	if name := ing.Spec.IngressClassName; name != nil {
 		if ours, known := f.classes[*name]; known {
 			return ours
@@ -44,6 +43,9 @@ func (f classFilter) serves(ing *networkingv1.Ingress) bool {
 		// Offline manifests often leave out the IngressClass object; the
 		// class named by --ingress-class is ours then.
 		return *name == f.opts.IngressClass
+	}
+	if class, ok := ing.Annotations[legacyClassAnnotation]; ok {
+		return class == f.opts.IngressClass
 	}
 	return f.defaultIsOurs || f.opts.WatchIngressWithoutClass
 }

@@ -118,6 +118,10 @@ func (b *builder) addCanaryPath(p *parsedIngress, host string, path networkingv1
 		b.problem(p.ref, field+".backend", "only service backends are supported")
 		return
 	}
+	if err := checkServiceBackend(p.ref.Namespace, path.Backend.Service); err != nil {
+		b.problem(p.ref, field+".backend.service", "%v; ignored", err)
+		return
+	}
 	primary := b.findLocation(host, value, path.PathType)
 	if primary == nil {
 		b.problem(p.ref, field, "canary for host %q path %q has no primary (non-canary) ingress serving it; ignored", host, value)
@@ -129,8 +133,16 @@ func (b *builder) addCanaryPath(p *parsedIngress, host string, path networkingv1
 		b.problem(p.ref, field+".backend", "canary uses the same backend %s as its primary; ignored", canary.Name)
 		return
 	}
-	canary.NoServer = true
-	canary.TrafficShaping = p.ann.Canary.TrafficShaping
+	// The traffic policy belongs to the backend, so the oldest canary
+	// Ingress of a Service port sets it, as in ingress-nginx (where the
+	// first Ingress to create an upstream configures it).
+	if owner, ok := b.canaryOwners[canary.Name]; !ok {
+		b.canaryOwners[canary.Name] = p.ref
+		canary.NoServer = true
+		canary.TrafficShaping = p.ann.Canary.TrafficShaping
+	} else if owner != p.ref && canary.TrafficShaping != p.ann.Canary.TrafficShaping {
+		b.problem(p.ref, field+".backend", "backend %s is already a canary with the traffic policy of ingress %s (older); this Ingress's canary annotations do not apply to it", canary.Name, owner)
+	}
 	pb := b.backends[primary.Backend]
 	if pb == nil {
 		return
@@ -167,8 +179,9 @@ func (b *builder) findLocation(host, path string, pt *networkingv1.PathType) *mo
 // entry; a rule host listed nowhere takes the first entry's certificate
 // that covers it (so a "*.example.com" entry serves every rule host under
 // it). Hosts of spec.tls that no rule of the Ingress serves are left alone.
-// A certificate that does not cover a listed host is not served for it;
-// the oldest Ingress wins a host.
+// An entry without a secretName gives its hosts --default-ssl-certificate,
+// when there is one. A certificate that does not cover a listed host is not
+// served for it; the oldest Ingress wins a host.
 func (b *builder) addTLS(ing *networkingv1.Ingress) {
 	if len(ing.Spec.TLS) == 0 {
 		return
@@ -181,6 +194,7 @@ func (b *builder) addTLS(ing *networkingv1.Ingress) {
 	}
 	listed := map[string]listing{}
 	certs := make([]*model.Certificate, len(ing.Spec.TLS))
+	defaultFor := make([]bool, len(ing.Spec.TLS)) // entries without a secretName
 	for i, t := range ing.Spec.TLS {
 		field := fmt.Sprintf("spec.tls[%d]", i)
 		for k, host := range t.Hosts {
@@ -194,7 +208,14 @@ func (b *builder) addTLS(ing *networkingv1.Ingress) {
 			}
 		}
 		if t.SecretName == "" {
-			b.problem(ref, field+".secretName", "no secret named; the default certificate is served")
+			// ingress-nginx serves --default-ssl-certificate to the hosts
+			// of such an entry, as TLS hosts (documented usage).
+			if b.defaultCertificate != "" {
+				defaultFor[i] = true
+				certs[i] = b.certs[b.defaultCertificate]
+				continue
+			}
+			b.problem(ref, field+".secretName", "no secret named and no --default-ssl-certificate; the self-signed certificate is served")
 			continue
 		}
 		cert, err := b.certificate(ing.Namespace, t.SecretName)
@@ -218,13 +239,13 @@ func (b *builder) addTLS(ing *networkingv1.Ingress) {
 			if cert == nil {
 				continue // no usable Secret: reported above
 			}
-			if !certificateCovers(cert, host) {
+			if !defaultFor[l.entry] && !certificateCovers(cert, host) {
 				b.problem(ref, field, "certificate of secret %s is not valid for host %q (it covers %v); the default certificate is served", cert.ID, host, cert.Hosts)
 				continue
 			}
 		} else {
 			for i, c := range certs {
-				if c != nil && certificateCovers(c, host) {
+				if c != nil && !defaultFor[i] && certificateCovers(c, host) {
 					cert, field = c, fmt.Sprintf("spec.tls[%d]", i)
 					break
 				}

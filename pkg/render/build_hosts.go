@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
@@ -15,6 +16,27 @@ func checkHost(host string) error {
 	name := strings.TrimPrefix(host, "*.")
 	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
 		return fmt.Errorf("host %q is not a valid DNS name: %s", host, strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// checkServiceBackend validates what makes a backend's name
+// (namespace-service-port): the API server would refuse anything else, but
+// manifests read from files were never validated, and the name reaches
+// nginx.conf in "set $proxy_upstream_name", where nginx would expand a "$".
+func checkServiceBackend(namespace string, svc *networkingv1.IngressServiceBackend) error {
+	if errs := validation.IsDNS1123Label(namespace); len(errs) > 0 {
+		return fmt.Errorf("namespace %q is not a valid namespace name: %s", namespace, strings.Join(errs, "; "))
+	}
+	if errs := validation.IsDNS1035Label(svc.Name); len(errs) > 0 {
+		return fmt.Errorf("service name %q is not a valid Service name: %s", svc.Name, strings.Join(errs, "; "))
+	}
+	if p := svc.Port; p.Name != "" {
+		if errs := validation.IsValidPortName(p.Name); len(errs) > 0 {
+			return fmt.Errorf("port name %q is not a valid port name: %s", p.Name, strings.Join(errs, "; "))
+		}
+	} else if p.Number < 1 || p.Number > 65535 {
+		return fmt.Errorf("port number %d is not from 1 to 65535", p.Number)
 	}
 	return nil
 }

@@ -231,3 +231,173 @@ func TestEndpointsSkipsFQDN(t *testing.T) {
 		t.Errorf("endpoints %v (%s), want 10.0.0.1:8080 once", be.Endpoints, why)
 	}
 }
+
+// TestClassNameBeforeAnnotation: spec.ingressClassName is read before the
+// legacy kubernetes.io/ingress.class annotation, as ingress-nginx's
+// GetIngressClass does.
+func TestClassNameBeforeAnnotation(t *testing.T) {
+	ours := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}
+	theirs := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Spec: networkingv1.IngressClassSpec{Controller: "example.com/other"}}
+	f := newClassFilter([]*networkingv1.IngressClass{ours, theirs}, DefaultOptions())
+	for _, tc := range []struct {
+		className, annotation string
+		want                  bool
+	}{
+		{"nginx", "other", true},
+		{"other", "nginx", false},
+		{"", "nginx", true},
+		{"", "other", false},
+		{"unknown-class", "nginx", false},
+	} {
+		ing := newTestIngress("ing", 0)
+		ing.Spec.IngressClassName = nil
+		if tc.className != "" {
+			ing.Spec.IngressClassName = &tc.className
+		}
+		ing.Annotations = map[string]string{legacyClassAnnotation: tc.annotation}
+		if got := f.serves(ing); got != tc.want {
+			t.Errorf("class %q, annotation %q: serves = %v, want %v", tc.className, tc.annotation, got, tc.want)
+		}
+	}
+}
+
+// TestTLSWithoutSecretName: a spec.tls entry without a secretName gives
+// its hosts --default-ssl-certificate (ingress-nginx documents this use),
+// so they are TLS hosts; without the flag it is a Problem.
+func TestTLSWithoutSecretName(t *testing.T) {
+	ing := newTestIngress("ing", 0, testRule("a.example.com", "/"))
+	ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{"a.example.com"}}}
+	dflt := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "dflt", Namespace: "ingress-nginx"}}
+	s := Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}, Secrets: []*corev1.Secret{dflt}}
+
+	c, problems := Build(s, DefaultOptions())
+	if srv := c.Server("a.example.com"); srv.TLS || srv.CertificateID != "" {
+		t.Errorf("without --default-ssl-certificate: TLS %v, certificate %q", srv.TLS, srv.CertificateID)
+	}
+	if !strings.Contains(problemsText(problems), "no secret named and no --default-ssl-certificate") {
+		t.Errorf("problems:\n%s", problemsText(problems))
+	}
+
+	o := DefaultOptions()
+	o.DefaultSSLCertificate = "ingress-nginx/dflt"
+	b := newBuilder(s, o)
+	b.certs["ingress-nginx/dflt"] = &model.Certificate{ID: "ingress-nginx/dflt", Hosts: []string{"other.example.net"}}
+	for _, p := range b.ingresses {
+		b.addIngress(p)
+	}
+	b.finishLocations()
+	b.addDefaultCertificate()
+	b.addTLS(ing)
+	c = b.config()
+	if srv := c.Server("a.example.com"); !srv.TLS || srv.CertificateID != "ingress-nginx/dflt" {
+		t.Errorf("with --default-ssl-certificate: TLS %v, certificate %q", srv.TLS, srv.CertificateID)
+	}
+	if !c.Server("a.example.com").Locations[0].HTTPSRedirect {
+		t.Errorf("no HTTPS redirect on a host served with the default certificate")
+	}
+	if len(b.problems) != 0 {
+		t.Errorf("problems:\n%s", problemsText(b.problems))
+	}
+}
+
+// TestSourceRangeFailsClosed: one invalid entry in an allow or deny list
+// refuses every request; the entries that did parse must not let anyone in.
+func TestSourceRangeFailsClosed(t *testing.T) {
+	for _, ann := range []map[string]string{
+		{annotationPrefix + "allowlist-source-range": "10.0.0.0/8, 10.0.0.0/33"},
+		{annotationPrefix + "whitelist-source-range": "10.0.0.0/8, nope"},
+		{annotationPrefix + "denylist-source-range": "203.0.113.0/24, ;", annotationPrefix + "allowlist-source-range": "10.0.0.0/8"},
+	} {
+		ing := newTestIngress("ing", 0, testRule("a.example.com", "/"))
+		ing.Annotations = ann
+		c, _ := Build(Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}}, DefaultOptions())
+		conf, err := NGINXConf(c, DefaultConfOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(conf)
+		if !strings.Contains(text, "\t\t\tdeny all;\n") || strings.Contains(text, "allow ") || strings.Contains(text, `deny "`) {
+			t.Errorf("%v: want only \"deny all\" in the location, got:\n%s", ann, text[strings.Index(text, "location \"/\""):])
+		}
+	}
+}
+
+// TestCanaryPolicyOldestWins: the traffic policy is a property of the
+// canary backend; when two canary Ingresses use the same Service port, the
+// older one's policy stays and the younger gets a Problem.
+func TestCanaryPolicyOldestWins(t *testing.T) {
+	primary := newTestIngress("primary", 0, testRule("a.example.com", "/", "/api"))
+	canary := func(name string, age int, path string, ann map[string]string) *networkingv1.Ingress {
+		ing := newTestIngress(name, age, testRule("a.example.com", path))
+		ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = "web-v2"
+		ing.Annotations = map[string]string{annotationPrefix + "canary": "true"}
+		for k, v := range ann {
+			ing.Annotations[annotationPrefix+k] = v
+		}
+		return ing
+	}
+	older := canary("by-header", 1, "/api", map[string]string{"canary-by-header": "X-Canary"})
+	younger := canary("by-weight", 2, "/", map[string]string{"canary-weight": "50"})
+	c, problems := Build(Snapshot{
+		Ingresses: []*networkingv1.Ingress{younger, primary, older},
+		Services:  []*corev1.Service{testService("web"), testService("web-v2")},
+	}, DefaultOptions())
+	be := c.Backend("default-web-v2-80")
+	if be == nil || !be.NoServer || be.TrafficShaping != (model.TrafficShaping{Header: "X-Canary", WeightTotal: 100}) {
+		t.Fatalf("canary backend %+v, want the policy of the older canary", be)
+	}
+	if got := problemsText(problems); !strings.Contains(got, "ingress default/by-weight: spec.rules[0].http.paths[0].backend: backend default-web-v2-80 is already a canary with the traffic policy of ingress default/by-header (older)") {
+		t.Errorf("problems:\n%s", got)
+	}
+}
+
+// TestServiceBackendNames: namespace, Service and port names make the
+// backend name written into "set $proxy_upstream_name"; one that the API
+// server would refuse (a "$" would be expanded by nginx) drops the path.
+func TestServiceBackendNames(t *testing.T) {
+	for _, tc := range []struct {
+		namespace, service string
+		port               networkingv1.ServiceBackendPort
+		ok                 bool
+	}{
+		{"default", "web", networkingv1.ServiceBackendPort{Number: 80}, true},
+		{"team-b", "web-2", networkingv1.ServiceBackendPort{Name: "http"}, true},
+		{"default", "web$host", networkingv1.ServiceBackendPort{Number: 80}, false},
+		{"default", `web"; return 200 "x`, networkingv1.ServiceBackendPort{Number: 80}, false},
+		{"default", "Web", networkingv1.ServiceBackendPort{Number: 80}, false},
+		{"default", "web", networkingv1.ServiceBackendPort{Name: "$http"}, false},
+		{"default", "web", networkingv1.ServiceBackendPort{Name: "http;}"}, false},
+		{"default", "web", networkingv1.ServiceBackendPort{}, false},
+		{"default", "web", networkingv1.ServiceBackendPort{Number: 70000}, false},
+		{"$ns", "web", networkingv1.ServiceBackendPort{Number: 80}, false},
+	} {
+		err := checkServiceBackend(tc.namespace, &networkingv1.IngressServiceBackend{Name: tc.service, Port: tc.port})
+		if (err == nil) != tc.ok {
+			t.Errorf("%s/%s %+v: error %v, want ok %v", tc.namespace, tc.service, tc.port, err, tc.ok)
+		}
+	}
+	ing := newTestIngress("ing", 0, testRule("a.example.com", "/"))
+	ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = "web$host"
+	c, problems := Build(Snapshot{Ingresses: []*networkingv1.Ingress{ing}}, DefaultOptions())
+	if len(c.Server("a.example.com").Locations) != 0 || len(problems) != 1 {
+		t.Errorf("locations %v, problems:\n%s", c.Server("a.example.com").Locations, problemsText(problems))
+	}
+}
+
+// TestProxyBuffersFollowBufferSize: proxy_buffers is sized with
+// proxy_buffer_size, or nginx -t fails for a proxy_buffer_size above 8k.
+func TestProxyBuffersFollowBufferSize(t *testing.T) {
+	ing := newTestIngress("ing", 0, testRule("a.example.com", "/"))
+	ing.Annotations = map[string]string{annotationPrefix + "proxy-buffer-size": "32k"}
+	c, _ := Build(Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}}, DefaultOptions())
+	c.Global.ProxyBufferSize = "16k"
+	conf, err := NGINXConf(c, DefaultConfOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\tproxy_buffer_size \"16k\";\n\tproxy_buffers 4 \"16k\";\n", "\t\t\tproxy_buffer_size \"32k\";\n\t\t\tproxy_buffers 4 \"32k\";\n"} {
+		if !strings.Contains(string(conf), want) {
+			t.Errorf("nginx.conf lacks %q", want)
+		}
+	}
+}

@@ -184,8 +184,14 @@ var configKeySpecs = []configKeySpec{
 		}},
 	{Key: "proxy-body-size", Kind: kindSize, Default: "1m", Description: `Largest request body accepted ("0": no limit).`,
 		set: configSize(func(g *model.Global) *string { return &g.ProxyBodySize })},
-	{Key: "proxy-buffer-size", Kind: kindSize, Default: "4k", Description: "Size of the buffer for the first part of a backend's answer.",
-		set: configSize(func(g *model.Global) *string { return &g.ProxyBufferSize })},
+	{Key: "proxy-buffer-size", Kind: kindBufferSize, Default: "4k", Description: "Size of the buffer for the first part of a backend's answer.",
+		set: func(g *model.Global, v string) error {
+			s, err := valueBufferSize(v)
+			if err == nil {
+				g.ProxyBufferSize = s
+			}
+			return err
+		}},
 	{Key: "proxy-buffering", Kind: kindOnOff, Default: "off", Description: "Buffer the backends' answers.",
 		set: func(g *model.Global, v string) error {
 			b, err := valueOnOff(v)

@@ -104,7 +104,7 @@ func writeHTTPSettings(w *confWriter, g model.Global) {
 	w.line("proxy_send_timeout", strconv.Itoa(g.ProxySendTimeout)+"s")
 	w.line("proxy_read_timeout", strconv.Itoa(g.ProxyReadTimeout)+"s")
 	w.line("proxy_buffering", onOff(g.ProxyBuffering))
-	w.line("proxy_buffer_size", w.q(g.ProxyBufferSize))
+	writeProxyBuffers(w, g.ProxyBufferSize)
 	w.line("proxy_http_version", "1.1")
 	w.line("proxy_next_upstream", "error", "timeout")
 	w.line("proxy_next_upstream_tries", "3")
@@ -159,6 +159,15 @@ func writeHTTPSettings(w *confWriter, g model.Global) {
 	w.line("ssl_session_timeout", "10m")
 	w.line("ssl_certificate", "certs/default.crt")
 	w.line("ssl_certificate_key", "certs/default.key")
+}
+
+// writeProxyBuffers sizes the first buffer and the body buffers alike, as
+// ingress-nginx does (proxy-buffers-number 4): with nginx's default
+// "proxy_buffers 8 4k", a proxy_buffer_size above 8k makes the default
+// proxy_busy_buffers_size too large and nginx -t fails.
+func writeProxyBuffers(w *confWriter, size string) {
+	w.line("proxy_buffer_size", w.q(size))
+	w.line("proxy_buffers", "4", w.q(size))
 }
 
 // writeProxyHeaders writes the headers sent upstream; host overrides the

@@ -118,14 +118,19 @@ func writeDefaultBackend(w *confWriter, c *model.Config) {
 func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	st := &l.Settings
 	g := &c.Global
-	for _, cidr := range st.Access.Deny {
-		w.line("deny", w.q(cidr))
-	}
-	for _, cidr := range st.Access.Allow {
-		w.line("allow", w.q(cidr))
-	}
-	if len(st.Access.Allow) > 0 || st.Access.DenyAll {
+	if st.Access.DenyAll {
+		// An invalid source range fails closed: no entry lets anyone in.
 		w.line("deny", "all")
+	} else {
+		for _, cidr := range st.Access.Deny {
+			w.line("deny", w.q(cidr))
+		}
+		for _, cidr := range st.Access.Allow {
+			w.line("allow", w.q(cidr))
+		}
+		if len(st.Access.Allow) > 0 {
+			w.line("deny", "all")
+		}
 	}
 	if st.Limits.RPS > 0 {
 		burst := st.Limits.RPS * max(st.Limits.BurstMultiplier, 1)
@@ -168,7 +173,7 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 		w.line("proxy_buffering", onOff(*p.Buffering))
 	}
 	if p.BufferSize != "" && p.BufferSize != g.ProxyBufferSize {
-		w.line("proxy_buffer_size", w.q(p.BufferSize))
+		writeProxyBuffers(w, p.BufferSize)
 	}
 	if st.UpstreamVhost != "" || st.XForwardedPrefix != "" {
 		writeProxyHeaders(w, st.UpstreamVhost)

@@ -128,6 +128,18 @@ func valueOptions(options []string) string {
 
 var valueSizeRE = regexp.MustCompile(`^[0-9]{1,9}[kKmMgG]?$`)
 
+var valueBufferSizeRE = regexp.MustCompile(`^[1-9][0-9]{0,8}[kKmM]?$`)
+
+// valueBufferSize checks a buffer size such as "4k" or "16k": nginx reads
+// buffer sizes with ngx_parse_size, which knows no "g" suffix, and a zero
+// buffer fails nginx -t. Either would stop every Ingress from loading.
+func valueBufferSize(v string) (string, error) {
+	if !valueBufferSizeRE.MatchString(v) {
+		return "", errors.New(`must be a buffer size: 1 to 9 digits, not 0, with an optional k or m suffix (e.g. "4k", "16k")`)
+	}
+	return v, nil
+}
+
 // valueSize checks an nginx size such as "512", "8k" or "1m".
 func valueSize(v string) (string, error) {
 	if !valueSizeRE.MatchString(v) {

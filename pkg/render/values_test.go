@@ -257,3 +257,10 @@ func TestValueList(t *testing.T) {
 		t.Errorf("empty list must be nil")
 	}
 }
+
+func TestValueBufferSize(t *testing.T) {
+	runValueCases(t, "valueBufferSize", valueBufferSize, []valueCase{
+		{in: "1", ok: true}, {in: "512", ok: true}, {in: "4k", ok: true}, {in: "16K", ok: true}, {in: "1m", ok: true},
+		{in: "0"}, {in: "0k"}, {in: "1g"}, {in: "2G"}, {in: ""}, {in: "k"}, {in: "1.5k"}, {in: "4kb"}, {in: "4k;"},
+	})
+}
