@@ -12,6 +12,9 @@ import (
 type exitError struct {
 	code int
 	err  error
+	// silent is set when the output already said everything (diff's
+	// verdict): nothing more is printed.
+	silent bool
 }
 
 func (e *exitError) Error() string { return e.err.Error() }
@@ -31,6 +34,7 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.SetErr(streams.ErrOut)
 	cmd.AddCommand(NewCmdVersion(streams))
 	cmd.AddCommand(NewCmdRender(streams))
+	cmd.AddCommand(NewCmdDiff(streams))
 	return cmd
 }
 
@@ -41,10 +45,13 @@ func run(cmd *cobra.Command) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(cmd.ErrOrStderr(), "error:", err)
 	var ee *exitError
 	if errors.As(err, &ee) {
+		if !ee.silent {
+			fmt.Fprintln(cmd.ErrOrStderr(), "error:", err)
+		}
 		return ee.code
 	}
+	fmt.Fprintln(cmd.ErrOrStderr(), "error:", err)
 	return 1
 }
