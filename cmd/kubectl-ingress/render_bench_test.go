@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,5 +67,31 @@ func BenchmarkRender(b *testing.B) {
 			b.ReportMetric(float64(len(out.NGINXConf))/float64(locations), "conf-bytes/location")
 			b.ReportMetric(float64(len(out.Problems)), "problems")
 		})
+	}
+}
+
+// BenchmarkDiff10000 runs the whole "kubectl ingress diff --from --to" on a
+// one-line change (a new path) in a 10,000-Ingress cluster: reading both
+// sets, rendering both, planning and printing. Target: under 2 s.
+func BenchmarkDiff10000(b *testing.B) {
+	script := filepath.Join("..", "..", "..", "shared", "bench", "genmanifests.py")
+	if _, err := os.Stat(script); err != nil {
+		b.Skipf("genmanifests.py not found at %s", script)
+	}
+	dir := b.TempDir()
+	for _, side := range []struct{ dir, change string }{{"old", "none"}, {"new", "path"}} {
+		out, err := exec.Command("python3", script, "--ingresses", "10000", "--out", filepath.Join(dir, side.dir), "--change", side.change).CombinedOutput()
+		if err != nil {
+			b.Fatalf("genmanifests.py: %v\n%s", err, out)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var out, errOut bytes.Buffer
+		cmd := NewCmdRoot(genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: &out, ErrOut: &errOut})
+		cmd.SetArgs([]string{"diff", "--from", filepath.Join(dir, "old"), "--to", filepath.Join(dir, "new")})
+		if code := run(cmd); code != diffExitReload {
+			b.Fatalf("exit %d, want %d: %s", code, diffExitReload, errOut.String())
+		}
 	}
 }
