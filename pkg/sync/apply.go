@@ -1,0 +1,206 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// Reloader loads a new nginx.conf into the running nginx and returns once
+// workers started with it serve (pkg/nginx.Instance implements it). A
+// config that nginx rejects leaves the running one serving.
+type Reloader interface {
+	Reload(ctx context.Context, conf []byte) error
+}
+
+// Pusher posts the Lua payloads to nginx's status server
+// (pkg/luaapi.Client implements it).
+type Pusher interface {
+	PostBackends(ctx context.Context, backends []luaapi.Backend) error
+	PostServers(ctx context.Context, servers luaapi.Servers) error
+}
+
+// Stage names the step of Apply that failed.
+type Stage string
+
+// The steps of Apply, in the order they run.
+const (
+	// StageBridge posts, before a reload, the payloads that both the
+	// running and the desired nginx.conf can serve with.
+	StageBridge Stage = "bridge"
+	// StageReload is the reload itself (nginx -t, swap, SIGHUP, wait).
+	StageReload Stage = "reload"
+	// StageBackends and StageServers post the desired payloads.
+	StageBackends Stage = "backends"
+	StageServers  Stage = "servers"
+)
+
+// ApplyError is the error of Apply: the step that failed and why. When
+// Stage is StageReload the running nginx.conf still serves; Lua may hold
+// the bridge payloads (see Apply), which the running config serves with.
+type ApplyError struct {
+	Stage Stage
+	Err   error
+}
+
+func (e *ApplyError) Error() string { return fmt.Sprintf("apply: %s: %v", e.Stage, e.Err) }
+
+func (e *ApplyError) Unwrap() error { return e.Err }
+
+// Push retries: a POST that fails for a reason that may pass (nginx
+// busy, a worker restarting, a connection reset, a 5xx) is tried up to
+// pushAttempts times, waiting pushDelay, then twice as long each time
+// (50+100+200+400 ms: at most 750 ms of waiting), never past the context.
+const (
+	pushAttempts = 5
+	pushDelay    = 50 * time.Millisecond
+)
+
+// Apply makes nginx serve desired, given the plan from NewPlan(running,
+// desired):
+//
+//   - NoChange: nothing.
+//   - DynamicOnly: post the payloads the plan names (PushBackends,
+//     PushServers), with bounded retries.
+//   - ReloadRequired: (1) when desired needs backends, certificates or
+//     host mappings that running lacks, post the bridge payloads: the
+//     desired ones plus what only running has (Bridge); (2) reload and wait
+//     until workers forked with the new config serve it; (3) post the
+//     desired backends and servers, whatever the plan's Push flags say.
+//
+// What the order guarantees. lua_shared_dict zones of the same name and
+// size survive a SIGHUP, so the payloads in them are read by the new
+// workers as soon as they start. With the bridge in place before the
+// SIGHUP, the first request a new worker takes already finds every backend
+// and certificate the new nginx.conf names; the old workers, draining,
+// find every one theirs names, and endpoints are already the desired ones
+// (they are the truth for both configs). Step 3 then drops what only the
+// old config used. Without step 1, a location added with a new backend
+// would answer 503 from the moment new workers accept until the push.
+// Step 3 also covers a reload that changed a zone's size (nginx then starts
+// the new workers with an empty zone): that window is not closed.
+//
+// A reload that fails (nginx -t rejects the config, the master refuses
+// it, ctx ends) leaves the running nginx.conf serving and Lua with the
+// bridge payloads, which that config serves correctly. The caller should
+// post the payloads again on its next sync (Lua no longer equals running).
+//
+// Errors are *ApplyError wrapping the cause.
+func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p Pusher) error {
+	switch plan.Verdict {
+	case NoChange:
+		return nil
+	case DynamicOnly:
+		backends, servers := luaapi.FromModel(desired.Config)
+		return push(ctx, p, backends, servers, plan.PushBackends, plan.PushServers)
+	}
+	if running.Config != nil && needsBridge(plan) {
+		backends, servers := Bridge(running.Config, desired.Config)
+		if err := push(ctx, p, backends, servers, true, true); err != nil {
+			var ae *ApplyError
+			if errors.As(err, &ae) {
+				ae.Stage = StageBridge
+			}
+			return err
+		}
+	}
+	if err := r.Reload(ctx, desired.NGINXConf); err != nil {
+		return &ApplyError{Stage: StageReload, Err: err}
+	}
+	backends, servers := luaapi.FromModel(desired.Config)
+	return push(ctx, p, backends, servers, true, true)
+}
+
+// needsBridge tells whether the desired config names Lua state that the
+// running payloads lack: a backend added, or a certificate or host mapping
+// changed. Otherwise the running payloads serve the new config as well.
+func needsBridge(plan Plan) bool {
+	return len(plan.Backends.Added) > 0 || plan.PushServers
+}
+
+// Bridge returns the payloads that both running and desired serve with:
+// every desired backend, plus the backends only running has; every desired
+// host mapping, plus the hosts only running maps; the certificates of both
+// (desired's win for the same ID).
+func Bridge(running, desired *model.Config) ([]luaapi.Backend, luaapi.Servers) {
+	rb, rs := luaapi.FromModel(running)
+	db, ds := luaapi.FromModel(desired)
+	have := make(map[string]bool, len(db))
+	for _, b := range db {
+		have[b.Name] = true
+	}
+	for _, b := range rb {
+		if !have[b.Name] {
+			db = append(db, b)
+		}
+	}
+	for host, id := range rs.Servers {
+		if _, ok := ds.Servers[host]; !ok {
+			ds.Servers[host] = id
+		}
+	}
+	for id, pem := range rs.Certificates {
+		if _, ok := ds.Certificates[id]; !ok {
+			ds.Certificates[id] = pem
+		}
+	}
+	return db, ds
+}
+
+// push posts the backends and then the servers, each when asked, each
+// with retries.
+func push(ctx context.Context, p Pusher, backends []luaapi.Backend, servers luaapi.Servers, doBackends, doServers bool) error {
+	if doBackends {
+		if err := retry(ctx, func(ctx context.Context) error { return p.PostBackends(ctx, backends) }); err != nil {
+			return &ApplyError{Stage: StageBackends, Err: err}
+		}
+	}
+	if doServers {
+		if err := retry(ctx, func(ctx context.Context) error { return p.PostServers(ctx, servers) }); err != nil {
+			return &ApplyError{Stage: StageServers, Err: err}
+		}
+	}
+	return nil
+}
+
+// retry calls post until it succeeds, fails for good, pushAttempts calls
+// are made or ctx ends. The error says how many attempts were made.
+func retry(ctx context.Context, post func(context.Context) error) error {
+	delay := pushDelay
+	var err error
+	for attempt := 1; ; attempt++ {
+		err = post(ctx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil || !retryable(err) {
+			return err
+		}
+		if attempt == pushAttempts {
+			return fmt.Errorf("%d attempts: %w", attempt, err)
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return fmt.Errorf("%d attempts, then %w: %w", attempt, ctx.Err(), err)
+		case <-timer.C:
+		}
+		delay *= 2
+	}
+}
+
+// retryable tells whether another attempt may succeed: nginx refusing the
+// payload (a 4xx other than 408 and 429) will refuse it again.
+func retryable(err error) bool {
+	var se *luaapi.StatusError
+	if errors.As(err, &se) {
+		return se.Code >= 500 || se.Code == http.StatusRequestTimeout || se.Code == http.StatusTooManyRequests
+	}
+	return true
+}
