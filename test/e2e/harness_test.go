@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,15 +67,22 @@ type liveNginx struct {
 	statusURL string
 	config    *model.Config
 	problems  []model.Problem
+	confOpts  render.ConfOptions
+	conf      []byte // the nginx.conf that runs
 }
 
-// startNginx renders the manifests, starts nginx on loopback with two
-// workers, and pushes the backends and servers.
-func startNginx(t *testing.T, manifests string) *liveNginx {
+// nginxOptions change how startNginxWith starts nginx.
+type nginxOptions struct {
+	// editConf, when set, rewrites the rendered nginx.conf before the start
+	// (a smaller shared dict, an extra server …).
+	editConf func(conf string) string
+}
+
+// buildConfig renders the manifests into the model (no I/O but the file
+// the manifest reader needs).
+func buildConfig(t *testing.T, manifests string) (*model.Config, []model.Problem) {
 	t.Helper()
-	requireNginx(t)
-	dir := t.TempDir()
-	in := filepath.Join(dir, "input.yaml")
+	in := filepath.Join(t.TempDir(), "input.yaml")
 	if err := os.WriteFile(in, []byte(manifests), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -83,16 +91,37 @@ func startNginx(t *testing.T, manifests string) *liveNginx {
 		t.Fatal(err)
 	}
 	cfg, problems := render.Build(res.Snapshot, render.DefaultOptions())
+	return cfg, problems
+}
+
+// startNginx renders the manifests, starts nginx on loopback with two
+// workers, and pushes the backends and servers.
+func startNginx(t *testing.T, manifests string) *liveNginx {
+	t.Helper()
+	return startNginxWith(t, manifests, nginxOptions{})
+}
+
+// startNginxWith is startNginx with options.
+func startNginxWith(t *testing.T, manifests string, opts nginxOptions) *liveNginx {
+	t.Helper()
+	requireNginx(t)
+	dir := t.TempDir()
+	cfg, problems := buildConfig(t, manifests)
 	n := &liveNginx{httpPort: freePort(t), httpsPort: freePort(t), config: cfg, problems: problems}
 	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	co := render.DefaultConfOptions()
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort, co.StatusAddress = n.httpPort, n.httpsPort, statusAddr
 	co.WorkerProcesses = "2"
+	n.confOpts = co
 	conf, err := render.NGINXConf(cfg, co)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if opts.editConf != nil {
+		conf = []byte(opts.editConf(string(conf)))
+	}
+	n.conf = conf
 	n.inst = nginx.New(filepath.Join(dir, "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
 	if err := n.inst.Layout(); err != nil {
 		t.Fatal(err)
@@ -106,6 +135,7 @@ func startNginx(t *testing.T, manifests string) *liveNginx {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = n.inst.Stop(ctx)
+		checkLuaErrors(t, filepath.Join(n.inst.Prefix(), "logs", "error.log"))
 	})
 	n.statusURL = "http://" + statusAddr
 	n.lua = luaapi.NewClient("http://"+statusAddr, &http.Client{Timeout: 5 * time.Second})
@@ -117,6 +147,32 @@ func startNginx(t *testing.T, manifests string) *liveNginx {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// push renders manifests as the controller would after a change that needs
+// no reload: it fails the test when the new nginx.conf differs from the one
+// that runs, then posts the backends and servers. It returns the new model.
+func (n *liveNginx) push(t *testing.T, manifests string) *model.Config {
+	t.Helper()
+	cfg, _ := buildConfig(t, manifests)
+	conf, err := render.NGINXConf(cfg, n.confOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(conf, n.conf) {
+		t.Fatalf("the change needs a reload: nginx.conf differs from the running one")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	backends, servers := luaapi.FromModel(cfg)
+	if err := n.lua.PostBackends(ctx, backends); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.lua.PostServers(ctx, servers); err != nil {
+		t.Fatal(err)
+	}
+	n.config = cfg
+	return cfg
 }
 
 // get sends GET http://host/path to nginx and returns status and body.
@@ -177,4 +233,20 @@ func (n *liveNginx) servedCertificate(t *testing.T, serverName string) *x509.Cer
 func sameCert(der, pemBytes []byte) bool {
 	block, _ := pem.Decode(pemBytes)
 	return block != nil && bytes.Equal(block.Bytes, der)
+}
+
+// checkLuaErrors fails the test for every Lua runtime error that nginx
+// logged: the Lua must never throw, whatever the traffic.
+func checkLuaErrors(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Errorf("reading %s: %v", path, err)
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, "runtime error") || strings.Contains(line, "entry thread aborted") {
+			t.Errorf("Lua error in nginx's log: %s", line)
+		}
+	}
 }

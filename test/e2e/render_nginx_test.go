@@ -135,9 +135,9 @@ func TestRenderedConfigServesRealTraffic(t *testing.T) {
 		{"regex.example.com", "/ITEMS/42", 200, "alpha"},       // case-insensitive, as ingress-nginx
 		{"regex.example.com", "/items/abc", 200, "beta"},
 		{"unknown.example.com", "/exact", 404, ""}, // no such host: the catch-all server
-		{"a.wild.example.com", "/x", 308, ""}, // TLS host: ssl-redirect
-		{"wild.example.com", "/x", 404, ""},    // a wildcard covers one label or more, not the bare domain
-		{"shop.example.com", "/cart", 308, ""}, // TLS host: ssl-redirect
+		{"a.wild.example.com", "/x", 308, ""},      // TLS host: ssl-redirect
+		{"wild.example.com", "/x", 404, ""},        // a wildcard covers one label or more, not the bare domain
+		{"shop.example.com", "/cart", 308, ""},     // TLS host: ssl-redirect
 	}
 	for _, c := range cases {
 		status, body := n.get(t, c.host, c.path)
