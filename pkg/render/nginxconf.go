@@ -214,7 +214,10 @@ func writeLua(w *confWriter, g model.Global) {
 	w.raw(`balancer.log()`)
 	w.close()
 	w.open("upstream", "upstream_balancer")
-	w.line("server", "0.0.0.1", "down")
+	// A placeholder that balancer.balance() always replaces. Not "down": nginx
+	// counts only usable servers as tries, and with none a failed try could
+	// never be retried on another endpoint.
+	w.line("server", "0.0.0.1")
 	w.open("balancer_by_lua_block")
 	w.raw(`balancer.balance()`)
 	w.close()

@@ -236,13 +236,21 @@ func sameCert(der, pemBytes []byte) bool {
 }
 
 // checkLuaErrors fails the test for every Lua runtime error that nginx
-// logged: the Lua must never throw, whatever the traffic.
+// logged: the Lua must never throw, whatever the traffic. When the test
+// failed it logs the end of the error log.
 func checkLuaErrors(t *testing.T, path string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Errorf("reading %s: %v", path, err)
 		return
+	}
+	if t.Failed() {
+		tail := string(data)
+		if len(tail) > 6000 {
+			tail = tail[len(tail)-6000:]
+		}
+		t.Logf("end of nginx's error.log:\n%s", tail)
 	}
 	for _, line := range strings.Split(string(data), "\n") {
 		if strings.Contains(line, "runtime error") || strings.Contains(line, "entry thread aborted") {
