@@ -29,6 +29,7 @@ local TEXT = "text/plain; charset=utf-8"
 local JSON = "application/json"
 
 local BACKENDS = "backends"
+local HTTP_TOO_LARGE = 413 -- no ngx.HTTP_REQUEST_ENTITY_TOO_LARGE in lua-nginx-module 0.10.23
 
 local _M = {}
 
@@ -77,7 +78,7 @@ local function bad_request(msg)
 end
 
 local function too_large(what, size, dict)
-  return respond(ngx.HTTP_REQUEST_ENTITY_TOO_LARGE, what .. ": " .. tostring(size)
+  return respond(HTTP_TOO_LARGE, what .. ": " .. tostring(size)
     .. " bytes do not fit in the shared dict (capacity " .. tostring(dict:capacity())
     .. " bytes, beside the current data)\n")
 end
