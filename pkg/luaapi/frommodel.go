@@ -85,12 +85,19 @@ func serversFromModel(c *model.Config) Servers {
 			s.Servers[srv.Hostname] = srv.CertificateID
 		}
 	}
+	certs := make(map[string]*model.Certificate, len(c.Certificates))
+	for i := range c.Certificates {
+		certs[c.Certificates[i].ID] = &c.Certificates[i]
+	}
 	for _, srv := range c.Servers {
-		if srv.CertificateID == "" {
+		cert := certs[srv.CertificateID]
+		if cert == nil {
 			continue
 		}
 		for _, alias := range srv.Aliases {
-			if _, taken := s.Servers[alias]; !taken {
+			// An alias gets its host's certificate only when the
+			// certificate covers it, as ingress-nginx checks.
+			if _, taken := s.Servers[alias]; !taken && cert.Covers(alias) {
 				s.Servers[alias] = srv.CertificateID
 			}
 		}

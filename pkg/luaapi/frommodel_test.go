@@ -21,7 +21,7 @@ func smallModel() *model.Config {
 		Global: g,
 		Servers: []model.Server{
 			{Hostname: "_"},
-			{Hostname: "a.example.com", CertificateID: "team/a-tls", Aliases: []string{"www.a.example.com", "b.example.com"}},
+			{Hostname: "a.example.com", CertificateID: "team/a-tls", Aliases: []string{"www.a.example.com", "b.example.com", "uncovered.example.net"}},
 			{Hostname: "b.example.com", CertificateID: "team/b-tls"},
 			{Hostname: "plain.example.com", Aliases: []string{"alias.plain.example.com"}},
 			{Hostname: "*.wild.example.com", CertificateID: "team/wild-tls"},
@@ -55,7 +55,7 @@ func smallModel() *model.Config {
 			{Name: model.DefaultBackendName},
 		},
 		Certificates: []model.Certificate{
-			{ID: "team/a-tls", PEM: "PEM-A"},
+			{ID: "team/a-tls", PEM: "PEM-A", Hosts: []string{"*.a.example.com", "a.example.com", "b.example.com"}},
 			{ID: "team/b-tls", PEM: "PEM-B"},
 			{ID: "team/wild-tls", PEM: "PEM-W"},
 		},
@@ -125,9 +125,10 @@ func TestFromModelBackends(t *testing.T) {
 func TestFromModelServers(t *testing.T) {
 	_, servers := FromModel(smallModel())
 	wantServers := map[string]string{
-		"a.example.com":      "team/a-tls",
-		"www.a.example.com":  "team/a-tls",
-		"b.example.com":      "team/b-tls", // its own server wins over a's alias
+		"a.example.com":     "team/a-tls",
+		"www.a.example.com": "team/a-tls",
+		"b.example.com":     "team/b-tls", // its own server wins over a's alias
+		// uncovered.example.net is an alias of a.example.com that team/a-tls does not cover: no certificate
 		"*.wild.example.com": "team/wild-tls",
 	}
 	if !reflect.DeepEqual(servers.Servers, wantServers) {

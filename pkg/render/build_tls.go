@@ -51,21 +51,5 @@ func certificateFromSecret(sec *corev1.Secret) (model.Certificate, error) {
 	}, nil
 }
 
-// certificateCovers reports whether a certificate's SANs cover host. A
-// "*.example.com" SAN covers one label; a wildcard host needs the same
-// wildcard SAN.
-func certificateCovers(c *model.Certificate, host string) bool {
-	host = strings.ToLower(host)
-	for _, san := range c.Hosts {
-		san = strings.ToLower(san)
-		if san == host {
-			return true
-		}
-		if strings.HasPrefix(san, "*.") && !strings.HasPrefix(host, "*.") {
-			if i := strings.IndexByte(host, '.'); i > 0 && host[i+1:] == san[2:] {
-				return true
-			}
-		}
-	}
-	return false
-}
+// certificateCovers reports whether a certificate's SANs cover host.
+func certificateCovers(c *model.Certificate, host string) bool { return c.Covers(host) }

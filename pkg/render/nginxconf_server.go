@@ -59,7 +59,12 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 		}
 	}
 	if !hasRoot {
+		// The fallback answers like the host's own paths: a TLS host
+		// redirects plain HTTP first, as ingress-nginx does.
 		w.open("location", `"/"`)
+		if s.TLS && c.Global.SSLRedirect {
+			writeHTTPSRedirect(w)
+		}
 		writeDefaultBackend(w, c)
 		w.close()
 	}
@@ -106,6 +111,12 @@ func locationMatchers(l *model.Location, exactPaths map[string]bool) []matcher {
 	}
 }
 
+func writeHTTPSRedirect(w *confWriter) {
+	w.open("if", "($pass_access_scheme", "=", "http)")
+	w.line("return", "308", "https://$host$request_uri")
+	w.close()
+}
+
 func writeDefaultBackend(w *confWriter, c *model.Config) {
 	if c.DefaultBackend == "" || c.DefaultBackend == model.DefaultBackendName {
 		w.line("return", "404")
@@ -140,9 +151,7 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 		w.line("limit_conn", w.q(zoneName(l.Ingress, "conn")), strconv.Itoa(st.Limits.Connections))
 	}
 	if l.HTTPSRedirect {
-		w.open("if", "($pass_access_scheme", "=", "http)")
-		w.line("return", "308", "https://$host$request_uri")
-		w.close()
+		writeHTTPSRedirect(w)
 	}
 	if st.Redirect != nil {
 		w.line("return", strconv.Itoa(st.Redirect.Code), w.q(st.Redirect.URL))
