@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // The endpoints of the status server, relative to the client's base URL.
@@ -30,12 +31,17 @@ type Client struct {
 	hc      *http.Client
 }
 
+// DefaultTimeout bounds every call of a Client made with a nil
+// *http.Client. A POST of 10,000 backends is live in well under a second;
+// nginx answers the rest at once.
+const DefaultTimeout = 10 * time.Second
+
 // NewClient returns a Client for the status server at baseURL (for example
-// "http://127.0.0.1:10246"). A nil hc means a new http.Client with no
-// timeout: bound calls with their context.
+// "http://127.0.0.1:10246"). A nil hc means an http.Client with
+// DefaultTimeout; contexts bound calls further.
 func NewClient(baseURL string, hc *http.Client) *Client {
 	if hc == nil {
-		hc = &http.Client{}
+		hc = &http.Client{Timeout: DefaultTimeout}
 	}
 	return &Client{baseURL: strings.TrimRight(baseURL, "/"), hc: hc}
 }
@@ -47,6 +53,15 @@ type StatusError struct {
 	Code int
 	// Body is nginx's answer (at most 64 KiB of it), which says why.
 	Body string
+}
+
+// IsStatus reports whether err is (or wraps) a *StatusError with code:
+// http.StatusBadRequest for a payload nginx refused, and
+// http.StatusRequestEntityTooLarge for one larger than its shared dict.
+// The old configuration still serves after either.
+func IsStatus(err error, code int) bool {
+	var se *StatusError
+	return errors.As(err, &se) && se.Code == code
 }
 
 func (e *StatusError) Error() string {

@@ -215,3 +215,23 @@ func TestClientUnreachable(t *testing.T) {
 		t.Errorf("GetBackends on a closed port = %v, want a transport error", err)
 	}
 }
+
+func TestClientDefaultTimeoutAndIsStatus(t *testing.T) {
+	if c := NewClient("http://127.0.0.1:1", nil); c.hc.Timeout != DefaultTimeout {
+		t.Errorf("nil *http.Client: timeout %v, want %v", c.hc.Timeout, DefaultTimeout)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "backends: 2000000 bytes do not fit in the shared dict", http.StatusRequestEntityTooLarge)
+	}))
+	defer srv.Close()
+	err := NewClient(srv.URL, nil).PostBackends(context.Background(), nil)
+	if !IsStatus(err, http.StatusRequestEntityTooLarge) || IsStatus(err, http.StatusBadRequest) {
+		t.Errorf("IsStatus(%v): wrong answer", err)
+	}
+	if !strings.Contains(err.Error(), "do not fit in the shared dict") {
+		t.Errorf("error %q lacks nginx's answer", err)
+	}
+	if IsStatus(errors.New("x"), http.StatusRequestEntityTooLarge) {
+		t.Error("IsStatus of a plain error")
+	}
+}
