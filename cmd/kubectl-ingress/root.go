@@ -34,6 +34,7 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.SetErr(streams.ErrOut)
 	cmd.AddCommand(NewCmdVersion(streams))
 	cmd.AddCommand(NewCmdRender(streams))
+	cmd.AddCommand(NewCmdController(streams))
 	cmd.AddCommand(NewCmdDiff(streams))
 	return cmd
 }

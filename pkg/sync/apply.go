@@ -100,12 +100,7 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 		return push(ctx, p, backends, servers, plan.PushBackends, plan.PushServers)
 	}
 	if running.Config != nil && needsBridge(plan) {
-		backends, servers := Bridge(running.Config, desired.Config)
-		if err := push(ctx, p, backends, servers, true, true); err != nil {
-			var ae *ApplyError
-			if errors.As(err, &ae) {
-				ae.Stage = StageBridge
-			}
+		if err := PushBridge(ctx, running.Config, desired.Config, p); err != nil {
 			return err
 		}
 	}
@@ -203,4 +198,18 @@ func retryable(err error) bool {
 		return se.Code >= 500 || se.Code == http.StatusRequestTimeout || se.Code == http.StatusTooManyRequests
 	}
 	return true
+}
+
+// PushBridge posts the bridge payloads of running and desired (see Bridge)
+// without reloading, with retries. A caller whose desired nginx.conf nginx
+// rejects uses it to keep endpoints and certificates current for the
+// running config meanwhile.
+func PushBridge(ctx context.Context, running, desired *model.Config, p Pusher) error {
+	backends, servers := Bridge(running, desired)
+	err := push(ctx, p, backends, servers, true, true)
+	var ae *ApplyError
+	if errors.As(err, &ae) {
+		ae.Stage = StageBridge
+	}
+	return err
 }

@@ -1,0 +1,286 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+)
+
+const controllerLong = `Run the ingress controller: keep a child nginx equal to the Ingresses, Services, EndpointSlices,
+Secrets, IngressClasses and the ConfigMap, reloading nginx only when nginx.conf changes and otherwise
+posting backends and certificates to its Lua endpoint.
+
+In a cluster (the default) the objects come from the API server (in-cluster config, or --kubeconfig
+and --context). With --from-files DIR they come from the manifests under DIR (recursively) instead,
+and the controller runs as a local simulator: nginx under a temporary prefix, listening on
+127.0.0.1 unless --listen-address says otherwise. Editing a file applies it at once and logs the
+plan: "reload required" or "dynamic only", with the reasons.
+
+Every change is coalesced into one sync at most --sync-rate-limit times a second. A config that
+nginx -t rejects is not loaded: the running one keeps serving, reload_errors_total counts it, and it
+is tried again on the next change (or after a backoff). If the nginx master exits, the controller
+starts it again, up to 3 times a minute; then it exits non-zero.
+
+/healthz and /readyz (ready once nginx serves the first config) are served on --health-addr,
+Prometheus metrics on --metrics-addr at /metrics (the same server when the addresses are equal).
+SIGINT or SIGTERM stops nginx gracefully.`
+
+const controllerExample = `  # The local simulator on the shipped examples, with demo backends on their loopback endpoints
+  kubectl ingress controller --from-files examples/ --http-port 8080 --https-port 8443 --demo-backends
+  curl -H 'Host: shop.example.com' localhost:8080/
+
+  # In a cluster, with the kubeconfig's current context, watching one namespace
+  kubectl ingress controller --watch-namespace team-a --publish-service ingress-nginx/ingress-nginx-controller`
+
+// In-cluster defaults.
+const (
+	defaultNginxPrefix = "/etc/kubectl-ingress"
+	defaultHealthAddr  = ":10254"
+	// Loopback addresses of the local simulator.
+	simulatorHealthAddr = "127.0.0.1:10254"
+	simulatorListen     = "127.0.0.1"
+)
+
+// ControllerOptions are the flags of "kubectl ingress controller".
+type ControllerOptions struct {
+	Render RenderFlags
+
+	// FromFiles is the manifest directory of the local simulator.
+	FromFiles string
+	// Namespace is given to manifests that name none (--from-files).
+	Namespace    string
+	DemoBackends bool
+
+	SyncRateLimit float64
+	HealthAddr    string
+	MetricsAddr   string
+	NginxBinary   string
+	NginxPrefix   string
+	Verbosity     int
+
+	// The cluster source.
+	ConfigFlags          *genericclioptions.ConfigFlags
+	WatchNamespace       string
+	PublishService       string
+	PublishStatusAddress string
+
+	genericiooptions.IOStreams
+
+	// set by Complete
+	tempPrefix bool
+}
+
+// NewControllerOptions returns the defaults.
+func NewControllerOptions(streams genericiooptions.IOStreams) *ControllerOptions {
+	cf := genericclioptions.NewConfigFlags(true)
+	// The controller needs where the cluster is and who it is there, not
+	// kubectl's per-command flags (it has --watch-namespace).
+	cf.Namespace, cf.CacheDir, cf.Timeout, cf.DisableCompression = nil, nil, nil, nil
+	cf.Impersonate, cf.ImpersonateUID, cf.ImpersonateGroup, cf.ImpersonateUserExtra = nil, nil, nil, nil
+	cf.Username, cf.Password = nil, nil
+	return &ControllerOptions{
+		Render:        NewRenderFlags(),
+		Namespace:     "default",
+		SyncRateLimit: controller.DefaultSyncRate,
+		HealthAddr:    defaultHealthAddr,
+		MetricsAddr:   defaultHealthAddr,
+		NginxBinary:   "nginx",
+		NginxPrefix:   defaultNginxPrefix,
+		ConfigFlags:   cf,
+		IOStreams:     streams,
+	}
+}
+
+// NewCmdController builds "kubectl ingress controller".
+func NewCmdController(streams genericiooptions.IOStreams) *cobra.Command {
+	o := NewControllerOptions(streams)
+	cmd := &cobra.Command{
+		Use:     "controller [--from-files DIR]",
+		Short:   "Run the ingress controller (in a cluster, or on manifest files as a local simulator)",
+		Long:    controllerLong,
+		Example: controllerExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	o.Render.AddFlags(f)
+	f.StringVar(&o.FromFiles, "from-files", "", "Run on the manifests under this directory (recursively) instead of a cluster: the local simulator")
+	f.StringVar(&o.Namespace, "namespace", o.Namespace, "With --from-files: the namespace of objects whose manifests name none")
+	f.BoolVar(&o.DemoBackends, "demo-backends", false, "With --from-files: answer on every loopback endpoint of the EndpointSlices that nothing listens on, with a small HTTP server that says which Service and endpoint it is")
+	f.Float64Var(&o.SyncRateLimit, "sync-rate-limit", o.SyncRateLimit, "Syncs per second at most; changes that come meanwhile are coalesced into the next sync")
+	f.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, `Address of /healthz and /readyz, "" for none; with --from-files the default is 127.0.0.1:10254`)
+	f.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, `Address of /metrics (Prometheus); "" for none; the same as --health-addr serves both on one server`)
+	f.StringVar(&o.NginxBinary, "nginx-binary", o.NginxBinary, "The nginx executable (with the Lua module)")
+	f.StringVar(&o.NginxPrefix, "nginx-prefix", o.NginxPrefix, "nginx's prefix directory (nginx.conf, lua/, certs/, logs/); with --from-files the default is a new temporary directory, removed at exit")
+	f.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity: 1 lists each read of the files, 2 the syncs without change, 5 every file event")
+	o.ConfigFlags.AddFlags(f)
+	f.StringVar(&o.WatchNamespace, "watch-namespace", "", "Watch Ingresses, Services, EndpointSlices and Secrets of this namespace only; all when empty")
+	f.StringVar(&o.PublishService, "publish-service", "", "namespace/name of the Service whose address goes to the Ingresses' status")
+	f.StringVar(&o.PublishStatusAddress, "publish-status-address", "", "Addresses (comma-separated) to put in the Ingresses' status instead of --publish-service's")
+	return cmd
+}
+
+// Complete fills the defaults that depend on the mode.
+func (o *ControllerOptions) Complete(cmd *cobra.Command) error {
+	if o.FromFiles == "" {
+		return nil
+	}
+	changed := func(name string) bool { return cmd.Flags().Changed(name) }
+	if !changed("listen-address") {
+		o.Render.ListenAddress = simulatorListen
+	}
+	if !changed("health-addr") {
+		o.HealthAddr = simulatorHealthAddr
+	}
+	if !changed("metrics-addr") {
+		o.MetricsAddr = o.HealthAddr
+	}
+	if !changed("nginx-prefix") {
+		dir, err := os.MkdirTemp("", "kubectl-ingress-nginx-")
+		if err != nil {
+			return fmt.Errorf("nginx prefix: %w", err)
+		}
+		o.NginxPrefix, o.tempPrefix = dir, true
+	}
+	return nil
+}
+
+// Validate checks the flags.
+func (o *ControllerOptions) Validate() error {
+	if err := o.Render.Validate(); err != nil {
+		return err
+	}
+	if o.SyncRateLimit <= 0 {
+		return fmt.Errorf("--sync-rate-limit must be positive, got %v", o.SyncRateLimit)
+	}
+	if o.NginxPrefix == "" {
+		return errors.New("--nginx-prefix must not be empty")
+	}
+	if o.PublishService != "" && strings.Count(o.PublishService, "/") != 1 {
+		return fmt.Errorf("--publish-service must be namespace/name, got %q", o.PublishService)
+	}
+	if o.FromFiles != "" {
+		fi, err := os.Stat(o.FromFiles)
+		if err != nil {
+			return fmt.Errorf("--from-files: %w", err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("--from-files: %s is not a directory", o.FromFiles)
+		}
+	} else if o.DemoBackends {
+		return errors.New("--demo-backends needs --from-files: it is part of the local simulator")
+	}
+	return nil
+}
+
+// Run runs the controller until SIGINT or SIGTERM (a second one ends the
+// process at once) or a fatal error.
+func (o *ControllerOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.tempPrefix {
+		defer os.RemoveAll(o.NginxPrefix)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal kills
+	}()
+	log := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(o.Verbosity), textlogger.Output(o.ErrOut)))
+	ctx = klog.NewContext(ctx, log)
+
+	src, reporter, err := o.source(ctx)
+	if err != nil {
+		return err
+	}
+	inst := nginx.New(o.NginxPrefix, nginx.Options{Binary: o.NginxBinary, StatusURL: "http://" + o.Render.StatusAddress})
+	if err := inst.Layout(); err != nil {
+		return err
+	}
+	c, err := controller.New(controller.Config{
+		Source:   src,
+		Problems: reporter,
+		Nginx:    inst,
+		Lua:      luaapi.NewClient("http://"+o.Render.StatusAddress, &http.Client{Timeout: time.Minute}),
+		Build:    o.Render.BuildOptions(),
+		Conf:     o.Render.ConfOptions(),
+		SyncRate: o.SyncRateLimit,
+	})
+	if err != nil {
+		return err
+	}
+	serve, err := c.Listen(o.HealthAddr, o.MetricsAddr)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	serveErr := make(chan error, 1)
+	go func() {
+		serveErr <- serve(ctx)
+		cancel()
+	}()
+	log.Info("Starting the controller", "mode", o.mode(), "nginxPrefix", o.NginxPrefix,
+		"http", fmt.Sprintf("%s:%d", o.Render.ListenAddress, o.Render.HTTPPort), "https", fmt.Sprintf("%s:%d", o.Render.ListenAddress, o.Render.HTTPSPort))
+	runErr := c.Run(ctx)
+	cancel()
+	if err := <-serveErr; err != nil {
+		runErr = errors.Join(runErr, err)
+	}
+	return runErr
+}
+
+func (o *ControllerOptions) mode() string {
+	if o.FromFiles != "" {
+		return "files " + o.FromFiles
+	}
+	return "cluster"
+}
+
+// source returns the Source and ProblemReporter of the mode.
+func (o *ControllerOptions) source(ctx context.Context) (controller.Source, controller.ProblemReporter, error) {
+	if o.FromFiles == "" {
+		return o.clusterSource(ctx)
+	}
+	fs, err := controller.NewFileSource(o.FromFiles, controller.FileSourceOptions{DefaultNamespace: o.Namespace})
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.DemoBackends {
+		return controller.WithDemoBackends(fs), controller.NewLogReporter(), nil
+	}
+	return fs, controller.NewLogReporter(), nil
+}
+
+// clusterSource is the seam of the cluster mode: the API server's
+// informers (controller.NewClusterSource) and Events as the problem
+// reporter, configured from the cluster flags.
+func (o *ControllerOptions) clusterSource(context.Context) (controller.Source, controller.ProblemReporter, error) {
+	return nil, nil, errors.New("cluster mode: not built yet; run with --from-files DIR")
+}

@@ -1,0 +1,274 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
+)
+
+// Nginx is the nginx process the loop drives; *nginx.Instance implements
+// it. The loop calls Start for the first config and after the master
+// died, Reload for later configs, and Stop when it ends.
+type Nginx interface {
+	Start(ctx context.Context, conf []byte) error
+	Reload(ctx context.Context, conf []byte) error
+	Stop(ctx context.Context) error
+	// Done is closed when the master started last exits.
+	Done() <-chan struct{}
+}
+
+// Defaults of Config.
+const (
+	DefaultSyncRate      = 20
+	DefaultSyncBurst     = 1
+	DefaultRetryBase     = 250 * time.Millisecond
+	DefaultRetryMax      = 2 * time.Minute
+	DefaultMaxRestarts   = 3
+	DefaultRestartWindow = time.Minute
+	DefaultSyncTimeout   = 5 * time.Minute
+	DefaultStopTimeout   = 30 * time.Second
+)
+
+// Config is what a Controller needs. Source, Problems, Nginx and Lua are
+// required; zero values elsewhere take the defaults.
+type Config struct {
+	Source   Source
+	Problems ProblemReporter
+	Nginx    Nginx
+	// Lua posts the payloads; *luaapi.Client implements it.
+	Lua ksync.Pusher
+
+	Build render.Options
+	Conf  render.ConfOptions
+
+	// SyncRate (syncs per second) and SyncBurst are the token bucket that
+	// every sync takes a token from (--sync-rate-limit). Events that come
+	// while a sync waits or runs are coalesced into the next one.
+	SyncRate  float64
+	SyncBurst int
+	// RetryBase and RetryMax bound the exponential backoff of a failed
+	// sync (each failure doubles the delay).
+	RetryBase, RetryMax time.Duration
+	// MaxRestarts is how many times nginx may exit on its own, or fail to
+	// start, within RestartWindow; one more and Run returns an error.
+	MaxRestarts   int
+	RestartWindow time.Duration
+	// SyncTimeout bounds one sync (nginx -t and a reload of a large
+	// config take seconds); StopTimeout bounds the graceful stop of nginx.
+	SyncTimeout time.Duration
+	StopTimeout time.Duration
+}
+
+func (c *Config) defaults() error {
+	if c.Source == nil || c.Problems == nil || c.Nginx == nil || c.Lua == nil {
+		return errors.New("controller: Source, Problems, Nginx and Lua are required")
+	}
+	if c.SyncRate < 0 {
+		return fmt.Errorf("controller: sync rate must not be negative, got %v", c.SyncRate)
+	}
+	setDefault(&c.SyncRate, DefaultSyncRate)
+	setDefault(&c.SyncBurst, DefaultSyncBurst)
+	setDefault(&c.RetryBase, DefaultRetryBase)
+	setDefault(&c.RetryMax, DefaultRetryMax)
+	setDefault(&c.MaxRestarts, DefaultMaxRestarts)
+	setDefault(&c.RestartWindow, DefaultRestartWindow)
+	setDefault(&c.SyncTimeout, DefaultSyncTimeout)
+	setDefault(&c.StopTimeout, DefaultStopTimeout)
+	return nil
+}
+
+func setDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
+}
+
+// syncKey is the one key of the work queue: every change asks for the same
+// full sync, so changes made while a sync waits coalesce into it.
+const syncKey = "sync"
+
+// Controller keeps one nginx equal to what its Source holds.
+type Controller struct {
+	cfg      Config
+	queue    workqueue.TypedRateLimitingInterface[string]
+	backoff  *recordingLimiter
+	limiter  *rate.Limiter
+	metrics  *loopMetrics
+	fatal    chan error
+	stopping atomic.Bool
+	ready    atomic.Bool
+	// masterDown is set while a master the loop started has exited and
+	// was not started again yet (/healthz fails meanwhile).
+	masterDown atomic.Bool
+
+	// The state below belongs to the worker goroutine.
+	state loopState
+}
+
+// New checks cfg and returns a Controller; nothing runs until Run.
+func New(cfg Config) (*Controller, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	backoff := &recordingLimiter{TypedRateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax)}
+	return &Controller{
+		cfg:     cfg,
+		backoff: backoff,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig[string](backoff, workqueue.TypedRateLimitingQueueConfig[string]{
+			Name: "kubectl-ingress-sync",
+		}),
+		limiter: rate.NewLimiter(rate.Limit(cfg.SyncRate), cfg.SyncBurst),
+		metrics: newLoopMetrics(),
+		fatal:   make(chan error, 1),
+	}, nil
+}
+
+// Stats returns the loop's counters (the same numbers as the metrics).
+func (c *Controller) Stats() Stats { return c.metrics.stats() }
+
+// Ready reports whether nginx serves a config of this controller.
+func (c *Controller) Ready() bool { return c.ready.Load() }
+
+// enqueue is the changed callback of the Source: it only adds the key.
+func (c *Controller) enqueue() { c.queue.Add(syncKey) }
+
+// Run waits for the Source's first complete view, then syncs after every
+// change until ctx ends or a fatal error (the Source failed, nginx died too
+// often). It then stops nginx gracefully (SIGQUIT, bounded by StopTimeout)
+// and returns the error, nil when ctx ended. Run may be called once.
+func (c *Controller) Run(ctx context.Context) error {
+	log := klog.FromContext(ctx)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var wg sync.WaitGroup
+	sourceErr := make(chan error, 1)
+	wg.Go(func() { sourceErr <- c.cfg.Source.Run(ctx, c.enqueue) })
+
+	var err error
+	log.Info("Waiting for the source's first complete view")
+	if c.cfg.Source.WaitForSync(ctx) {
+		log.Info("Source synced; starting the sync loop")
+		c.enqueue()
+		wg.Go(func() { c.runWorker(ctx) })
+		select {
+		case <-ctx.Done():
+		case err = <-sourceErr:
+			if err == nil {
+				err = errors.New("controller: the source stopped")
+			}
+		case err = <-c.fatal:
+		}
+	} else {
+		select {
+		case err = <-sourceErr:
+		default:
+		}
+		if err == nil && ctx.Err() == nil {
+			err = errors.New("controller: the source did not sync")
+		}
+	}
+	cancel()
+	c.queue.ShutDown()
+	wg.Wait()
+	c.ready.Store(false)
+	if stopErr := c.stopNginx(klog.NewContext(context.Background(), log)); stopErr != nil {
+		err = errors.Join(err, stopErr)
+	}
+	return err
+}
+
+// stopNginx quits nginx gracefully (Stop waits for the requests in flight)
+// within StopTimeout.
+func (c *Controller) stopNginx(ctx context.Context) error {
+	c.stopping.Store(true)
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.StopTimeout)
+	defer cancel()
+	if err := c.cfg.Nginx.Stop(ctx); err != nil {
+		return fmt.Errorf("controller: stopping nginx: %w", err)
+	}
+	klog.FromContext(ctx).Info("nginx stopped")
+	return nil
+}
+
+// runWorker takes a token of the rate limiter, then the key, and syncs,
+// until the queue shuts down. Taking the token first lets the events that
+// come during the wait coalesce into the key before it is taken.
+func (c *Controller) runWorker(ctx context.Context) {
+	for {
+		if err := c.limiter.Wait(ctx); err != nil {
+			return
+		}
+		key, shutdown := c.queue.Get()
+		if shutdown {
+			return
+		}
+		c.processItem(ctx, key)
+	}
+}
+
+// processItem syncs and settles the key: forgotten after a success,
+// re-queued with backoff after a failure, left alone when the desired
+// config is held (its retry is already scheduled).
+func (c *Controller) processItem(ctx context.Context, key string) {
+	defer c.queue.Done(key)
+	err := c.syncOnce(ctx)
+	switch {
+	case err == nil:
+		c.queue.Forget(key)
+	case errors.Is(err, errHeld):
+	case ctx.Err() != nil:
+	default:
+		var fe *fatalError
+		if errors.As(err, &fe) {
+			select {
+			case c.fatal <- fe.err:
+			default:
+			}
+			return
+		}
+		c.queue.AddRateLimited(key)
+		retry := c.backoff.lastDelay()
+		c.state.failedUntil(time.Now().Add(retry))
+		klog.FromContext(ctx).Error(err, "Sync failed; the running config keeps serving", "retryIn", retry)
+	}
+}
+
+// recordingLimiter is the backoff of failed syncs; it remembers the last
+// delay it gave so that the loop knows when the retry comes.
+type recordingLimiter struct {
+	workqueue.TypedRateLimiter[string]
+	mu   sync.Mutex
+	last time.Duration
+}
+
+func (r *recordingLimiter) When(item string) time.Duration {
+	d := r.TypedRateLimiter.When(item)
+	r.mu.Lock()
+	r.last = d
+	r.mu.Unlock()
+	return d
+}
+
+func (r *recordingLimiter) lastDelay() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last
+}
+
+// fatalError ends Run.
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }

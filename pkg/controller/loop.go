@@ -1,0 +1,296 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/klog/v2"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
+)
+
+// errHeld ends a sync whose desired nginx.conf nginx -t already rejected
+// and whose retry is not due: only the Lua payloads were posted.
+var errHeld = errors.New("desired config held: nginx -t rejected these bytes; waiting for a change or the retry")
+
+// maxLoggedReasons bounds the reasons one plan log line lists.
+const maxLoggedReasons = 20
+
+// loopState is what the worker knows of nginx. Only the worker goroutine
+// touches it.
+type loopState struct {
+	// started is true while a master the loop started is believed to run.
+	started bool
+	// running is what nginx serves: the config of the last successful
+	// apply; zero before the first one and after the master died.
+	running ksync.State
+	// luaDirty is true when Lua may hold other payloads than running's
+	// (an apply failed part way, or bridge payloads were posted): the next
+	// sync posts them again.
+	luaDirty bool
+	// rejected is the checksum of the last nginx.conf that nginx -t
+	// rejected; retryAt is when the backoff retry of the last failure
+	// comes. Until then the same bytes are not tested again.
+	rejected string
+	retryAt  time.Time
+	// failures are the times nginx exited on its own or failed to start,
+	// within the restart window.
+	failures []time.Time
+}
+
+func (s *loopState) failedUntil(t time.Time) { s.retryAt = t }
+
+// held tells whether a desired nginx.conf with this checksum was rejected
+// by nginx -t and its retry is not due yet.
+func (s *loopState) held(checksum string, now time.Time) bool {
+	return s.rejected != "" && s.rejected == checksum && now.Before(s.retryAt)
+}
+
+// syncOnce is one pass of the loop: snapshot → render.Build → NGINXConf →
+// sync.NewPlan(running, desired) → sync.Apply.
+func (c *Controller) syncOnce(ctx context.Context) (err error) {
+	log := klog.FromContext(ctx)
+	workerCtx := ctx
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.SyncTimeout)
+	defer cancel()
+	start := time.Now()
+	verdict := "none"
+	defer func() {
+		result := "success"
+		if err != nil && !errors.Is(err, errHeld) {
+			result = "error"
+		}
+		c.metrics.syncDuration.WithLabelValues(verdict, result).Observe(time.Since(start).Seconds())
+	}()
+
+	if err := c.checkMaster(ctx, start); err != nil {
+		return err
+	}
+	snap, err := c.cfg.Source.Snapshot()
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	cfg, problems := render.Build(snap, c.cfg.Build)
+	c.cfg.Problems.ReportProblems(ctx, problems)
+	c.metrics.setProblems(problems)
+	conf, err := render.NGINXConf(cfg, c.cfg.Conf)
+	if err != nil {
+		return fmt.Errorf("writing nginx.conf: %w", err)
+	}
+	desired := ksync.State{Config: cfg, NGINXConf: conf}
+	checksum := nginx.Checksum(conf)
+
+	s := &c.state
+	plan := ksync.NewPlan(s.running, desired)
+	if s.luaDirty && plan.Verdict == ksync.NoChange {
+		plan.Verdict = ksync.DynamicOnly
+		plan.Reasons = append(plan.Reasons, ksync.Reason{Message: "Lua payloads posted again: the last apply did not finish"})
+	}
+	if s.luaDirty {
+		plan.PushBackends, plan.PushServers = true, true
+	}
+	verdict = verdictLabel(plan.Verdict)
+
+	if plan.Verdict == ksync.ReloadRequired && s.held(checksum, start) {
+		verdict = "held"
+		log.V(1).Info("Desired nginx.conf was rejected by nginx -t; posting the Lua payloads only", "checksum", checksum, "retryAt", s.retryAt)
+		if !s.started {
+			return errHeld
+		}
+		s.luaDirty = true
+		if err := ksync.PushBridge(ctx, s.running.Config, desired.Config, c.cfg.Lua); err != nil {
+			c.metrics.dynamicErrors.Inc()
+			return err
+		}
+		return errHeld
+	}
+	logPlan(log, plan, len(problems))
+	if plan.Verdict == ksync.NoChange {
+		c.markSuccess(checksum)
+		return nil
+	}
+
+	var reloader ksync.Reloader = c.cfg.Nginx
+	if !s.started {
+		reloader = &starter{c: c, watchCtx: workerCtx}
+	}
+	err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua)
+	err = c.settle(plan, desired, checksum, err)
+	if err == nil {
+		log.Info("Applied", "verdict", plan.Verdict.String(), "checksum", checksum, "duration", time.Since(start).Round(time.Microsecond))
+	}
+	return err
+}
+
+// settle updates the state and the metrics after Apply.
+func (c *Controller) settle(plan ksync.Plan, desired ksync.State, checksum string, err error) error {
+	s := &c.state
+	var ae *ksync.ApplyError
+	if err != nil && !errors.As(err, &ae) {
+		return err
+	}
+	stage := ksync.Stage("")
+	if ae != nil {
+		stage = ae.Stage
+	}
+	pushFailed := stage == ksync.StageBackends || stage == ksync.StageServers
+	if plan.Verdict == ksync.ReloadRequired && (err == nil || pushFailed) {
+		// nginx serves desired's nginx.conf.
+		c.metrics.reloads.Inc()
+		c.metrics.setConfig(checksum)
+	}
+	switch {
+	case err == nil:
+		s.running = desired
+		s.luaDirty = false
+		s.rejected = ""
+		if plan.Verdict == ksync.DynamicOnly {
+			c.metrics.dynamicUpdates.Inc()
+		}
+		c.markSuccess(checksum)
+		return nil
+	case pushFailed:
+		s.running = desired
+		s.luaDirty = true
+		c.metrics.dynamicErrors.Inc()
+	case stage == ksync.StageBridge:
+		s.luaDirty = true
+		c.metrics.dynamicErrors.Inc()
+	case stage == ksync.StageReload:
+		c.metrics.reloadErrors.Inc()
+		s.luaDirty = s.running.Config != nil
+		var te *nginx.TestError
+		switch {
+		case errors.As(err, &te):
+			s.rejected = checksum
+		case !errors.Is(err, nginx.ErrRejected) && s.started:
+			// The reload may still be under way: which nginx.conf
+			// serves is unknown, so the next sync reloads whatever.
+			s.running.NGINXConf = nil
+		}
+	}
+	return err
+}
+
+// markSuccess records that nginx serves the desired config.
+func (c *Controller) markSuccess(checksum string) {
+	c.metrics.lastSuccess.SetToCurrentTime()
+	c.metrics.setConfig(checksum)
+	c.ready.Store(true)
+}
+
+// checkMaster notices a master that exited on its own: the next apply
+// starts a new one with the desired config. Too many exits (or failed
+// starts) within the restart window are fatal.
+func (c *Controller) checkMaster(ctx context.Context, now time.Time) error {
+	s := &c.state
+	if !s.started || !isClosed(c.cfg.Nginx.Done()) {
+		return nil
+	}
+	s.started = false
+	s.running = ksync.State{}
+	s.luaDirty = false
+	s.rejected = ""
+	c.ready.Store(false)
+	c.masterDown.Store(true)
+	c.metrics.restarts.Inc()
+	klog.FromContext(ctx).Error(nil, "The nginx master exited; starting it again")
+	return c.countFailure(now, errors.New("the nginx master exited"))
+}
+
+// countFailure records an exit or failed start of nginx and returns a
+// *fatalError when there were more than MaxRestarts within RestartWindow.
+func (c *Controller) countFailure(now time.Time, why error) error {
+	s := &c.state
+	kept := s.failures[:0]
+	for _, t := range s.failures {
+		if now.Sub(t) < c.cfg.RestartWindow {
+			kept = append(kept, t)
+		}
+	}
+	s.failures = append(kept, now)
+	if len(s.failures) > c.cfg.MaxRestarts {
+		return &fatalError{err: fmt.Errorf("controller: nginx failed %d times within %v, giving up: %w", len(s.failures), c.cfg.RestartWindow, why)}
+	}
+	return nil
+}
+
+// starter is the Reloader of the first apply: it starts nginx with the
+// config, and watches the master until watchCtx ends.
+type starter struct {
+	c        *Controller
+	watchCtx context.Context
+}
+
+func (st *starter) Reload(ctx context.Context, conf []byte) error {
+	c := st.c
+	if err := c.cfg.Nginx.Start(ctx, conf); err != nil {
+		var te *nginx.TestError
+		if errors.As(err, &te) || ctx.Err() != nil {
+			return err
+		}
+		if fatal := c.countFailure(time.Now(), err); fatal != nil {
+			return fatal
+		}
+		return err
+	}
+	c.state.started = true
+	c.masterDown.Store(false)
+	done := c.cfg.Nginx.Done()
+	go func() {
+		select {
+		case <-done:
+			if !c.stopping.Load() {
+				c.masterDown.Store(true)
+				c.ready.Store(false)
+				c.enqueue()
+			}
+		case <-st.watchCtx.Done():
+		}
+	}()
+	return nil
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	if ch == nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+func verdictLabel(v ksync.Verdict) string {
+	switch v {
+	case ksync.NoChange:
+		return "none"
+	case ksync.DynamicOnly:
+		return "dynamic"
+	}
+	return "reload"
+}
+
+// logPlan logs the verdict and the reasons (at most maxLoggedReasons);
+// a plan without change only at verbosity 2.
+func logPlan(log klog.Logger, plan ksync.Plan, problems int) {
+	if plan.Verdict == ksync.NoChange {
+		log.V(2).Info("Plan", "verdict", plan.Verdict.String(), "problems", problems)
+		return
+	}
+	n := min(len(plan.Reasons), maxLoggedReasons)
+	reasons := make([]string, 0, n+1)
+	for _, r := range plan.Reasons[:n] {
+		reasons = append(reasons, r.String())
+	}
+	if more := len(plan.Reasons) - n; more > 0 {
+		reasons = append(reasons, fmt.Sprintf("… and %d more", more))
+	}
+	log.Info("Plan", "verdict", plan.Verdict.String(), "reasons", reasons, "problems", problems)
+}
