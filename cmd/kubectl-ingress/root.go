@@ -28,6 +28,8 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 		Long:          "kubectl ingress renders, diffs and runs nginx ingress configurations compatible with ingress-nginx.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Usage lines read "kubectl ingress …", as a kubectl plugin runs.
+		Annotations: map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl ingress"},
 	}
 	cmd.SetIn(streams.In)
 	cmd.SetOut(streams.Out)
@@ -36,6 +38,9 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.AddCommand(NewCmdRender(streams))
 	cmd.AddCommand(NewCmdController(streams))
 	cmd.AddCommand(NewCmdDiff(streams))
+	cmd.AddCommand(NewCmdBackends(streams))
+	cmd.AddCommand(NewCmdCompletion(streams))
+	registerCompletions(cmd, defaultClusterClients())
 	return cmd
 }
 

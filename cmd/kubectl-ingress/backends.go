@@ -1,0 +1,445 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+)
+
+// backendsExitDisagree is the exit status of --all-pods when the pods
+// disagree.
+const backendsExitDisagree = 2
+
+// statusTimeout bounds the exchange with one pod: port-forward and answer.
+const statusTimeout = 30 * time.Second
+
+const backendsLong = `Show the backends that a controller pod's nginx is really using: what its Lua balancer holds,
+read from the pod's status server (127.0.0.1:10246 inside the pod, GET /configuration/backends)
+through a port-forward that kubectl ingress makes itself, so that neither kubectl nor curl nor a
+shell is needed, in the image or here. An ingress-nginx controller pod answers the same way.
+
+Which pod: --pod NAME; else the pods of -l SELECTOR; else the pods of --deployment (default
+ingress-nginx-controller); in -n (default ingress-nginx). One running pod is asked, a ready one
+first; --all-pods asks every running pod and shows where they disagree. --url asks a status
+server directly: the local simulator (kubectl ingress controller --from-files), or a port of
+your own.
+
+The table shows, per backend: the balancer as Lua chooses it (sticky with cookie affinity;
+chash, or chashsubset, with upstream-hash-by; else load-balance: round_robin or ewma), the
+number of endpoints Lua balances over and their addresses, and the canary backends with what
+sends requests to them. -o wide shows every address and the Service; -o json and -o yaml give
+the backends as the status server holds them (the fields Lua reads, with ingress-nginx's names);
+-o name and --list give the names.
+
+Exit status: 0 on success; 1 on an error (no such pod, pod not running, port-forward refused,
+an answer that is not a JSON array of backends); 2 when --all-pods finds that the pods disagree.`
+
+const backendsExample = `  # The backends of the ingress-nginx-controller Deployment in namespace ingress-nginx
+  kubectl ingress backends
+
+  # One backend of a given pod, as JSON
+  kubectl ingress backends --pod ingress-nginx-controller-5d8f7c9b4-x2x8q --backend shop-web-80 -o json
+
+  # Do all the controller pods balance over the same endpoints?
+  kubectl ingress backends -n kube-system -l app.kubernetes.io/name=ingress-nginx --all-pods
+
+  # The local simulator, or a status server forwarded by hand
+  kubectl ingress backends --url http://127.0.0.1:10246 --list`
+
+// BackendsOptions are the flags of "kubectl ingress backends".
+type BackendsOptions struct {
+	ConfigFlags *genericclioptions.ConfigFlags
+
+	Pod        string
+	Deployment string
+	Selector   string
+	Container  string
+	AllPods    bool
+	URL        string
+	StatusPort int
+
+	List    bool
+	Backend string
+	Output  string
+
+	genericiooptions.IOStreams
+
+	clients clusterClients
+	// set by Complete
+	query     podQuery
+	clientset kubernetes.Interface
+	dialer    statusDialer
+	http      *http.Client
+	// deploymentSet is whether --deployment was given.
+	deploymentSet bool
+}
+
+// NewBackendsOptions returns the defaults, reaching the cluster of the
+// kubeconfig through clients.
+func NewBackendsOptions(streams genericiooptions.IOStreams, clients clusterClients) *BackendsOptions {
+	cf := genericclioptions.NewConfigFlags(true)
+	ns := defaultControllerNamespace
+	cf.Namespace = &ns
+	return &BackendsOptions{
+		ConfigFlags: cf,
+		Deployment:  defaultControllerDeployment,
+		StatusPort:  defaultStatusPort,
+		Output:      outputTable,
+		IOStreams:   streams,
+		clients:     clients,
+	}
+}
+
+// NewCmdBackends builds "kubectl ingress backends".
+func NewCmdBackends(streams genericiooptions.IOStreams) *cobra.Command {
+	return newCmdBackends(NewBackendsOptions(streams, defaultClusterClients()))
+}
+
+func newCmdBackends(o *BackendsOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "backends [--pod NAME | --deployment NAME | -l SELECTOR | --url URL] [--list | --backend NAME]",
+		Short:   "Show the backends that a controller pod's nginx is using, as its Lua balancer holds them",
+		Long:    backendsLong,
+		Example: backendsExample,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Pod, "pod", "", "The controller pod to ask")
+	f.StringVar(&o.Deployment, "deployment", o.Deployment, "The controller Deployment, whose pods are asked")
+	f.StringVarP(&o.Selector, "selector", "l", "", "A label selector of the controller pods to ask")
+	f.StringVar(&o.Container, "container", "", `The controller container, which must run (default: the pod's only container, else "controller")`)
+	f.BoolVar(&o.AllPods, "all-pods", false, "Ask every running pod and show where they disagree")
+	f.StringVar(&o.URL, "url", "", "Ask the status server at this URL instead of a pod (for example http://127.0.0.1:10246)")
+	f.IntVar(&o.StatusPort, "status-port", o.StatusPort, "The port of the status server inside the pod")
+	f.BoolVar(&o.List, "list", false, "Print the backend names only, one a line (as -o name)")
+	f.StringVar(&o.Backend, "backend", "", "Show this backend only")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(backendsOutputs, ", "))
+	o.ConfigFlags.AddFlags(f)
+	if ns := f.Lookup("namespace"); ns != nil {
+		ns.Usage = "The namespace of the controller pods"
+	}
+	registerBackendsCompletions(cmd, o)
+	return cmd
+}
+
+// Complete fills in the query and the clients from the flags.
+func (o *BackendsOptions) Complete(cmd *cobra.Command) error {
+	o.deploymentSet = cmd.Flags().Changed("deployment")
+	if o.List {
+		o.Output = outputName
+	}
+	o.query = podQuery{
+		Namespace:  o.namespace(),
+		Pod:        o.Pod,
+		Selector:   o.Selector,
+		Deployment: o.Deployment,
+		Container:  o.Container,
+	}
+	if o.http == nil {
+		o.http = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
+	}
+	if o.URL != "" {
+		if o.dialer == nil {
+			o.dialer = urlDialer{url: strings.TrimSuffix(strings.TrimRight(o.URL, "/"), luaapi.PathBackends)}
+		}
+		return nil
+	}
+	var err error
+	if o.clientset == nil {
+		if o.clientset, err = o.clients.clientset(o.ConfigFlags); err != nil {
+			return err
+		}
+	}
+	if o.dialer == nil {
+		if o.dialer, err = o.clients.dialer(o.ConfigFlags, o.StatusPort); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *BackendsOptions) namespace() string {
+	if o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "" {
+		return *o.ConfigFlags.Namespace
+	}
+	return defaultControllerNamespace
+}
+
+// Validate checks the flags.
+func (o *BackendsOptions) Validate() error {
+	switch o.Output {
+	case outputTable, outputWide, outputJSON, outputYAML, outputName:
+	default:
+		return fmt.Errorf("--output must be one of %s, got %q", strings.Join(backendsOutputs, ", "), o.Output)
+	}
+	if o.List && o.Backend != "" {
+		return fmt.Errorf("--list and --backend cannot both be given")
+	}
+	chosen := []string{}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--pod", o.Pod != ""}, {"-l/--selector", o.Selector != ""}, {"--deployment", o.deploymentSet}, {"--url", o.URL != ""}} {
+		if f.set {
+			chosen = append(chosen, f.name)
+		}
+	}
+	if len(chosen) > 1 {
+		return fmt.Errorf("give one of --pod, -l, --deployment and --url, not %s", strings.Join(chosen, " and "))
+	}
+	if o.URL != "" {
+		u, err := url.Parse(o.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--url must be an http:// or https:// URL such as http://127.0.0.1:10246, got %q", o.URL)
+		}
+		if o.AllPods {
+			return fmt.Errorf("--all-pods asks the pods of the cluster; it cannot be combined with --url")
+		}
+	}
+	if o.StatusPort < 1 || o.StatusPort > 65535 {
+		return fmt.Errorf("--status-port must be between 1 and 65535, got %d", o.StatusPort)
+	}
+	return nil
+}
+
+// Run asks the pod(s) and prints the answer.
+func (o *BackendsOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.URL != "" {
+		all, err := o.ask(ctx, nil)
+		var shown []backendInfo
+		if err == nil {
+			shown, err = o.filter(all)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.URL, err)
+		}
+		return o.print(shown, all)
+	}
+	pods, err := findPods(ctx, o.clientset, o.query)
+	if err != nil {
+		return err
+	}
+	if o.AllPods {
+		return o.runAllPods(ctx, pods)
+	}
+	pod, err := choosePod(pods, o.Container)
+	if err != nil {
+		return err
+	}
+	all, err := o.ask(ctx, pod)
+	var shown []backendInfo
+	if err == nil {
+		shown, err = o.filter(all)
+	}
+	if err != nil {
+		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return o.print(shown, all)
+}
+
+// ask opens the way to the status server of pod (nil with --url), and
+// returns its backends.
+func (o *BackendsOptions) ask(ctx context.Context, pod *corev1.Pod) ([]backendInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
+	defer cancel()
+	base, closeFn, err := o.dialer.Open(ctx, pod)
+	if err != nil {
+		return nil, err
+	}
+	body, err := fetchBackends(ctx, o.http, base)
+	if cerr := closeFn(); err != nil && cerr != nil {
+		err = fmt.Errorf("%w (port-forward: %v)", err, cerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	backends, err := decodeBackends(body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", luaapi.PathBackends, err)
+	}
+	return backends, nil
+}
+
+func (o *BackendsOptions) filter(backends []backendInfo) ([]backendInfo, error) {
+	if o.Backend == "" {
+		return backends, nil
+	}
+	for _, b := range backends {
+		if b.wire.Name == o.Backend {
+			return []backendInfo{b}, nil
+		}
+	}
+	return nil, fmt.Errorf("no backend %q among the %d backends (kubectl ingress backends --list names them)", o.Backend, len(backends))
+}
+
+// print writes the backends shown; all are every backend of the status
+// server.
+func (o *BackendsOptions) print(shown, all []backendInfo) error {
+	if len(shown) == 0 && (o.Output == outputTable || o.Output == outputWide) {
+		_, err := fmt.Fprintln(o.ErrOut, "No backends.")
+		return err
+	}
+	return printBackends(o.Out, o.Output, shown, all, o.Backend != "")
+}
+
+// runAllPods asks every running pod, at most four at a time, then prints
+// the backends and where the pods disagree. With --backend, a pod that
+// lacks it disagrees with those that have it.
+func (o *BackendsOptions) runAllPods(ctx context.Context, pods []corev1.Pod) error {
+	var usable []*corev1.Pod
+	for i := range pods {
+		if err := podUsable(&pods[i], o.Container); err != nil {
+			fmt.Fprintf(o.ErrOut, "skipped: %v\n", err)
+			continue
+		}
+		usable = append(usable, &pods[i])
+	}
+	if len(usable) == 0 {
+		return fmt.Errorf("none of the %s runs a controller", o.query.describe())
+	}
+	results := make([]podAnswer, len(usable))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, p := range usable {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			a := podAnswer{Pod: p.Name}
+			if all, err := o.ask(ctx, p); err != nil {
+				a.Error = err.Error()
+			} else {
+				shown := all
+				if o.Backend != "" {
+					shown, _ = o.filter(all)
+				}
+				a.all, a.backends, a.Backends = all, shown, wireBackends(shown)
+			}
+			results[i] = a
+		}()
+	}
+	wg.Wait()
+	answers := results
+	if o.Backend != "" && answeredCount(answers) > 0 && !anyBackends(answers) {
+		return fmt.Errorf("no backend %q on any of the pods that answered (kubectl ingress backends --list names them)", o.Backend)
+	}
+	report := allPodsReport{Pods: answers, Differences: compareAnswers(answers)}
+	report.Agree = len(report.Differences) == 0
+	failed := 0
+	for _, a := range answers {
+		if a.Error != "" {
+			failed++
+			fmt.Fprintf(o.ErrOut, "error: pod %s/%s: %s\n", o.query.Namespace, a.Pod, a.Error)
+		}
+	}
+	if err := o.printAllPods(report); err != nil {
+		return err
+	}
+	switch {
+	case failed > 0:
+		return fmt.Errorf("%d of the %d pods did not answer", failed, len(answers))
+	case !report.Agree:
+		return &exitError{code: backendsExitDisagree, err: fmt.Errorf("the pods disagree"), silent: true}
+	}
+	return nil
+}
+
+func (o *BackendsOptions) printAllPods(r allPodsReport) error {
+	if o.Output == outputJSON || o.Output == outputYAML {
+		return printObject(o.Out, o.Output, r)
+	}
+	var first *podAnswer
+	answered := []string{}
+	for i := range r.Pods {
+		if r.Pods[i].Error == "" {
+			answered = append(answered, r.Pods[i].Pod)
+			if first == nil {
+				first = &r.Pods[i]
+			}
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	if o.Output == outputName {
+		// The union of the names: a name some pods lack is a difference.
+		seen := map[string]bool{}
+		var union []backendInfo
+		for _, a := range r.Pods {
+			for _, b := range a.backends {
+				if !seen[b.wire.Name] {
+					seen[b.wire.Name] = true
+					union = append(union, b)
+				}
+			}
+		}
+		sortBackends(union)
+		if err := printBackends(o.Out, outputName, union, union, false); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(o.Out, "Backends of pod %s (%d of %d pods answered: %s)\n", first.Pod, len(answered), len(r.Pods), strings.Join(answered, ", "))
+		if err := o.print(first.backends, first.all); err != nil {
+			return err
+		}
+	}
+	w := o.Out
+	if o.Output == outputName {
+		w = o.ErrOut
+	}
+	switch {
+	case len(answered) == 1:
+		_, err := fmt.Fprintf(w, "\nOnly pod %s answered: nothing to compare.\n", first.Pod)
+		return err
+	case r.Agree:
+		_, err := fmt.Fprintf(w, "\nThe %d pods that answered agree.\n", len(answered))
+		return err
+	}
+	fmt.Fprintf(w, "\nThe pods disagree on %d backend aspect(s):\n", len(r.Differences))
+	return printDifferences(w, r.Differences)
+}
+
+// anyBackends reports whether any answer holds a backend.
+func anyBackends(answers []podAnswer) bool {
+	for _, a := range answers {
+		if len(a.backends) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func answeredCount(answers []podAnswer) int {
+	n := 0
+	for _, a := range answers {
+		if a.Error == "" {
+			n++
+		}
+	}
+	return n
+}
