@@ -29,6 +29,7 @@ local ngx_ERR = ngx.ERR
 local ngx_WARN = ngx.WARN
 local ngx_INFO = ngx.INFO
 local ipairs = ipairs
+local pairs = pairs
 local type = type
 local tostring = tostring
 local getmetatable = getmetatable
@@ -51,10 +52,14 @@ local LOAD_BALANCE = { round_robin = true, ewma = true }
 
 local _M = {}
 
-local balancers = {}    -- backend name -> instance
-local alternatives = {} -- backend name -> list of alternative backend names
-local policies = {}     -- backend name -> compiled trafficShapingPolicy
-local synced_version    -- the version of balancers; nil before any
+-- A sync only decodes the JSON and indexes it by name; the balancer of a
+-- backend is built (or its previous instance synced) on the first request
+-- that needs it under the new version. A push of 10,000 backends so costs
+-- each worker one decode, not 10,000 constructions.
+local backends = {}     -- backend name -> decoded backend of synced_version
+local built = {}        -- backend name -> entry built for synced_version
+local instances = {}    -- backend name -> last instance built (any version)
+local synced_version    -- the version of backends; nil before any
 
 -- implementation returns the implementation for backend.
 local function implementation(backend)
@@ -104,6 +109,46 @@ local function peers(backend)
   return list, table_concat(keys, ",")
 end
 
+-- entry returns {balancer, alternatives, policy} for the backend called
+-- name under synced_version, building it on first use; nil when there is
+-- no such backend.
+local function entry(name)
+  local e = built[name]
+  if e then
+    return e
+  end
+  local backend = backends[name]
+  if not backend then
+    return nil
+  end
+  local impl = implementation(backend)
+  local list, fingerprint = peers(backend)
+  local b = instances[name]
+  if b and getmetatable(b) == impl then
+    b:sync(backend, list, fingerprint)
+  else
+    b = impl.new(backend, list, fingerprint)
+    instances[name] = b
+  end
+  local alts = backend.alternativeBackends
+  if type(alts) ~= "table" or #alts == 0 then
+    alts = nil
+  end
+  e = { balancer = b, alternatives = alts, policy = canary.compile(backend.trafficShapingPolicy) }
+  built[name] = e
+  return e
+end
+
+-- lookup is what canary.lua uses to find the balancers and policies of the
+-- alternatives.
+local function lookup(name)
+  local e = entry(name)
+  if e then
+    return e.balancer, e.policy
+  end
+  return nil
+end
+
 local function sync()
   -- Compare the version alone first: one shared-dict read per request.
   local version = configuration.backends_version()
@@ -115,36 +160,29 @@ local function sync()
     if at ~= nil then
       return -- being replaced right now: the next request reads it
     end
-    balancers, alternatives, policies, synced_version = {}, {}, {}, nil
+    backends, built, instances, synced_version = {}, {}, {}, nil
     return
   end
-  local backends, err = cjson.decode(raw)
-  if type(backends) ~= "table" then
+  local decoded, err = cjson.decode(raw)
+  if type(decoded) ~= "table" then
     -- configuration.lua stored only valid JSON: keep what serves.
     ngx_log(ngx_ERR, "balancer: cannot decode backends version ", tostring(at), ": ", tostring(err))
     synced_version = at
     return
   end
-  local fresh, alts, pols = {}, {}, {}
-  for _, backend in ipairs(backends) do
-    local name = backend.name
-    local impl = implementation(backend)
-    local list, fingerprint = peers(backend)
-    local old = balancers[name]
-    if old and getmetatable(old) == impl then
-      old:sync(backend, list, fingerprint)
-      fresh[name] = old
-    else
-      fresh[name] = impl.new(backend, list, fingerprint)
-    end
-    local names = backend.alternativeBackends
-    if type(names) == "table" and #names > 0 then
-      alts[name] = names
-    end
-    pols[name] = canary.compile(backend.trafficShapingPolicy)
+  local by_name = {}
+  for i = 1, #decoded do
+    local backend = decoded[i]
+    by_name[backend.name] = backend
   end
-  balancers, alternatives, policies = fresh, alts, pols
-  synced_version = at
+  -- Instances of backends that are gone are dropped; the others wait for
+  -- their next request to be synced.
+  for name in pairs(instances) do
+    if not by_name[name] then
+      instances[name] = nil
+    end
+  end
+  backends, built, synced_version = by_name, {}, at
 end
 
 local function sync_timer(premature)
@@ -170,18 +208,18 @@ end
 function _M.rewrite()
   sync()
   local name = ngx.var.proxy_upstream_name
-  local b = name and balancers[name]
-  if not b then
+  local e = name and entry(name)
+  if not e then
     ngx_log(ngx_WARN, "balancer: unknown backend ", tostring(name))
     return ngx.exit(ngx.HTTP_SERVICE_UNAVAILABLE)
   end
+  local b = e.balancer
   if b:size() == 0 then
     ngx_log(ngx_INFO, "balancer: backend ", name, " has no endpoints")
     return ngx.exit(ngx.HTTP_SERVICE_UNAVAILABLE)
   end
-  local alts = alternatives[name]
-  if alts then
-    b = canary.choose(b, alts, balancers, policies)
+  if e.alternatives then
+    b = canary.choose(b, e.alternatives, lookup)
   end
   ngx.ctx.balancer = b
 end
@@ -192,7 +230,8 @@ function _M.balance()
   local b = ctx.balancer
   if not b then -- a location without balancer.rewrite()
     sync()
-    b = balancers[ngx.var.proxy_upstream_name]
+    local e = entry(ngx.var.proxy_upstream_name)
+    b = e and e.balancer
     ctx.balancer = b
   end
   if not b then

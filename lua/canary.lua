@@ -65,21 +65,20 @@ function _M.compile(tsp)
   return p
 end
 
--- choose returns the balancer that serves the request: primary or one of
--- the balancers of alternatives (names), whose compiled policies are in
--- policies (by name).
-function _M.choose(primary, alternatives, balancers, policies)
+-- choose returns the balancer that serves the request: primary or the
+-- balancer of one of alternatives (names); lookup(name) returns the
+-- balancer of a backend and its compiled policy.
+function _M.choose(primary, alternatives, lookup)
   if primary.is_affinitized and primary:is_affinitized() then
     return primary
   end
   local candidates, chosen_policies = {}, {}
   for _, name in ipairs(alternatives) do
-    local b = balancers[name]
+    local b, p = lookup(name)
     if b and b:size() > 0 then
       if b.is_affinitized and b:is_affinitized() then
         return b
       end
-      local p = policies[name]
       if p then
         candidates[#candidates + 1] = b
         chosen_policies[#chosen_policies + 1] = p

@@ -67,20 +67,16 @@ end
 
 -- is_ipv4 tells whether s is a dotted-quad IPv4 address (each part 0..255,
 -- no leading zeros beyond a single 0).
+local function octet(part)
+  return #part <= 3 and (#part == 1 or string_sub(part, 1, 1) ~= "0") and tonumber(part) <= 255
+end
+
 function _M.is_ipv4(s)
   if type(s) ~= "string" then
     return false
   end
   local a, b, c, d = string_match(s, "^(%d+)%.(%d+)%.(%d+)%.(%d+)$")
-  if not a then
-    return false
-  end
-  for _, part in pairs({ a, b, c, d }) do
-    if #part > 3 or (#part > 1 and string_sub(part, 1, 1) == "0") or tonumber(part) > 255 then
-      return false
-    end
-  end
-  return true
+  return a ~= nil and octet(a) and octet(b) and octet(c) and octet(d)
 end
 
 -- is_ipv6 tells whether s is an IPv6 address without brackets or zone:

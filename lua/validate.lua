@@ -21,19 +21,9 @@ local function is_null(v)
   return v == nil or v == cjson.null
 end
 
--- optional checks a field that may be absent or null; check(v) returns an
--- error suffix or nil.
-local function optional(obj, field, at, check)
-  local v = obj[field]
-  if is_null(v) then
-    return nil
-  end
-  local err = check(v)
-  if err then
-    return at .. "." .. field .. ": " .. err
-  end
-  return nil
-end
+-- The checks below return nil when the value is fine, else the reason.
+-- Field paths are built only for the message of a failure: a payload of
+-- 10,000 backends is checked without allocating per backend.
 
 local function a_string(v)
   if type(v) ~= "string" then
@@ -55,7 +45,7 @@ end
 
 -- a_count accepts a whole number >= 0, or a string of one (or "").
 local function a_count(v)
-  if type(v) == "string" and v == "" then
+  if v == "" then
     return nil
   end
   local n = tonumber(v)
@@ -64,106 +54,123 @@ local function a_count(v)
   end
 end
 
-local function check_endpoints(b, at)
-  local endpoints = b.endpoints
-  if is_null(endpoints) then
-    return nil
+local function names_list(v)
+  if not util.is_array(v) then
+    return "must be an array"
   end
-  if not util.is_array(endpoints) then
-    return at .. ".endpoints: must be an array"
+  for _, name in ipairs(v) do
+    if type(name) ~= "string" or name == "" then
+      return "must hold non-empty strings"
+    end
   end
-  for j, ep in ipairs(endpoints) do
-    local eat = at .. ".endpoints[" .. (j - 1) .. "]"
-    if not util.is_object(ep) then
-      return eat .. ": must be an object"
-    end
-    if type(ep.address) ~= "string" or ep.address == "" then
-      return eat .. ".address: must be a non-empty string"
-    end
-    if not util.valid_address(ep.address) then
-      return eat .. ".address: " .. ep.address .. " is neither an IP address nor a DNS name"
-    end
-    if (type(ep.port) ~= "number" and type(ep.port) ~= "string") or not util.port(ep.port) then
-      return eat .. ".port: must be a number or numeric string in 1..65535"
+end
+
+-- Optional fields (absent or null allowed): {field, check} per object.
+local BACKEND_FIELDS = {
+  { "load-balance", a_string }, { "service", an_object }, { "noServer", a_boolean },
+  { "sessionAffinityConfig", an_object }, { "upstreamHashByConfig", an_object },
+  { "trafficShapingPolicy", an_object }, { "alternativeBackends", names_list },
+}
+local AFFINITY_FIELDS = { { "name", a_string }, { "mode", a_string }, { "cookieSessionAffinity", an_object } }
+local COOKIE_FIELDS = {
+  { "name", a_string }, { "path", a_string }, { "domain", a_string }, { "samesite", a_string },
+  { "expires", a_count }, { "maxage", a_count },
+  { "secure", a_boolean }, { "change_on_failure", a_boolean }, { "conditional_samesite_none", a_boolean },
+  { "locations", an_object },
+}
+local HASH_FIELDS = {
+  { "upstream-hash-by", a_string }, { "upstream-hash-by-subset", a_boolean },
+  { "upstream-hash-by-subset-size", a_count },
+}
+local POLICY_FIELDS = {
+  { "weight", a_count }, { "weightTotal", a_count }, { "header", a_string },
+  { "headerValue", a_string }, { "headerPattern", a_string }, { "cookie", a_string },
+}
+
+-- fields checks the optional fields of obj; it returns the bad field's
+-- name and the reason.
+local function fields(obj, list)
+  for i = 1, #list do
+    local f = list[i]
+    local v = obj[f[1]]
+    if v ~= nil and v ~= cjson.null then
+      local err = f[2](v)
+      if err then
+        return f[1], err
+      end
     end
   end
   return nil
 end
 
-local function check_affinity(b, at)
-  local err = optional(b, "sessionAffinityConfig", at, an_object)
-  if err or is_null(b.sessionAffinityConfig) then
-    return err
+-- check_endpoints returns the path (below the backend) and reason of the
+-- first bad endpoint.
+local function check_endpoints(endpoints)
+  if not util.is_array(endpoints) then
+    return "endpoints", "must be an array"
   end
-  local sa, sat = b.sessionAffinityConfig, at .. ".sessionAffinityConfig"
-  err = optional(sa, "name", sat, a_string) or optional(sa, "mode", sat, a_string)
-      or optional(sa, "cookieSessionAffinity", sat, an_object)
-  if err or is_null(sa.cookieSessionAffinity) then
-    return err
-  end
-  local c, cat = sa.cookieSessionAffinity, sat .. ".cookieSessionAffinity"
-  for _, f in ipairs({ "name", "path", "domain", "samesite" }) do
-    err = optional(c, f, cat, a_string)
-    if err then
-      return err
+  for j = 1, #endpoints do
+    local ep = endpoints[j]
+    if not util.is_object(ep) then
+      return "endpoints[" .. (j - 1) .. "]", "must be an object"
+    end
+    local address = ep.address
+    if type(address) ~= "string" or address == "" then
+      return "endpoints[" .. (j - 1) .. "].address", "must be a non-empty string"
+    end
+    if not util.valid_address(address) then
+      return "endpoints[" .. (j - 1) .. "].address", address .. " is neither an IP address nor a DNS name"
+    end
+    local port = ep.port
+    if (type(port) ~= "number" and type(port) ~= "string") or not util.port(port) then
+      return "endpoints[" .. (j - 1) .. "].port", "must be a number or numeric string in 1..65535"
     end
   end
-  for _, f in ipairs({ "expires", "maxage" }) do
-    err = optional(c, f, cat, a_count)
-    if err then
-      return err
-    end
-  end
-  for _, f in ipairs({ "secure", "change_on_failure", "conditional_samesite_none" }) do
-    err = optional(c, f, cat, a_boolean)
-    if err then
-      return err
-    end
-  end
-  return optional(c, "locations", cat, an_object)
+  return nil
 end
 
-local function check_hash(b, at)
-  local err = optional(b, "upstreamHashByConfig", at, an_object)
-  if err or is_null(b.upstreamHashByConfig) then
-    return err
+-- check_backend returns the path (below the backend) and reason of the
+-- first bad field of b.
+local function check_backend(b)
+  if type(b.name) ~= "string" or b.name == "" then
+    return "name", "must be a non-empty string"
   end
-  local h, hat = b.upstreamHashByConfig, at .. ".upstreamHashByConfig"
-  return optional(h, "upstream-hash-by", hat, a_string)
-      or optional(h, "upstream-hash-by-subset", hat, a_boolean)
-      or optional(h, "upstream-hash-by-subset-size", hat, a_count)
-end
-
-local function check_canary(b, at)
-  local err = optional(b, "trafficShapingPolicy", at, an_object)
-  if err then
-    return err
+  if not is_null(b.endpoints) then
+    local path, err = check_endpoints(b.endpoints)
+    if path then
+      return path, err
+    end
+  end
+  local f, err = fields(b, BACKEND_FIELDS)
+  if f then
+    return f, err
+  end
+  local sa = b.sessionAffinityConfig
+  if not is_null(sa) then
+    f, err = fields(sa, AFFINITY_FIELDS)
+    if f then
+      return "sessionAffinityConfig." .. f, err
+    end
+    if not is_null(sa.cookieSessionAffinity) then
+      f, err = fields(sa.cookieSessionAffinity, COOKIE_FIELDS)
+      if f then
+        return "sessionAffinityConfig.cookieSessionAffinity." .. f, err
+      end
+    end
+  end
+  if not is_null(b.upstreamHashByConfig) then
+    f, err = fields(b.upstreamHashByConfig, HASH_FIELDS)
+    if f then
+      return "upstreamHashByConfig." .. f, err
+    end
   end
   if not is_null(b.trafficShapingPolicy) then
-    local p, pat = b.trafficShapingPolicy, at .. ".trafficShapingPolicy"
-    for _, f in ipairs({ "weight", "weightTotal" }) do
-      err = optional(p, f, pat, a_count)
-      if err then
-        return err
-      end
-    end
-    for _, f in ipairs({ "header", "headerValue", "headerPattern", "cookie" }) do
-      err = optional(p, f, pat, a_string)
-      if err then
-        return err
-      end
+    f, err = fields(b.trafficShapingPolicy, POLICY_FIELDS)
+    if f then
+      return "trafficShapingPolicy." .. f, err
     end
   end
-  return optional(b, "alternativeBackends", at, function(v)
-    if not util.is_array(v) then
-      return "must be an array"
-    end
-    for _, name in ipairs(v) do
-      if type(name) ~= "string" or name == "" then
-        return "must hold non-empty strings"
-      end
-    end
-  end)
+  return nil
 end
 
 -- backends checks a POST /configuration/backends body.
@@ -179,28 +186,19 @@ function _M.backends(body)
     return nil, "backends: the body must be a JSON array"
   end
   local names = {}
-  for i, b in ipairs(backends) do
-    local at = "backends[" .. (i - 1) .. "]"
+  for i = 1, #backends do
+    local b = backends[i]
     if not util.is_object(b) then
-      return nil, at .. ": must be an object"
+      return nil, "backends[" .. (i - 1) .. "]: must be an object"
     end
-    if type(b.name) ~= "string" or b.name == "" then
-      return nil, at .. ".name: must be a non-empty string"
+    local path, err = check_backend(b)
+    if path then
+      return nil, "backends[" .. (i - 1) .. "]." .. path .. ": " .. err
     end
     if names[b.name] then
-      return nil, at .. ".name: duplicate backend " .. b.name
+      return nil, "backends[" .. (i - 1) .. "].name: duplicate backend " .. b.name
     end
     names[b.name] = true
-    local err = check_endpoints(b, at)
-        or optional(b, "load-balance", at, a_string)
-        or optional(b, "service", at, an_object)
-        or optional(b, "noServer", at, a_boolean)
-        or check_affinity(b, at)
-        or check_hash(b, at)
-        or check_canary(b, at)
-    if err then
-      return nil, err
-    end
   end
   return backends
 end

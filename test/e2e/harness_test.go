@@ -28,7 +28,7 @@ import (
 
 // requireNginx skips the test when nginx is not installed; CI installs it
 // (make deps), so there the test always runs.
-func requireNginx(t *testing.T) {
+func requireNginx(t testing.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("nginx"); err != nil {
 		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
@@ -36,7 +36,7 @@ func requireNginx(t *testing.T) {
 }
 
 // freePort asks the kernel for a free loopback port.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -80,7 +80,7 @@ type nginxOptions struct {
 
 // buildConfig renders the manifests into the model (no I/O but the file
 // the manifest reader needs).
-func buildConfig(t *testing.T, manifests string) (*model.Config, []model.Problem) {
+func buildConfig(t testing.TB, manifests string) (*model.Config, []model.Problem) {
 	t.Helper()
 	in := filepath.Join(t.TempDir(), "input.yaml")
 	if err := os.WriteFile(in, []byte(manifests), 0o644); err != nil {
@@ -96,13 +96,13 @@ func buildConfig(t *testing.T, manifests string) (*model.Config, []model.Problem
 
 // startNginx renders the manifests, starts nginx on loopback with two
 // workers, and pushes the backends and servers.
-func startNginx(t *testing.T, manifests string) *liveNginx {
+func startNginx(t testing.TB, manifests string) *liveNginx {
 	t.Helper()
 	return startNginxWith(t, manifests, nginxOptions{})
 }
 
 // startNginxWith is startNginx with options.
-func startNginxWith(t *testing.T, manifests string, opts nginxOptions) *liveNginx {
+func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNginx {
 	t.Helper()
 	requireNginx(t)
 	dir := t.TempDir()
@@ -238,7 +238,7 @@ func sameCert(der, pemBytes []byte) bool {
 // checkLuaErrors fails the test for every Lua runtime error that nginx
 // logged: the Lua must never throw, whatever the traffic. When the test
 // failed it logs the end of the error log.
-func checkLuaErrors(t *testing.T, path string) {
+func checkLuaErrors(t testing.TB, path string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {

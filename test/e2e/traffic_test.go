@@ -29,7 +29,7 @@ type backend struct {
 
 // startBackend starts a named backend; it stops at the end of the test or
 // when stop is called.
-func startBackend(t *testing.T, name string, delay time.Duration) *backend {
+func startBackend(t testing.TB, name string, delay time.Duration) *backend {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if delay > 0 {

@@ -1,0 +1,374 @@
+package e2e
+
+// Benchmarks of the Lua data plane (run by hack/bench-lua.sh, never by
+// plain `go test`, which runs no benchmarks):
+//
+//   BenchmarkLuaBalancers  requests/s through the Lua balancer for each
+//                          mode, measured with wrk, against the same nginx
+//                          config with a static upstream block of the same
+//                          endpoints;
+//   BenchmarkPost10kBackends  the time for a POST of 10,000 backends to be
+//                          live on both workers.
+//
+// The endpoints are a separate plain nginx (one worker, no Lua) answering
+// from memory, so that the proxy is what is measured.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+)
+
+// staticEndpoints starts a plain nginx with one worker serving n small
+// answers on loopback ports, and returns them as backends.
+func staticEndpoints(b *testing.B, n int) []*backend {
+	b.Helper()
+	dir := b.TempDir()
+	var servers strings.Builder
+	out := make([]*backend, n)
+	for i := range out {
+		port := freePort(b)
+		out[i] = &backend{name: "ep-" + strconv.Itoa(i), port: port}
+		fmt.Fprintf(&servers, "  server { listen 127.0.0.1:%d reuseport; location / { add_header X-Backend ep-%d; return 200 \"ep-%d\\n\"; } }\n", port, i, i)
+	}
+	conf := fmt.Sprintf(`worker_processes 1;
+pid %[1]s/nginx.pid;
+error_log %[1]s/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 100000;
+  client_body_temp_path %[1]s/cb; proxy_temp_path %[1]s/pt; fastcgi_temp_path %[1]s/ft; uwsgi_temp_path %[1]s/ut; scgi_temp_path %[1]s/st;
+%[2]s}
+`, dir, servers.String())
+	path := filepath.Join(dir, "nginx.conf")
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command("nginx", "-p", dir+"/", "-c", path, "-g", "daemon off;")
+	if out, err := exec.Command("nginx", "-t", "-p", dir+"/", "-c", path).CombinedOutput(); err != nil {
+		b.Fatalf("nginx -t of the endpoints: %v\n%s", err, out)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	c := newClient(1)
+	deadline := time.Now().Add(5 * time.Second)
+	for _, e := range out {
+		for {
+			req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(e.port)+"/", nil)
+			if r := send(c, req); r.err == nil && r.status == http.StatusOK {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("the endpoint nginx does not answer on %d", e.port)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return out
+}
+
+var (
+	wrkRate     = regexp.MustCompile(`Requests/sec:\s+([0-9.]+)`)
+	wrkRequests = regexp.MustCompile(`([0-9]+) requests in`)
+)
+
+// runWrk runs wrk against url with Host host (and extra headers) and
+// returns requests/s and the number of requests. It fails on socket errors
+// or non-2xx answers.
+func runWrk(b *testing.B, url, host string, headers ...string) (float64, int) {
+	b.Helper()
+	seconds := os.Getenv("BENCH_WRK_SECONDS")
+	if seconds == "" {
+		seconds = "5"
+	}
+	conns := os.Getenv("BENCH_WRK_CONNECTIONS")
+	if conns == "" {
+		conns = "32"
+	}
+	args := []string{"-t1", "-c" + conns, "-d" + seconds + "s", "-H", "Host: " + host}
+	for _, h := range headers {
+		args = append(args, "-H", h)
+	}
+	out, err := exec.Command("wrk", append(args, url)...).CombinedOutput()
+	if err != nil {
+		b.Fatalf("wrk: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "Non-2xx") || strings.Contains(string(out), "Socket errors") {
+		b.Fatalf("wrk saw errors:\n%s", out)
+	}
+	m := wrkRate.FindStringSubmatch(string(out))
+	if m == nil {
+		b.Fatalf("no Requests/sec in wrk's output:\n%s", out)
+	}
+	rate, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	count := 0
+	if c := wrkRequests.FindStringSubmatch(string(out)); c != nil {
+		count, _ = strconv.Atoi(c[1])
+	}
+	if count == 0 {
+		b.Fatalf("no request count in wrk's output:\n%s", out)
+	}
+	return rate, count
+}
+
+// cpuTicks returns the user+system CPU time, in clock ticks, that the
+// processes pids have used (fields 14 and 15 of /proc/<pid>/stat).
+func cpuTicks(b *testing.B, pids []int) int64 {
+	b.Helper()
+	var total int64
+	for _, pid := range pids {
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			b.Fatal(err)
+		}
+		stat := string(data)
+		fields := strings.Fields(stat[strings.LastIndexByte(stat, ')')+1:])
+		// fields[0] is field 3 (state): utime is field 14, stime 15.
+		for _, f := range fields[11:13] {
+			v, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			total += v
+		}
+	}
+	return total
+}
+
+// staticServer is an upstream block of eps and a server on port that
+// proxies to it, with the http-level settings of the rendered config.
+func staticServer(port int, eps []*backend) string {
+	var b strings.Builder
+	b.WriteString("\tupstream static_pool {\n")
+	for _, e := range eps {
+		fmt.Fprintf(&b, "\t\tserver 127.0.0.1:%d;\n", e.port)
+	}
+	b.WriteString("\t\tkeepalive 320;\n\t}\n")
+	fmt.Fprintf(&b, "\tserver {\n\t\tlisten 127.0.0.1:%d;\n\t\tlocation / { proxy_pass http://static_pool; }\n\t}\n", port)
+	return b.String()
+}
+
+// withStatic adds the static server before the end of the http block, and
+// removes the log_by_lua_block when pure (so that the static figure pays
+// for no Lua at all).
+func withStatic(port int, eps []*backend, pure bool) func(string) string {
+	return func(conf string) string {
+		if pure {
+			conf = strings.Replace(conf, "\tlog_by_lua_block {\n\t\tbalancer.log()\n\t}\n", "", 1)
+		}
+		end := strings.LastIndex(conf, "}")
+		return conf[:end] + staticServer(port, eps) + conf[end:]
+	}
+}
+
+func BenchmarkLuaBalancers(b *testing.B) {
+	if _, err := exec.LookPath("wrk"); err != nil {
+		b.Skip("wrk is not installed")
+	}
+	eps := staticEndpoints(b, 3)
+	modes := []struct {
+		name, host  string
+		annotations map[string]string
+	}{
+		{"round_robin", "rr.bench", nil},
+		{"ewma", "ewma.bench", map[string]string{"load-balance": "ewma"}},
+		{"chash", "chash.bench", map[string]string{"upstream-hash-by": "$request_uri"}},
+		{"sticky", "sticky.bench", map[string]string{"affinity": "cookie", "session-cookie-name": "route"}},
+	}
+	var manifests string
+	for i, m := range modes {
+		svc := strings.ReplaceAll(m.name, "_", "-")
+		manifests += serviceOf(svc, eps...) + ingressOf(svc, m.host, svc, fmt.Sprintf("2026-01-01T00:00:0%dZ", i), m.annotations)
+	}
+	// Both proxies run side by side (an idle nginx costs nothing); the
+	// machine may be shared, so every round measures every target once,
+	// in turn, and the median of the rounds is reported.
+	staticPort := freePort(b)
+	pure := startNginxWith(b, manifests, nginxOptions{editConf: withStatic(staticPort, eps, true)})
+	logPort := freePort(b)
+	n := startNginxWith(b, manifests, nginxOptions{editConf: withStatic(logPort, eps, false)})
+	type target struct {
+		name, url, host string
+		headers         []string
+		proxy           *liveNginx
+	}
+	targets := []target{
+		{"static", "http://127.0.0.1:" + strconv.Itoa(staticPort) + "/", "static.bench", nil, pure},
+		{"static+log_by_lua", "http://127.0.0.1:" + strconv.Itoa(logPort) + "/", "static.bench", nil, n},
+	}
+	for _, m := range modes {
+		var headers []string
+		if m.name == "sticky" {
+			// A returning client: its cookie names an endpoint.
+			r := send(newClient(1), n.request(m.host, "/"))
+			value, _ := setCookie(r.header, "route")
+			if value == "" {
+				b.Fatalf("sticky: no cookie in %v", r.header)
+			}
+			headers = append(headers, "Cookie: route="+value)
+		}
+		targets = append(targets, target{m.name, "http://127.0.0.1:" + strconv.Itoa(n.httpPort) + "/", m.host, headers, n})
+	}
+	rounds := 3
+	if r, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && r > 0 {
+		rounds = r
+	}
+	// Two figures per target: requests/s (sensitive to whatever else runs
+	// on the machine) and the CPU time the proxy's workers spent per
+	// request (much less so), in µs; 100 ticks per second on Linux.
+	const tickMicros = 10000
+	for range b.N {
+		rates := make(map[string][]float64)
+		costs := make(map[string][]float64)
+		for range rounds {
+			for _, tg := range targets {
+				pids, err := tg.proxy.inst.WorkerPids()
+				if err != nil {
+					b.Fatal(err)
+				}
+				before := cpuTicks(b, pids)
+				rate, count := runWrk(b, tg.url, tg.host, tg.headers...)
+				used := cpuTicks(b, pids) - before
+				rates[tg.name] = append(rates[tg.name], rate)
+				costs[tg.name] = append(costs[tg.name], float64(used*tickMicros)/float64(count))
+			}
+		}
+		static, staticCost := median(rates["static"]), median(costs["static"])
+		for _, tg := range targets {
+			m, c := median(rates[tg.name]), median(costs[tg.name])
+			b.ReportMetric(m, tg.name+"_req/s")
+			b.ReportMetric(c, tg.name+"_µs_cpu/req")
+			b.Logf("%-18s median %7.0f req/s (%5.1f%% of static), %5.1f µs nginx CPU/req (static/this %5.1f%%); req/s per round %.0f",
+				tg.name, m, 100*m/static, c, 100*staticCost/c, rates[tg.name])
+		}
+	}
+}
+
+// median returns the median of xs (not empty).
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func BenchmarkPost10kBackends(b *testing.B) {
+	one := startBackend(b, "one", 0)
+	two := startBackend(b, "two", 0)
+	n := startNginx(b, serviceOf("live", one)+ingressOf("live", "live.bench", "live", "2026-01-01T00:00:00Z", nil))
+	base, _ := luaapi.FromModel(n.config)
+	live := -1
+	for i := range base {
+		if base[i].Name == "e2e-live-80" {
+			live = i
+		}
+	}
+	if live < 0 {
+		b.Fatalf("no backend e2e-live-80 in %v", base)
+	}
+	// payload returns 10,000 backends: the rendered ones, with the live one
+	// pointing at target, and fillers with two endpoints each.
+	payload := func(target *backend) []luaapi.Backend {
+		out := append([]luaapi.Backend(nil), base...)
+		out[live].Endpoints = []luaapi.Endpoint{{Address: "127.0.0.1", Port: strconv.Itoa(target.port)}}
+		for i := len(out); i < 10000; i++ {
+			out = append(out, luaapi.Backend{
+				Name:    fmt.Sprintf("bench-svc-%05d-80", i),
+				Service: &luaapi.Service{Metadata: luaapi.ServiceMetadata{Name: fmt.Sprintf("svc-%05d", i), Namespace: "bench"}},
+				Port:    "80",
+				Endpoints: []luaapi.Endpoint{
+					{Address: fmt.Sprintf("10.%d.%d.1", i/256, i%256), Port: "8080"},
+					{Address: fmt.Sprintf("10.%d.%d.2", i/256, i%256), Port: "8080"},
+				},
+				LoadBalance: "round_robin",
+			})
+		}
+		return out
+	}
+	targets := []*backend{two, one}
+	payloads := [][]luaapi.Backend{payload(two), payload(one)}
+	hc := &http.Client{Timeout: 30 * time.Second}
+	var encodeTotal, postTotal, liveTotal time.Duration
+	var postTicks, liveTicks int64
+	size := 0
+	pids, err := n.inst.WorkerPids()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		target := targets[i%2]
+		start := time.Now()
+		body, err := json.Marshal(payloads[i%2])
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(body)
+		encoded := time.Now()
+		t0 := cpuTicks(b, pids)
+		resp, err := hc.Post(n.statusURL+luaapi.PathBackends, "application/json", bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			b.Fatalf("POST 10,000 backends: %s", resp.Status)
+		}
+		posted := time.Now()
+		t1 := cpuTicks(b, pids)
+		// Live on both workers: 8 new connections in a row (spread over
+		// the workers by the kernel, reuseport) answer from the target.
+		for ok := 0; ok < 8; {
+			r := send(newClient(1), n.request("live.bench", "/"))
+			if r.err != nil || r.status != http.StatusOK {
+				b.Fatalf("during the switch: %d %v", r.status, r.err)
+			}
+			if r.backend == target.name {
+				ok++
+			} else {
+				ok = 0
+			}
+		}
+		live := time.Now()
+		t2 := cpuTicks(b, pids)
+		postTicks += t1 - t0
+		liveTicks += t2 - t1
+		encodeTotal += encoded.Sub(start)
+		postTotal += posted.Sub(encoded)
+		liveTotal += live.Sub(posted)
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(per(encodeTotal), "ms/encode")
+	b.ReportMetric(per(postTotal), "ms/POST")
+	b.ReportMetric(per(liveTotal), "ms/live-after-POST")
+	b.ReportMetric(per(encodeTotal+postTotal+liveTotal), "ms/total")
+	b.ReportMetric(float64(size)/1e6, "MB/payload")
+	// The CPU the nginx workers spent (10 ms ticks): what the phases take on
+	// an idle machine, whatever else runs on this one. The live phase runs
+	// on both workers at once, so its wall time is about half its CPU.
+	b.ReportMetric(float64(postTicks*10)/float64(b.N), "ms_cpu/POST")
+	b.ReportMetric(float64(liveTicks*10)/float64(b.N), "ms_cpu/live-after-POST")
+}
