@@ -11,7 +11,11 @@ func TestFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"balancer.lua", "balancer_round_robin.lua", "certificate.lua", "configuration.lua", "util.lua"} {
+	for _, want := range []string{
+		"balancer.lua", "balancer_round_robin.lua", "balancer_ewma.lua", "balancer_chash.lua",
+		"balancer_chashsubset.lua", "balancer_sticky.lua", "canary.lua", "certificate.lua",
+		"configuration.lua", "cookie.lua", "general.lua", "ring.lua", "store.lua", "util.lua", "validate.lua",
+	} {
 		if !slices.Contains(names, want) {
 			t.Errorf("%s not embedded (have %v)", want, names)
 		}

@@ -138,7 +138,8 @@ end
 
 -- is_hostname tells whether s is a DNS name (RFC 1123 labels of 1..63
 -- letters, digits and inner hyphens, 253 characters at most, an optional
--- final dot).
+-- final dot) whose last label is not all digits (so "256.1.1.1", a bad IP
+-- address, is no host name either).
 function _M.is_hostname(s)
   if type(s) ~= "string" or s == "" then
     return false
@@ -149,13 +150,15 @@ function _M.is_hostname(s)
   if #s == 0 or #s > 253 then
     return false
   end
+  local last
   for label in string_gmatch(s .. ".", "([^.]*)%.") do
     if #label < 1 or #label > 63 or not string_match(label, "^[%w]") or not string_match(label, "[%w]$")
         or string_find(label, "[^%w%-]") then
       return false
     end
+    last = label
   end
-  return true
+  return not string_match(last, "^%d+$")
 end
 
 -- valid_address tells whether addr may be an endpoint address: an IP

@@ -130,6 +130,32 @@ func TestBadPayloadsChangeNothing(t *testing.T) {
 		serves(t, "the refused POSTs")
 	})
 
+	t.Run("addresses", func(t *testing.T) {
+		for _, c := range []struct {
+			address string
+			ok      bool
+		}{
+			{"10.0.0.1", true}, {"::1", true}, {"fe80::1", true}, {"2001:db8::ff00:42:8329", true},
+			{"2001:0db8:0000:0000:0000:ff00:0042:8329", true}, {"::ffff:192.0.2.1", true}, {"::", true},
+			{"[2001:db8::1]", true}, {"example.com", true}, {"svc.ns.svc.cluster.local.", true}, {"a-b.c1", true},
+			{"256.1.1.1", false}, {"1.2.3", false}, {"01.2.3.4", false}, {"fe80::1::2", false},
+			{"2001:db8:::1", false}, {"1:2:3:4:5:6:7:8:9", false}, {"12345::1", false}, {"[10.0.0.1]", false},
+			{"exa_mple.com", false}, {"-a.example.com", false}, {"a-.example.com", false}, {"a..example.com", false},
+			{" 10.0.0.1", false}, {strings.Repeat("a", 64) + ".example.com", false},
+		} {
+			status, msg := n.post(t, "/configuration/backends", ep(c.address, "80"))
+			if ok := status == http.StatusCreated; ok != c.ok {
+				t.Errorf("endpoint address %q: %d %q, want accepted=%v", c.address, status, msg, c.ok)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := n.lua.PostBackends(ctx, good); err != nil {
+			t.Fatal(err)
+		}
+		serves(t, "the address checks")
+	})
+
 	t.Run("the client carries nginx's answer", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
