@@ -133,13 +133,16 @@ func canaryValue(b backendInfo) string {
 	return s
 }
 
-// settingsValue is the rest of what Lua reads of b, as JSON: a difference
-// there is shown as the two JSON texts.
+// settingsValue is the rest of what Lua reads of b (what the other aspects
+// do not cover), as JSON.
 func settingsValue(b backendInfo) string {
 	w := b.wire
 	w.Endpoints, w.AlternativeBackends = nil, nil
 	w.TrafficShapingPolicy = luaapi.TrafficShapingPolicy{}
 	w.NoServer = false
+	// What balancer reads.
+	w.LoadBalance, w.UpstreamHashBy = "", luaapi.UpstreamHashByConfig{}
+	w.SessionAffinity.Name, w.SessionAffinity.Mode, w.SessionAffinity.CookieSessionAffinity.Name = "", "", ""
 	raw, err := json.Marshal(w)
 	if err != nil {
 		return err.Error()
@@ -163,8 +166,11 @@ func printDifferences(w io.Writer, diffs []backendDifference) error {
 		sort.Strings(pods)
 		for _, p := range pods {
 			v := d.Values[p]
-			if d.Aspect == "endpoints" {
+			switch d.Aspect {
+			case "endpoints":
 				v = endpointsDelta(d, p)
+			case "settings":
+				v = settingsDelta(d, p)
 			}
 			fmt.Fprintf(&b, "    %-*s  %s\n", width, p, v)
 		}
@@ -211,4 +217,38 @@ func endpointsDelta(d backendDifference, pod string) string {
 		s += ", lacks " + strings.Join(list, ",")
 	}
 	return s
+}
+
+// settingsDelta is, of the settings of pod, the fields whose value is not
+// the same on all pods.
+func settingsDelta(d backendDifference, pod string) string {
+	fields := make(map[string]map[string]json.RawMessage, len(d.Values))
+	for p, v := range d.Values {
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(v), &m); err != nil {
+			return d.Values[pod]
+		}
+		fields[p] = m
+	}
+	keys := map[string]bool{}
+	for _, m := range fields {
+		for k := range m {
+			keys[k] = true
+		}
+	}
+	var parts []string
+	for k := range keys {
+		mine := string(fields[pod][k])
+		for _, m := range fields {
+			if string(m[k]) != mine {
+				if mine == "" {
+					mine = "(absent)"
+				}
+				parts = append(parts, k+"="+mine)
+				break
+			}
+		}
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
 }
