@@ -22,12 +22,18 @@ local _M = {}
 local cache = {}
 local cached = 0
 
+-- CATCH_ALL is the host of the catch-all server: the certificate mapped to
+-- it (--default-ssl-certificate) is served when no host matches, so the
+-- default certificate rotates without a reload too.
+local CATCH_ALL = "_"
+
 -- lookup returns the PEM and the certificate id served for hostname: the
--- exact host, then the wildcard "*." .. (hostname without its first label).
--- It returns nil when only the default certificate would be served.
+-- exact host, then the wildcard "*." .. (hostname without its first label),
+-- then the catch-all server's. It returns nil when only the certificate of
+-- nginx.conf (the self-signed one) would be served.
 function _M.lookup(hostname)
   if type(hostname) ~= "string" or hostname == "" then
-    return nil
+    hostname = CATCH_ALL
   end
   local servers = ngx.shared.certificate_servers
   local data = ngx.shared.certificate_data
@@ -38,6 +44,9 @@ function _M.lookup(hostname)
     if parent then
       id = servers:get("*." .. parent)
     end
+  end
+  if not id then
+    id = servers:get(CATCH_ALL)
   end
   if not id then
     return nil
@@ -82,7 +91,7 @@ function _M.call()
     if err then
       ngx_log(ngx_ERR, "certificate: server name: ", err)
     end
-    return
+    name = CATCH_ALL -- no SNI: the default certificate
   end
   local pem, id = _M.lookup(name)
   if not pem then

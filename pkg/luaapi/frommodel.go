@@ -102,6 +102,13 @@ func serversFromModel(c *model.Config) Servers {
 			}
 		}
 	}
+	// The catch-all server's entry is the default certificate
+	// (--default-ssl-certificate); Lua serves it when no host matches.
+	if c.DefaultCertificate != "" {
+		if _, taken := s.Servers[model.CatchAllHost]; !taken {
+			s.Servers[model.CatchAllHost] = c.DefaultCertificate
+		}
+	}
 	for _, cert := range c.Certificates {
 		s.Certificates[cert.ID] = cert.PEM
 	}

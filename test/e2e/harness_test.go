@@ -76,11 +76,19 @@ type nginxOptions struct {
 	// editConf, when set, rewrites the rendered nginx.conf before the start
 	// (a smaller shared dict, an extra server …).
 	editConf func(conf string) string
+	// build, when set, replaces render.DefaultOptions().
+	build *render.Options
 }
 
 // buildConfig renders the manifests into the model (no I/O but the file
 // the manifest reader needs).
 func buildConfig(t testing.TB, manifests string) (*model.Config, []model.Problem) {
+	t.Helper()
+	return buildConfigWith(t, manifests, render.DefaultOptions())
+}
+
+// buildConfigWith is buildConfig with render options.
+func buildConfigWith(t testing.TB, manifests string, o render.Options) (*model.Config, []model.Problem) {
 	t.Helper()
 	in := filepath.Join(t.TempDir(), "input.yaml")
 	if err := os.WriteFile(in, []byte(manifests), 0o644); err != nil {
@@ -90,7 +98,7 @@ func buildConfig(t testing.TB, manifests string) (*model.Config, []model.Problem
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, problems := render.Build(res.Snapshot, render.DefaultOptions())
+	cfg, problems := render.Build(res.Snapshot, o)
 	return cfg, problems
 }
 
@@ -106,7 +114,11 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 	t.Helper()
 	requireNginx(t)
 	dir := t.TempDir()
-	cfg, problems := buildConfig(t, manifests)
+	bo := render.DefaultOptions()
+	if opts.build != nil {
+		bo = *opts.build
+	}
+	cfg, problems := buildConfigWith(t, manifests, bo)
 	n := &liveNginx{httpPort: freePort(t), httpsPort: freePort(t), config: cfg, problems: problems}
 	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	co := render.DefaultConfOptions()
