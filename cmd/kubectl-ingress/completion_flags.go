@@ -22,8 +22,8 @@ var manifestExtensions = []string{"yaml", "yml", "json"}
 
 // registerCompletions registers the completion of flag values of the
 // commands under root other than backends (which registers its own): fixed
-// values, manifest files, and namespaces and kubeconfig contexts read
-// through clients.
+// values, manifest files and directories, and namespaces and kubeconfig
+// contexts read through clients.
 func registerCompletions(root *cobra.Command, clients clusterClients) {
 	for _, c := range root.Commands() {
 		switch c.Name() {
@@ -34,7 +34,11 @@ func registerCompletions(root *cobra.Command, clients clusterClients) {
 			for _, f := range []string{"filename", "from", "to"} {
 				_ = c.MarkFlagFilename(f, manifestExtensions...)
 			}
-			registerKubeconfigCompletions(c, clients, configFlagsOf)
+			registerKubeconfigCompletions(c, clients, configFlagsOf, "namespace")
+		case "controller":
+			_ = c.MarkFlagDirname("from-files")
+			_ = c.MarkFlagDirname("nginx-prefix")
+			registerKubeconfigCompletions(c, clients, configFlagsOf, "watch-namespace")
 		case "render":
 			_ = c.MarkFlagFilename("filename", manifestExtensions...)
 			_ = c.MarkFlagDirname("output-dir")
@@ -47,7 +51,7 @@ func registerCompletions(root *cobra.Command, clients clusterClients) {
 // namespace, backend names from the status server, and fixed values.
 func registerBackendsCompletions(cmd *cobra.Command, o *BackendsOptions) {
 	registerFixed(cmd, "output", backendsOutputs...)
-	registerKubeconfigCompletions(cmd, o.clients, func(*cobra.Command) *genericclioptions.ConfigFlags { return o.ConfigFlags })
+	registerKubeconfigCompletions(cmd, o.clients, func(*cobra.Command) *genericclioptions.ConfigFlags { return o.ConfigFlags }, "namespace")
 	_ = cmd.RegisterFlagCompletionFunc("pod", func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		return completeFromCluster(func(ctx context.Context) ([]string, error) {
 			cs, err := o.clients.clientset(o.ConfigFlags)
@@ -143,10 +147,10 @@ func (o *BackendsOptions) backendNames(ctx context.Context, cmd *cobra.Command) 
 	return names, nil
 }
 
-// registerKubeconfigCompletions completes -n with the namespaces of the
-// cluster and --context, --cluster and --user with the kubeconfig's.
-func registerKubeconfigCompletions(cmd *cobra.Command, clients clusterClients, flags func(*cobra.Command) *genericclioptions.ConfigFlags) {
-	_ = cmd.RegisterFlagCompletionFunc("namespace", func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+// registerKubeconfigCompletions completes namespaceFlag with the namespaces
+// of the cluster and --context, --cluster and --user with the kubeconfig's.
+func registerKubeconfigCompletions(cmd *cobra.Command, clients clusterClients, flags func(*cobra.Command) *genericclioptions.ConfigFlags, namespaceFlag string) {
+	_ = cmd.RegisterFlagCompletionFunc(namespaceFlag, func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		return completeFromCluster(func(ctx context.Context) ([]string, error) {
 			cs, err := clients.clientset(flags(c))
 			if err != nil {

@@ -24,7 +24,7 @@ func completionRoot(clients clusterClients) (*cobra.Command, *bytes.Buffer) {
 	root := &cobra.Command{Use: "kubectl-ingress", SilenceErrors: true, SilenceUsage: true}
 	root.SetOut(&out)
 	root.SetErr(&errOut)
-	root.AddCommand(NewCmdRender(streams), NewCmdDiff(streams), newCmdBackends(NewBackendsOptions(streams, clients)), NewCmdCompletion(streams))
+	root.AddCommand(NewCmdRender(streams), NewCmdDiff(streams), NewCmdController(streams), newCmdBackends(NewBackendsOptions(streams, clients)), NewCmdCompletion(streams))
 	registerCompletions(root, clients)
 	return root, &out
 }
@@ -94,6 +94,9 @@ func TestCompletion(t *testing.T) {
 		{[]string{"diff", "--kubeconfig", kubeconfig, "--context", "st"}, "staging", noFiles},
 		{[]string{"diff", "--from", ""}, "yaml,yml,json", ":8"}, // ShellCompDirectiveFilterFileExt
 		{[]string{"render", "--output-dir", ""}, "", ":16"},     // ShellCompDirectiveFilterDirs
+		{[]string{"controller", "--from-files", ""}, "", ":16"},
+		{[]string{"controller", "--watch-namespace", "sh"}, "shop", noFiles},
+		{[]string{"controller", "--kubeconfig", kubeconfig, "--context", "p"}, "prod", noFiles},
 	} {
 		got, directive := complete(t, clients, tc.args...)
 		if strings.Join(got, ",") != tc.want || directive != tc.directive {
@@ -124,8 +127,9 @@ current-context: staging
 func TestCompletionRegisteredOnRoot(t *testing.T) {
 	root := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
 	for cmd, flags := range map[string][]string{
-		"backends": {"pod", "namespace", "deployment", "container", "backend", "output", "context", "cluster", "user"},
-		"diff":     {"namespace", "output", "color", "fail-on", "context", "cluster", "user"},
+		"backends":   {"pod", "namespace", "deployment", "container", "backend", "output", "context", "cluster", "user"},
+		"diff":       {"namespace", "output", "color", "fail-on", "context", "cluster", "user"},
+		"controller": {"watch-namespace", "context", "cluster", "user"},
 	} {
 		c, _, err := root.Find([]string{cmd})
 		if err != nil {
