@@ -281,6 +281,27 @@ func (o *ControllerOptions) source(ctx context.Context) (controller.Source, cont
 // clusterSource is the seam of the cluster mode: the API server's
 // informers (controller.NewClusterSource) and Events as the problem
 // reporter, configured from the cluster flags.
-func (o *ControllerOptions) clusterSource(context.Context) (controller.Source, controller.ProblemReporter, error) {
-	return nil, nil, errors.New("cluster mode: not built yet; run with --from-files DIR")
+func (o *ControllerOptions) clusterSource(ctx context.Context) (controller.Source, controller.ProblemReporter, error) {
+	cfg, err := controller.NewRESTConfig(o.ConfigFlags, "kubectl-ingress/"+version)
+	if err != nil {
+		return nil, nil, err
+	}
+	src, err := controller.NewClusterSource(controller.ClusterSourceConfig{
+		Config:                cfg,
+		Namespace:             o.WatchNamespace,
+		ConfigMap:             o.Render.ConfigMap,
+		DefaultSSLCertificate: o.Render.DefaultSSLCertificate,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	host := os.Getenv("POD_NAME")
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	events, err := controller.NewEvents(ctx, controller.EventsConfig{Client: src.Client(), Objects: src, Host: host})
+	if err != nil {
+		return nil, nil, err
+	}
+	return src, events, nil
 }
