@@ -1,0 +1,397 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// filesController is the controller of `--from-files DIR` on a temp
+// directory, with a real nginx on loopback ports.
+type filesController struct {
+	dir      string
+	c        *controller.Controller
+	inst     *nginx.Instance
+	httpPort int
+	logs     *syncBuffer
+}
+
+// syncBuffer collects the controller's log lines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startFilesController writes files (name → manifests) into a new
+// directory and runs the controller on it until the test ends, with a
+// retry backoff long enough that a rejected config is tried once.
+func startFilesController(t *testing.T, files map[string]string) *filesController {
+	t.Helper()
+	requireNginx(t)
+	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests"), httpPort: freePort(t), logs: &syncBuffer{}}
+	for name, content := range files {
+		fc.write(t, name, content)
+	}
+	if err := os.MkdirAll(fc.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	co := render.DefaultConfOptions()
+	co.ListenAddress = "127.0.0.1"
+	co.HTTPPort, co.HTTPSPort, co.StatusAddress = fc.httpPort, freePort(t), statusAddr
+	co.WorkerProcesses = "2"
+	fc.inst = nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
+	if err := fc.inst.Layout(); err != nil {
+		t.Fatal(err)
+	}
+	src, err := controller.NewFileSource(fc.dir, controller.FileSourceOptions{Debounce: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc.c, err = controller.New(controller.Config{
+		Source:    src,
+		Problems:  controller.NewLogReporter(),
+		Nginx:     fc.inst,
+		Lua:       luaapi.NewClient("http://"+statusAddr, &http.Client{Timeout: 10 * time.Second}),
+		Build:     render.DefaultOptions(),
+		Conf:      co,
+		RetryBase: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(1), textlogger.Output(fc.logs)))
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	runErr := make(chan error, 1)
+	go func() { runErr <- fc.c.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-runErr:
+			if err != nil {
+				t.Errorf("controller: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Error("the controller did not stop")
+		}
+		if t.Failed() {
+			t.Logf("controller log:\n%s", fc.logs.String())
+		}
+		checkLuaErrors(t, filepath.Join(fc.inst.Prefix(), "logs", "error.log"))
+	})
+	waitFor(t, 20*time.Second, "nginx to serve the first config", fc.c.Ready)
+	return fc
+}
+
+// write writes a manifest file atomically (a rename, as editors do), so
+// that the source never reads half a file.
+func (fc *filesController) write(t *testing.T, name, content string) {
+	t.Helper()
+	path := filepath.Join(fc.dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (fc *filesController) remove(t *testing.T, name string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(fc.dir, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// get sends GET http://host/path to nginx; status 0 for a transport error.
+func (fc *filesController) get(host, path string) (int, string) {
+	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(fc.httpPort)+path, nil)
+	if err != nil {
+		return 0, err.Error()
+	}
+	req.Host = host
+	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(resp.Body)
+	return resp.StatusCode, b.String()
+}
+
+// eventuallyServes waits until GET host/path answers status with a body
+// that starts with prefix.
+func (fc *filesController) eventuallyServes(t *testing.T, host, path string, status int, prefix string) {
+	t.Helper()
+	var code int
+	var body string
+	waitFor(t, 10*time.Second, fmt.Sprintf("GET %s%s → %d %q", host, path, status, prefix), func() bool {
+		code, body = fc.get(host, path)
+		return code == status && strings.HasPrefix(body, prefix)
+	})
+}
+
+// workerPids waits until the master has exactly its two workers, the
+// same for 200 ms (after a reload the old ones drain and the new ones
+// start one by one), and returns them.
+func (fc *filesController) workerPids(t *testing.T) []int {
+	t.Helper()
+	var last []int
+	stable := time.Now()
+	waitFor(t, 10*time.Second, "two stable worker processes", func() bool {
+		pids, err := fc.inst.WorkerPids()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(pids, last) {
+			last, stable = pids, time.Now()
+		}
+		return len(last) == 2 && time.Since(stable) >= 200*time.Millisecond
+	})
+	return last
+}
+
+// settle waits until the controller has no sync left to make: the number
+// of syncs stays the same for a while.
+func (fc *filesController) settle(t *testing.T) controller.Stats {
+	t.Helper()
+	last := fc.c.Stats()
+	stable := time.Now()
+	for time.Since(stable) < 300*time.Millisecond {
+		time.Sleep(25 * time.Millisecond)
+		if now := fc.c.Stats(); now != last {
+			last, stable = now, time.Now()
+		}
+	}
+	return last
+}
+
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// filesIngress is an Ingress in namespace e2e for host with one Prefix path
+// per path → service pair; extra lines go under metadata.annotations.
+func filesIngress(name, host string, annotations map[string]string, paths ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: %s\n  namespace: e2e\n  creationTimestamp: \"2026-01-01T00:00:00Z\"\n", name)
+	if len(annotations) > 0 {
+		b.WriteString("  annotations:\n")
+		keys := make([]string, 0, len(annotations))
+		for k := range annotations {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "    nginx.ingress.kubernetes.io/%s: %q\n", k, annotations[k])
+		}
+	}
+	fmt.Fprintf(&b, "spec:\n  ingressClassName: nginx\n  rules:\n  - host: %s\n    http:\n      paths:\n", host)
+	for i := 0; i+1 < len(paths); i += 2 {
+		fmt.Fprintf(&b, "      - {path: %s, pathType: Prefix, backend: {service: {name: %s, port: {number: 80}}}}\n", paths[i], paths[i+1])
+	}
+	return b.String()
+}
+
+func TestFilesControllerScenarios(t *testing.T) {
+	alpha, beta, gamma := namedBackend(t, "alpha"), namedBackend(t, "beta"), namedBackend(t, "gamma")
+	fc := startFilesController(t, map[string]string{
+		"class.yaml":     "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
+		"svc/web.yaml":   serviceYAML("web", alpha),
+		"svc/other.yaml": serviceYAML("other", gamma),
+		"ing/shop.yaml":  filesIngress("shop", "shop.example.com", nil, "/", "web"),
+	})
+	const host = "shop.example.com"
+
+	t.Run("create: served by the right backend", func(t *testing.T) {
+		fc.eventuallyServes(t, host, "/", 200, "alpha /")
+		if st := fc.settle(t); st.Reloads != 1 || st.ReloadErrors != 0 {
+			t.Fatalf("stats after the first config: %+v", st)
+		}
+	})
+
+	t.Run("endpoints change: new endpoint, no reload", func(t *testing.T) {
+		pids, before := fc.workerPids(t), fc.settle(t)
+		fc.write(t, "svc/web.yaml", serviceYAML("web", beta))
+		fc.eventuallyServes(t, host, "/", 200, "beta /")
+		after := fc.settle(t)
+		if after.Reloads != before.Reloads {
+			t.Errorf("reloads %d → %d for an endpoint change", before.Reloads, after.Reloads)
+		}
+		if after.DynamicUpdates <= before.DynamicUpdates {
+			t.Errorf("no dynamic update counted: %+v", after)
+		}
+		if now := fc.workerPids(t); !slices.Equal(now, pids) {
+			t.Errorf("worker pids changed from %v to %v: nginx reloaded", pids, now)
+		}
+	})
+
+	t.Run("add a path with a new backend: exactly one reload, never a 503", func(t *testing.T) {
+		pids, before := fc.workerPids(t), fc.settle(t)
+		// A client asks for the new path throughout: before the reload
+		// location / answers (beta), after it the new backend (gamma).
+		// The bridge payloads are in Lua before the new workers start, so
+		// no answer is a 503 (backend unknown to Lua).
+		var stop atomic.Bool
+		var statuses sync.Map
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for !stop.Load() {
+					code, _ := fc.get(host, "/cart")
+					n, _ := statuses.LoadOrStore(code, new(atomic.Int64))
+					n.(*atomic.Int64).Add(1)
+				}
+			})
+		}
+		fc.write(t, "ing/shop.yaml", filesIngress("shop", host, nil, "/", "web", "/cart", "other"))
+		fc.eventuallyServes(t, host, "/cart", 200, "gamma /cart")
+		stop.Store(true)
+		wg.Wait()
+		statuses.Range(func(code, n any) bool {
+			if code.(int) != 200 {
+				t.Errorf("%d answers with status %d during the reload", n.(*atomic.Int64).Load(), code)
+			}
+			return true
+		})
+		after := fc.settle(t)
+		if after.Reloads != before.Reloads+1 {
+			t.Errorf("reloads %d → %d, want exactly one more", before.Reloads, after.Reloads)
+		}
+		if now := fc.workerPids(t); slices.Equal(now, pids) {
+			t.Errorf("worker pids unchanged (%v) after a reload", now)
+		}
+		fc.eventuallyServes(t, host, "/", 200, "beta /")
+	})
+
+	t.Run("bad annotation: a problem reported, the rest still served", func(t *testing.T) {
+		fc.write(t, "ing/blog.yaml", filesIngress("blog", "blog.example.com", map[string]string{"proxy-body-size": "a lot"}, "/", "other"))
+		fc.eventuallyServes(t, "blog.example.com", "/", 200, "gamma /")
+		fc.eventuallyServes(t, host, "/cart", 200, "gamma /cart")
+		waitFor(t, 5*time.Second, "the problem in the log", func() bool {
+			return strings.Contains(fc.logs.String(), `"Problem" object="Ingress e2e/blog" field="metadata.annotations[nginx.ingress.kubernetes.io/proxy-body-size]"`)
+		})
+		// Reported once while it persists.
+		fc.write(t, "ing/blog.yaml", filesIngress("blog", "blog.example.com", map[string]string{"proxy-body-size": "a lot", "proxy-read-timeout": "30"}, "/", "other"))
+		fc.settle(t)
+		if n := strings.Count(fc.logs.String(), `"Problem" object="Ingress e2e/blog"`); n != 1 {
+			t.Errorf("the problem was logged %d times", n)
+		}
+	})
+
+	t.Run("a config nginx -t rejects: the old one keeps serving", func(t *testing.T) {
+		// nginx -t loads certs/default.crt; the running master read it
+		// at start. A damaged file fails the test of any new config.
+		crt := filepath.Join(fc.inst.Prefix(), "certs", "default.crt")
+		good, err := os.ReadFile(crt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(crt, []byte("-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pids, before := fc.workerPids(t), fc.settle(t)
+		fc.write(t, "ing/shop.yaml", filesIngress("shop", host, nil, "/", "web", "/cart", "other", "/new", "other"))
+		waitFor(t, 10*time.Second, "the reload error", func() bool { return fc.c.Stats().ReloadErrors == before.ReloadErrors+1 })
+		after := fc.settle(t)
+		if after.ReloadErrors != before.ReloadErrors+1 || after.Reloads != before.Reloads {
+			t.Errorf("stats %+v → %+v: want one reload error and no reload", before, after)
+		}
+		if code, body := fc.get(host, "/new"); code != 200 || !strings.HasPrefix(body, "beta /new") {
+			t.Errorf("GET /new → %d %q: the old config (/ on beta) should answer", code, body)
+		}
+		if code, body := fc.get(host, "/cart"); code != 200 || !strings.HasPrefix(body, "gamma") {
+			t.Errorf("GET /cart → %d %q", code, body)
+		}
+		if now := fc.workerPids(t); !slices.Equal(now, pids) {
+			t.Errorf("worker pids changed from %v to %v", pids, now)
+		}
+		if !fc.c.Ready() {
+			t.Error("not ready while the old config serves")
+		}
+		// Fixed, then the next change applies.
+		if err := os.WriteFile(crt, good, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fc.write(t, "ing/shop.yaml", filesIngress("shop", host, nil, "/", "web", "/cart", "other", "/new", "other", "/new2", "other"))
+		fc.eventuallyServes(t, host, "/new", 200, "gamma /new")
+		if st := fc.settle(t); st.Reloads != before.Reloads+1 {
+			t.Errorf("reloads %d after the fix, want %d", st.Reloads, before.Reloads+1)
+		}
+	})
+
+	t.Run("delete the Ingress: 404", func(t *testing.T) {
+		fc.remove(t, "ing/shop.yaml")
+		fc.eventuallyServes(t, host, "/", 404, "")
+		fc.eventuallyServes(t, host, "/cart", 404, "")
+		fc.eventuallyServes(t, "blog.example.com", "/", 200, "gamma /")
+	})
+}
+
+func TestFilesControllerBurstOfEdits(t *testing.T) {
+	alpha := namedBackend(t, "alpha")
+	fc := startFilesController(t, map[string]string{
+		"class.yaml":   "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
+		"web.yaml":     serviceYAML("web", alpha),
+		"ingress.yaml": filesIngress("shop", "shop.example.com", nil, "/v0", "web"),
+	})
+	fc.eventuallyServes(t, "shop.example.com", "/v0", 200, "alpha /v0")
+	before := fc.settle(t)
+	// 500 edits, each of which alone would need a reload (a new path).
+	for i := 1; i <= 500; i++ {
+		fc.write(t, "ingress.yaml", filesIngress("shop", "shop.example.com", nil, fmt.Sprintf("/v%d", i), "web"))
+	}
+	fc.eventuallyServes(t, "shop.example.com", "/v500", 200, "alpha /v500")
+	after := fc.settle(t)
+	reloads := after.Reloads - before.Reloads
+	t.Logf("500 edits → %d reloads, %d syncs", reloads, after.Syncs-before.Syncs)
+	if reloads < 1 || reloads > 10 {
+		t.Errorf("500 edits made %d reloads, want a handful", reloads)
+	}
+	if code, _ := fc.get("shop.example.com", "/v499"); code != 404 {
+		t.Errorf("GET /v499 → %d after the last edit, want 404", code)
+	}
+}
