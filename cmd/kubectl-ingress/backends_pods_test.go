@@ -303,6 +303,7 @@ func TestBackendsValidate(t *testing.T) {
 		{[]string{"--url", "127.0.0.1:10246"}, `--url must be an http:// or https:// URL such as http://127.0.0.1:10246, got "127.0.0.1:10246"`},
 		{[]string{"--url", "http://127.0.0.1:1", "--all-pods"}, "--all-pods asks the pods of the cluster; it cannot be combined with --url"},
 		{[]string{"--status-port", "0"}, "--status-port must be between 1 and 65535, got 0"},
+		{[]string{"--list", "-o", "json"}, "--list prints the names; it cannot be combined with -o json"},
 	} {
 		code, _, errOut := runBackends(t, clusterWith(threePods(), d), tc.args...)
 		if code != 1 || strings.TrimSpace(errOut) != "error: "+tc.want {
