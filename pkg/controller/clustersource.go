@@ -53,6 +53,7 @@ type ClusterSourceConfig struct {
 type ClusterSource struct {
 	client    kubernetes.Interface
 	namespace string
+	server    string // the API server's URL, for logs ("" when given a Client)
 
 	// factories share one informer per kind; each is restricted by a
 	// namespace and a field selector (see newFactory).
@@ -63,8 +64,22 @@ type ClusterSource struct {
 
 	mu      sync.Mutex
 	started chan struct{} // closed by Run once the informers are started
-	synced  []cache.InformerSynced
+	synced  []namedSynced
 	running bool
+}
+
+const (
+	// syncPollInterval is how often WaitForSync looks at the caches (as
+	// cache.WaitForCacheSync does).
+	syncPollInterval = 100 * time.Millisecond
+	// syncLogInterval is how often WaitForSync says what it waits for.
+	syncLogInterval = 10 * time.Second
+)
+
+// namedSynced is a handler registration's HasSynced and the kind it is for.
+type namedSynced struct {
+	name   string
+	synced cache.InformerSynced
 }
 
 // listers read the informers' caches.
@@ -97,6 +112,9 @@ func NewClusterSource(cfg ClusterSourceConfig) (*ClusterSource, error) {
 		}
 	}
 	s := &ClusterSource{client: client, namespace: cfg.Namespace, started: make(chan struct{})}
+	if cfg.Client == nil {
+		s.server = cfg.Config.Host
+	}
 
 	main := s.newFactory(cfg.ResyncPeriod, cfg.Namespace, "")
 	ing := main.Networking().V1().Ingresses()
@@ -107,14 +125,14 @@ func NewClusterSource(cfg ClusterSourceConfig) (*ClusterSource, error) {
 	s.listers.ingressClasses = class.Lister()
 	s.listers.services = svc.Lister()
 	s.listers.endpointSlices = eps.Lister()
-	s.watch(ing.Informer(), kindIngress)
-	s.watch(class.Informer(), kindOther)
-	s.watch(svc.Informer(), kindOther)
-	s.watch(eps.Informer(), kindOther)
+	s.watch("Ingresses", ing.Informer(), kindIngress)
+	s.watch("IngressClasses", class.Informer(), kindOther)
+	s.watch("Services", svc.Informer(), kindOther)
+	s.watch("EndpointSlices", eps.Informer(), kindOther)
 
 	tls := s.newFactory(cfg.ResyncPeriod, cfg.Namespace, "type="+string(corev1.SecretTypeTLS)).Core().V1().Secrets()
 	s.listers.tlsSecrets = tls.Lister()
-	s.watch(tls.Informer(), kindOther)
+	s.watch("TLS Secrets", tls.Informer(), kindOther)
 
 	if cfg.DefaultSSLCertificate != "" {
 		ns, name, err := splitNamespacedName("--default-ssl-certificate", cfg.DefaultSSLCertificate)
@@ -123,7 +141,7 @@ func NewClusterSource(cfg ClusterSourceConfig) (*ClusterSource, error) {
 		}
 		sec := s.newFactory(cfg.ResyncPeriod, ns, "metadata.name="+name).Core().V1().Secrets()
 		s.listers.namedSecrets = append(s.listers.namedSecrets, sec.Lister())
-		s.watch(sec.Informer(), kindOther)
+		s.watch("Secret "+cfg.DefaultSSLCertificate, sec.Informer(), kindOther)
 	}
 	if cfg.ConfigMap != "" {
 		ns, name, err := splitNamespacedName("--configmap", cfg.ConfigMap)
@@ -132,7 +150,7 @@ func NewClusterSource(cfg ClusterSourceConfig) (*ClusterSource, error) {
 		}
 		cm := s.newFactory(cfg.ResyncPeriod, ns, "metadata.name="+name).Core().V1().ConfigMaps()
 		s.listers.configMaps = append(s.listers.configMaps, cm.Lister())
-		s.watch(cm.Informer(), kindOther)
+		s.watch("ConfigMap "+cfg.ConfigMap, cm.Informer(), kindOther)
 	}
 	return s, nil
 }
@@ -153,17 +171,17 @@ func (s *ClusterSource) Run(ctx context.Context, changed func()) error {
 	s.mu.Unlock()
 
 	logger := klog.FromContext(ctx).WithName("clustersource")
-	logger.Info("Watching the API server", "namespace", namespaceOrAll(s.namespace))
-	synced := make([]cache.InformerSynced, 0, len(s.watched))
+	logger.Info("Watching the API server", "server", s.server, "namespace", namespaceOrAll(s.namespace))
+	synced := make([]namedSynced, 0, len(s.watched))
 	for _, w := range s.watched {
 		reg, err := w.informer.AddEventHandler(newHandler(w.kind, changed))
 		if err != nil {
 			return fmt.Errorf("cluster source: add event handler: %w", err)
 		}
-		synced = append(synced, reg.HasSynced)
+		synced = append(synced, namedSynced{name: w.name, synced: reg.HasSynced})
 	}
 	for _, f := range s.factories {
-		f.Start(ctx.Done())
+		f.StartWithContext(ctx)
 	}
 	s.mu.Lock()
 	s.synced = synced
@@ -180,7 +198,9 @@ func (s *ClusterSource) Run(ctx context.Context, changed func()) error {
 
 // WaitForSync blocks until Run has started the informers and every cache
 // has seen its first complete list (and the handlers got its objects), or
-// ctx ends.
+// ctx ends. While it waits it logs which kinds are not synced yet, every
+// syncLogInterval: client-go only reports an unreachable API server at
+// high verbosity.
 func (s *ClusterSource) WaitForSync(ctx context.Context) bool {
 	select {
 	case <-s.started:
@@ -190,7 +210,32 @@ func (s *ClusterSource) WaitForSync(ctx context.Context) bool {
 	s.mu.Lock()
 	synced := s.synced
 	s.mu.Unlock()
-	return cache.WaitForCacheSync(ctx.Done(), synced...)
+	logger := klog.FromContext(ctx).WithName("clustersource")
+	tick := time.NewTicker(syncPollInterval)
+	defer tick.Stop()
+	start := time.Now()
+	lastLog := start
+	for {
+		var waiting []string
+		for _, n := range synced {
+			if !n.synced() {
+				waiting = append(waiting, n.name)
+			}
+		}
+		if len(waiting) == 0 {
+			logger.V(1).Info("Caches synced", "duration", time.Since(start).Round(time.Millisecond))
+			return true
+		}
+		if time.Since(lastLog) >= syncLogInterval {
+			lastLog = time.Now()
+			logger.Info("Waiting for the API server: caches not synced yet", "kinds", waiting, "waited", time.Since(start).Round(time.Second))
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
 }
 
 // Snapshot lists every cache. The objects are the caches' own: callers

@@ -26,8 +26,10 @@ const (
 	kindIngress
 )
 
-// watchedInformer is one informer and how its events are filtered.
+// watchedInformer is one informer, what it watches, and how its events
+// are filtered.
 type watchedInformer struct {
+	name     string
 	informer cache.SharedIndexInformer
 	kind     handlerKind
 }
@@ -51,8 +53,8 @@ func (s *ClusterSource) newFactory(resync time.Duration, namespace, fieldSelecto
 }
 
 // watch records an informer for Run to register its handler on.
-func (s *ClusterSource) watch(inf cache.SharedIndexInformer, kind handlerKind) {
-	s.watched = append(s.watched, watchedInformer{informer: inf, kind: kind})
+func (s *ClusterSource) watch(name string, inf cache.SharedIndexInformer, kind handlerKind) {
+	s.watched = append(s.watched, watchedInformer{name: name, informer: inf, kind: kind})
 }
 
 // trimObject is the informers' transform: objects arrive freshly decoded,
