@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -184,5 +185,33 @@ func TestNginxStop(t *testing.T) {
 	// A stopped instance starts again.
 	if err := e.in.Start(ctxFor(t, 20*time.Second), e.conf("")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestNginxStartAfterTheMasterWasKilled(t *testing.T) {
+	e := newEnv(t)
+	orphans := e.workers(t)
+	if err := syscall.Kill(e.in.Pid(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-e.in.Done()
+	// The workers outlive their master and keep the ports.
+	if got := alive(orphans); len(got) != 2 {
+		t.Fatalf("orphaned workers %v, want the 2 of %v", got, orphans)
+	}
+	if got := e.in.leftovers(); !slices.Equal(got, orphans) {
+		t.Fatalf("leftovers %v, want %v", got, orphans)
+	}
+	if err := e.in.Start(ctxFor(t, 20*time.Second), e.conf("")); err != nil {
+		t.Fatal(err)
+	}
+	if got := alive(orphans); len(got) != 0 {
+		t.Fatalf("orphans %v still run after Start", got)
+	}
+	if now := e.workers(t); slices.ContainsFunc(now, func(p int) bool { return slices.Contains(orphans, p) }) {
+		t.Fatalf("workers %v include orphans %v", now, orphans)
+	}
+	if code, _ := e.api(t, http.MethodGet, "/configuration/checksum", ""); code != http.StatusOK {
+		t.Fatalf("checksum: %d", code)
 	}
 }

@@ -31,10 +31,13 @@ var ErrRejected = errors.New("nginx rejected the new config")
 
 // Start tests conf, writes it as nginx.conf, starts the master in the
 // foreground (`nginx -p PREFIX/ -c PREFIX/nginx.conf -e logs/error.log -g
-// "daemon off;"`) as a child process, and waits until the status server answers the
-// checksum of conf. ctx bounds the start, not the life of the process. If
-// the master exits first, or ctx ends, the error quotes the end of
-// logs/error.log and any master left running is ended.
+// "daemon off;"`) as a child process, and waits until the status server
+// answers the checksum of conf and the master has a worker. Before
+// starting, it ends the nginx processes that a master which died left
+// under the prefix (see leftovers): they would hold the ports. ctx bounds
+// the start, not the life of the process. If the master exits first, or
+// ctx ends, the error quotes the end of logs/error.log and any master left
+// running is ended.
 func (in *Instance) Start(ctx context.Context, conf []byte) error {
 	in.op.Lock()
 	defer in.op.Unlock()
@@ -44,6 +47,9 @@ func (in *Instance) Start(ctx context.Context, conf []byte) error {
 	if err := in.test(ctx, conf); err != nil {
 		return err
 	}
+	// Workers of a master that died hold the listening sockets and would
+	// answer the checksum of their config: end them first.
+	in.endLeftovers()
 	if err := writeAtomic(in.ConfPath(), conf, 0o644); err != nil {
 		return err
 	}
@@ -70,7 +76,9 @@ func (in *Instance) Start(ctx context.Context, conf []byte) error {
 	in.proc = p
 	in.mu.Unlock()
 
-	if err := in.waitServing(ctx, p, Checksum(conf), nil, mark{log: logOffset}); err != nil {
+	// A non-nil empty list: the master must have forked a worker, so that
+	// an answer of a process that is not this master's does not count.
+	if err := in.waitServing(ctx, p, Checksum(conf), []int{}, mark{log: logOffset}); err != nil {
 		if !p.exited() {
 			p.terminate()
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -393,5 +394,29 @@ func TestFilesControllerBurstOfEdits(t *testing.T) {
 	}
 	if code, _ := fc.get("shop.example.com", "/v499"); code != 404 {
 		t.Errorf("GET /v499 → %d after the last edit, want 404", code)
+	}
+}
+
+func TestFilesControllerRestartsAKilledMaster(t *testing.T) {
+	alpha := namedBackend(t, "alpha")
+	fc := startFilesController(t, map[string]string{
+		"class.yaml":   "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
+		"web.yaml":     serviceYAML("web", alpha),
+		"ingress.yaml": filesIngress("shop", "shop.example.com", nil, "/", "web"),
+	})
+	fc.eventuallyServes(t, "shop.example.com", "/", 200, "alpha /")
+	orphans := fc.workerPids(t)
+	master := fc.inst.Pid()
+	if err := syscall.Kill(master, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "a new master", func() bool { p := fc.inst.Pid(); return p != 0 && p != master && fc.c.Ready() })
+	// The new master owns the ports and Lua has the backends again.
+	fc.eventuallyServes(t, "shop.example.com", "/", 200, "alpha /")
+	if now := fc.workerPids(t); slices.ContainsFunc(now, func(p int) bool { return slices.Contains(orphans, p) }) {
+		t.Errorf("workers %v include the orphans %v", now, orphans)
+	}
+	if st := fc.settle(t); st.Restarts != 1 {
+		t.Errorf("restarts %d, want 1", st.Restarts)
 	}
 }
