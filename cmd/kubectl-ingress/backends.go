@@ -274,7 +274,9 @@ func (o *BackendsOptions) ask(ctx context.Context, pod *corev1.Pod) ([]backendIn
 	}
 	body, err := fetchBackends(ctx, o.http, base)
 	if cerr := closeFn(); err != nil && cerr != nil {
-		err = fmt.Errorf("%w (port-forward: %v)", err, cerr)
+		// What the way there reported is the cause; the failed request
+		// only its symptom.
+		return nil, fmt.Errorf("port-forward failed: %v (%w)", cerr, err)
 	}
 	if err != nil {
 		return nil, err

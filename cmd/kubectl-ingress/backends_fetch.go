@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,6 +41,11 @@ func fetchBackends(ctx context.Context, hc *http.Client, baseURL string) ([]byte
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
+		// The URL is said by the caller (or is a port-forward's).
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("GET %s: %w", luaapi.PathBackends, err)
 	}
 	defer resp.Body.Close()

@@ -185,7 +185,7 @@ func TestBackendsErrorsNamePodAndCause(t *testing.T) {
 		{"pod not running", refused, []string{"--pod", "ctrl-c"}, []string{"error: pod ingress-nginx/ctrl-c is not running (Pending, ContainerCreating)"}},
 		{"port-forward refused", refused, nil, []string{"error: pod ingress-nginx/ctrl-a: port-forward to pod ingress-nginx/ctrl-a port 10246 refused: error upgrading connection"}},
 		{"not JSON", notJSON, nil, []string{`error: pod ingress-nginx/ctrl-a: GET /configuration/backends: the answer is not a JSON array of backends: it begins "<html>hello</html>"`}},
-		{"connection lost", lost, nil, []string{"error: pod ingress-nginx/ctrl-a: GET /configuration/backends: ", "(port-forward: An error occurred forwarding: connect: connection refused)"}},
+		{"connection lost", lost, nil, []string{"error: pod ingress-nginx/ctrl-a: port-forward failed: An error occurred forwarding: connect: connection refused (GET /configuration/backends: "}},
 		{"no deployment", refused, []string{"-n", "default"}, []string{`error: deployment "ingress-nginx-controller" not found in namespace "default"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
