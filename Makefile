@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 BENCH_OUT ?= out/bench
 
-.PHONY: help build run-example test deps bench golden lint fuzz clean
+.PHONY: help build run-example simulator test deps bench bench-controller golden lint fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -19,6 +19,9 @@ run-example: deps build ## Render examples/ to out/examples and check it with a 
 	$(BIN) render -f examples/ -o out/examples --validate
 	@echo "wrote out/examples/{nginx.conf,backends.json,servers.json,problems.txt}"
 
+simulator: deps build ## Run the controller on examples/ with nginx on 127.0.0.1:8080/8443 and demo backends (Ctrl-C stops it)
+	$(BIN) controller --from-files examples/ --http-port 8080 --https-port 8443 --demo-backends
+
 deps: ## Install nginx and its Lua modules from Debian's packages when missing
 	hack/deps.sh
 
@@ -27,6 +30,9 @@ test: deps ## Install what the tests need, then run every test (real nginx inclu
 
 bench: deps ## Benchmarks of render (1,000 and 10,000 Ingresses) and the whole command
 	hack/bench-render.sh $(BENCH_OUT)
+
+bench-controller: deps ## Controller on the files source: edit-to-traffic latency, reloads for bursts and rolling updates, 10,000 Ingresses
+	hack/bench-controller.sh $(BENCH_OUT)
 
 golden: ## Rewrite the golden files under testdata/ from the current code
 	$(GO) test ./cmd/kubectl-ingress -run TestRenderGolden -update

@@ -56,7 +56,14 @@ func (b *syncBuffer) String() string {
 // startFilesController writes files (name → manifests) into a new
 // directory and runs the controller on it until the test ends, with a
 // retry backoff long enough that a rejected config is tried once.
-func startFilesController(t *testing.T, files map[string]string) *filesController {
+func startFilesController(t testing.TB, files map[string]string) *filesController {
+	t.Helper()
+	return startFilesControllerDebounced(t, files, 20*time.Millisecond)
+}
+
+// startFilesControllerDebounced is startFilesController with the files
+// source's debounce (0 for the command's default).
+func startFilesControllerDebounced(t testing.TB, files map[string]string, debounce time.Duration) *filesController {
 	t.Helper()
 	requireNginx(t)
 	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests"), httpPort: freePort(t), logs: &syncBuffer{}}
@@ -75,7 +82,7 @@ func startFilesController(t *testing.T, files map[string]string) *filesControlle
 	if err := fc.inst.Layout(); err != nil {
 		t.Fatal(err)
 	}
-	src, err := controller.NewFileSource(fc.dir, controller.FileSourceOptions{Debounce: 20 * time.Millisecond})
+	src, err := controller.NewFileSource(fc.dir, controller.FileSourceOptions{Debounce: debounce})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +123,7 @@ func startFilesController(t *testing.T, files map[string]string) *filesControlle
 
 // write writes a manifest file atomically (a rename, as editors do), so
 // that the source never reads half a file.
-func (fc *filesController) write(t *testing.T, name, content string) {
+func (fc *filesController) write(t testing.TB, name, content string) {
 	t.Helper()
 	path := filepath.Join(fc.dir, name)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -131,7 +138,7 @@ func (fc *filesController) write(t *testing.T, name, content string) {
 	}
 }
 
-func (fc *filesController) remove(t *testing.T, name string) {
+func (fc *filesController) remove(t testing.TB, name string) {
 	t.Helper()
 	if err := os.Remove(filepath.Join(fc.dir, name)); err != nil {
 		t.Fatal(err)
@@ -158,7 +165,7 @@ func (fc *filesController) get(host, path string) (int, string) {
 
 // eventuallyServes waits until GET host/path answers status with a body
 // that starts with prefix.
-func (fc *filesController) eventuallyServes(t *testing.T, host, path string, status int, prefix string) {
+func (fc *filesController) eventuallyServes(t testing.TB, host, path string, status int, prefix string) {
 	t.Helper()
 	var code int
 	var body string
@@ -171,7 +178,7 @@ func (fc *filesController) eventuallyServes(t *testing.T, host, path string, sta
 // workerPids waits until the master has exactly its two workers, the
 // same for 200 ms (after a reload the old ones drain and the new ones
 // start one by one), and returns them.
-func (fc *filesController) workerPids(t *testing.T) []int {
+func (fc *filesController) workerPids(t testing.TB) []int {
 	t.Helper()
 	var last []int
 	stable := time.Now()
@@ -190,7 +197,7 @@ func (fc *filesController) workerPids(t *testing.T) []int {
 
 // settle waits until the controller has no sync left to make: the number
 // of syncs stays the same for a while.
-func (fc *filesController) settle(t *testing.T) controller.Stats {
+func (fc *filesController) settle(t testing.TB) controller.Stats {
 	t.Helper()
 	last := fc.c.Stats()
 	stable := time.Now()
@@ -203,7 +210,7 @@ func (fc *filesController) settle(t *testing.T) controller.Stats {
 	return last
 }
 
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {

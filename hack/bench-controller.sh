@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Measures the controller on the files source (kubectl ingress controller
+# --from-files) with a real nginx on loopback:
+#  1. Go benchmarks (test/e2e/controller_bench_test.go):
+#     - EndpointSlice file edit → first request served by the new endpoint,
+#       p50/p99 over N edits applied one by one, and the reloads (target 0);
+#     - a burst of 1,000 EndpointSlice edits: reloads (target 0) and syncs;
+#     - a rolling update of 100 Ingresses (10 ms apart, each a new path):
+#       reloads (target: a handful);
+#  2. the real binary on 10,000 Ingresses from ../shared/bench/genmanifests.py:
+#     time to first config (/readyz answers 200), the controller's RSS (now
+#     and peak) and nginx's, then the time to apply genmanifests'
+#     "--change endpoints" (dynamic: no reload) and "--change path" (one
+#     reload) pairs, read from /metrics.
+# Usage: hack/bench-controller.sh [OUTDIR] [EDITS]   (EDITS default 50)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-out/bench}
+edits=${2:-50}
+gen=../shared/bench/genmanifests.py
+mkdir -p "$out"
+
+echo "== go test -bench BenchmarkFilesController (real nginx; default debounce and --sync-rate-limit)"
+go test ./test/e2e -run '^$' -bench 'BenchmarkFilesControllerEndpointEdit' -benchtime "${edits}x" | tee "$out/bench-controller.txt"
+go test ./test/e2e -run '^$' -bench 'BenchmarkFilesController(1000EndpointChanges|RollingUpdate)' -benchtime 1x | tee -a "$out/bench-controller.txt"
+
+make -s build
+n=10000
+[ -d "$out/cluster-$n" ] || python3 "$gen" --ingresses "$n" --out "$out/cluster-$n" >/dev/null
+for change in endpoints path; do
+	[ -d "$out/cluster-$n-$change" ] || python3 "$gen" --ingresses "$n" --change "$change" --out "$out/cluster-$n-$change" >/dev/null
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$out/cluster-$n" "$work/manifests"
+read -r http https status health < <(python3 -c '
+import socket
+ss = [socket.socket() for _ in range(4)]
+for s in ss: s.bind(("127.0.0.1", 0))
+print(*[s.getsockname()[1] for s in ss])')
+metrics() { curl -s "http://127.0.0.1:$health/metrics"; }
+metric() { metrics | awk -v m="$1" '$1 == m { print $2 }'; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
+# wait_metric NAME VALUE: until the metric is VALUE; prints the seconds waited.
+wait_metric() {
+	local start
+	start=$(now)
+	until [ "$(metric "$1")" = "$2" ]; do sleep 0.01; done
+	since "$start"
+}
+rss() { awk '/^VmRSS/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
+hwm() { awk '/^VmHWM/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
+
+echo "== kubectl-ingress controller --from-files ($n Ingresses)"
+start=$(now)
+bin/kubectl-ingress controller --from-files "$work/manifests" --nginx-prefix "$work/nginx" \
+	--http-port "$http" --https-port "$https" --status-address "127.0.0.1:$status" \
+	--health-addr "127.0.0.1:$health" --worker-processes 2 2>"$out/controller-$n.log" &
+pid=$!
+until curl -sf "http://127.0.0.1:$health/readyz" >/dev/null 2>&1; do
+	kill -0 "$pid" 2>/dev/null || { echo "the controller exited:"; tail -20 "$out/controller-$n.log"; exit 1; }
+	sleep 0.01
+done
+echo "time to first config: $(since "$start") s"
+echo "controller RSS: $(rss "$pid") (peak $(hwm "$pid"))"
+master=$(cat "$work/nginx/nginx.pid")
+nginx_rss=$(ps -o rss= --pid "$master" --ppid "$master" | awk '{ s += $1 } END { print s / 1024 " MiB" }')
+echo "nginx RSS (master + workers): $nginx_rss; nginx.conf $(wc -c <"$work/nginx/nginx.conf") bytes"
+
+reloads=$(metric kubectl_ingress_reloads_total)
+dynamic=$(metric kubectl_ingress_dynamic_updates_total)
+cp "$out/cluster-$n-endpoints/endpointslice.yaml" "$work/manifests/endpointslice.yaml"
+echo "--change endpoints (every 10th EndpointSlice): applied in $(wait_metric kubectl_ingress_dynamic_updates_total $((dynamic + 1))) s; reloads $(metric kubectl_ingress_reloads_total) (was $reloads)"
+cp "$out/cluster-$n-path/endpointslice.yaml" "$work/manifests/endpointslice.yaml"
+cp "$out/cluster-$n-path/ingress.yaml" "$work/manifests/ingress.yaml"
+echo "--change path (one Ingress gains a path): applied in $(wait_metric kubectl_ingress_reloads_total $((reloads + 1))) s (a reload)"
+echo "controller RSS after the changes: $(rss "$pid") (peak $(hwm "$pid"))"
+metrics | grep -E '^kubectl_ingress_sync_duration_seconds_(sum|count)' || true
+
+kill -TERM "$pid"
+wait "$pid" && echo "controller stopped (exit 0)" || echo "controller exit status $?"
