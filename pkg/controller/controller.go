@@ -165,7 +165,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 		case err = <-sourceErr:
-			if err == nil {
+			if err == nil && ctx.Err() == nil {
 				err = errors.New("controller: the source stopped")
 			}
 		case err = <-c.fatal:
