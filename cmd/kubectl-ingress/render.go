@@ -150,6 +150,7 @@ func renderBundle(s render.Snapshot, f RenderFlags) (*rendered, error) {
 // indenting 10,000 backends.
 func jsonLines[T any](items []T) ([]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(512 * (len(items) + 1))
 	buf.WriteString("[")
 	for i := range items {
 		if i > 0 {

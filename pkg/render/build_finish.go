@@ -13,15 +13,21 @@ import (
 // conflicting paths (the older Ingress keeps a contested location), and
 // resolves the backends of the paths that remain.
 func (b *builder) finishLocations() {
+	perHost := make(map[string]int, len(b.servers))
 	for _, pl := range b.pending {
+		perHost[pl.host]++
 		if pl.ing.ann.UseRegex || pl.ing.ann.Location.RewriteTarget != "" {
 			b.servers[pl.host].regex = true
 		}
 	}
+	for host, n := range perHost {
+		b.servers[host].server.Locations = make([]model.Location, 0, n)
+	}
 	// A path written in an Ingress wins over the "/" that a default backend
 	// adds, whatever the ages, as in ingress-nginx: synthetic ones go last.
 	sort.SliceStable(b.pending, func(i, j int) bool { return !b.pending[i].synthetic && b.pending[j].synthetic })
-	owners := map[string]map[string]*pendingLocation{} // host -> matcher -> owner
+	type hostMatcher struct{ host, matcher string }
+	owners := make(map[hostMatcher]*pendingLocation, len(b.pending))
 	for _, pl := range b.pending {
 		s := b.servers[pl.host]
 		regex := s.regex && pl.loc.PathType != model.PathExact
@@ -31,18 +37,15 @@ func (b *builder) finishLocations() {
 			}
 			continue
 		}
-		key := matcherKey(pl.loc.Path, string(pl.loc.PathType), regex)
-		if owners[pl.host] == nil {
-			owners[pl.host] = map[string]*pendingLocation{}
-		}
-		if prev, taken := owners[pl.host][key]; taken {
+		key := hostMatcher{pl.host, matcherKey(pl.loc.Path, string(pl.loc.PathType), regex)}
+		if prev, taken := owners[key]; taken {
 			if !pl.synthetic {
 				b.problem(pl.ing.ref, pl.field, "host %q path %q (%s) is already served by ingress %s (older); path ignored",
 					pl.host, pl.loc.Path, pl.loc.PathType, prev.ing.ref)
 			}
 			continue
 		}
-		owners[pl.host][key] = pl
+		owners[key] = pl
 		loc := pl.loc
 		loc.Regex = regex
 		loc.Settings = pl.ing.ann.Location
