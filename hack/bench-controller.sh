@@ -42,11 +42,18 @@ metrics() { curl -s "http://127.0.0.1:$health/metrics"; }
 metric() { metrics | awk -v m="$1" '$1 == m { print $2 }'; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
-# wait_metric NAME VALUE: until the metric is VALUE; prints the seconds waited.
+# wait_metric NAME VALUE: until the metric is VALUE (20 minutes at most);
+# prints the seconds waited.
 wait_metric() {
 	local start
 	start=$(now)
-	until [ "$(metric "$1")" = "$2" ]; do sleep 0.01; done
+	until [ "$(metric "$1")" = "$2" ]; do
+		if [ "$(since "$start" | cut -d. -f1)" -ge 1200 ]; then
+			echo "not within 20 minutes (errors: $(metric kubectl_ingress_reload_errors_total) reload, $(metric kubectl_ingress_dynamic_update_errors_total) dynamic)"
+			return
+		fi
+		sleep 0.01
+	done
 	since "$start"
 }
 rss() { awk '/^VmRSS/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
