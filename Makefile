@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 BENCH_OUT ?= out/bench
 
-.PHONY: help build run-example simulator test deps bench bench-controller golden lint fuzz clean
+.PHONY: help build run-example simulator test deps envtest bench bench-controller golden lint fuzz clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -25,7 +25,10 @@ simulator: deps build ## Run the controller on examples/ with nginx on 127.0.0.1
 deps: ## Install nginx and its Lua modules from Debian's packages when missing
 	hack/deps.sh
 
-test: deps ## Install what the tests need, then run every test (real nginx included)
+envtest: ## Build kube-apiserver and etcd for envtest into bin/envtest (once; reused while unchanged)
+	GO=$(GO) hack/envtest.sh
+
+test: deps envtest ## Install what the tests need, then run every test (real nginx and API server included)
 	$(GO) test ./...
 
 bench: deps ## Benchmarks of render (1,000 and 10,000 Ingresses) and the whole command
