@@ -82,7 +82,7 @@ type ControllerOptions struct {
 
 	genericiooptions.IOStreams
 
-	// set by Complete
+	// set by Complete: Run makes a temporary prefix (and removes it)
 	tempPrefix bool
 }
 
@@ -160,11 +160,8 @@ func (o *ControllerOptions) Complete(cmd *cobra.Command) error {
 		o.MetricsAddr = o.HealthAddr
 	}
 	if !changed("nginx-prefix") {
-		dir, err := os.MkdirTemp("", "kubectl-ingress-nginx-")
-		if err != nil {
-			return fmt.Errorf("nginx prefix: %w", err)
-		}
-		o.NginxPrefix, o.tempPrefix = dir, true
+		// Run makes the directory, and removes it when it returns.
+		o.NginxPrefix, o.tempPrefix = "", true
 	}
 	return nil
 }
@@ -177,7 +174,7 @@ func (o *ControllerOptions) Validate() error {
 	if o.SyncRateLimit <= 0 {
 		return fmt.Errorf("--sync-rate-limit must be positive, got %v", o.SyncRateLimit)
 	}
-	if o.NginxPrefix == "" {
+	if o.NginxPrefix == "" && !o.tempPrefix {
 		return errors.New("--nginx-prefix must not be empty")
 	}
 	if o.PublishService != "" && strings.Count(o.PublishService, "/") != 1 {
@@ -204,7 +201,12 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		ctx = context.Background()
 	}
 	if o.tempPrefix {
-		defer os.RemoveAll(o.NginxPrefix)
+		dir, err := os.MkdirTemp("", "kubectl-ingress-nginx-")
+		if err != nil {
+			return fmt.Errorf("nginx prefix: %w", err)
+		}
+		o.NginxPrefix = dir
+		defer os.RemoveAll(dir)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
