@@ -60,12 +60,9 @@ func (s *ClusterSource) watch(name string, inf cache.SharedIndexInformer, kind h
 // trimObject is the informers' transform: objects arrive freshly decoded,
 // so changing them in place is safe (client-go ≥ 1.27).
 func trimObject(obj any) (any, error) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
 	acc, err := meta.Accessor(obj)
 	if err != nil {
-		return obj, nil // not an object (e.g. a tombstone without one): keep as is
+		return obj, nil // not an object (a tombstone): keep as is
 	}
 	acc.SetManagedFields(nil)
 	if ann := acc.GetAnnotations(); ann != nil {
