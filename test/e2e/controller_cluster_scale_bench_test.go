@@ -141,7 +141,10 @@ func loadSnapshot(b *testing.B, cs kubernetes.Interface, s render.Snapshot) int 
 		})
 	}
 	for _, o := range s.EndpointSlices {
-		add(o.Namespace, func() error { _, err := cs.DiscoveryV1().EndpointSlices(o.Namespace).Create(ctx, o, create); return err })
+		add(o.Namespace, func() error {
+			_, err := cs.DiscoveryV1().EndpointSlices(o.Namespace).Create(ctx, o, create)
+			return err
+		})
 	}
 	for _, o := range s.Ingresses {
 		add(o.Namespace, func() error { _, err := cs.NetworkingV1().Ingresses(o.Namespace).Create(ctx, o, create); return err })
