@@ -29,15 +29,28 @@ type backendsNginx struct {
 }
 
 // startBackendsNginx renders examples/, starts nginx on free loopback ports
-// and pushes the backends, as the controller does.
+// and pushes the backends, as the controller does. A port taken by another
+// process between the choice and nginx's bind gets one more try.
 func startBackendsNginx(t *testing.T) *backendsNginx {
 	t.Helper()
 	if _, err := exec.LookPath("nginx"); err != nil {
 		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
 	}
-	res, err := manifest.Read([]string{"../../examples"}, manifest.Options{})
+	n, err := tryStartBackendsNginx(t)
+	if err != nil && strings.Contains(err.Error(), "Address already in use") {
+		t.Logf("retrying with other ports: %v", err)
+		n, err = tryStartBackendsNginx(t)
+	}
 	if err != nil {
 		t.Fatal(err)
+	}
+	return n
+}
+
+func tryStartBackendsNginx(t *testing.T) (*backendsNginx, error) {
+	res, err := manifest.Read([]string{"../../examples"}, manifest.Options{})
+	if err != nil {
+		return nil, err
 	}
 	cfg, _ := render.Build(res.Snapshot, render.DefaultOptions())
 	co := render.DefaultConfOptions()
@@ -47,17 +60,17 @@ func startBackendsNginx(t *testing.T) *backendsNginx {
 	co.WorkerProcesses = "2"
 	conf, err := render.NGINXConf(cfg, co)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	n := &backendsNginx{statusURL: "http://" + co.StatusAddress, httpURL: "http://127.0.0.1:" + strconv.Itoa(co.HTTPPort)}
 	in := nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: n.statusURL})
 	if err := in.Layout(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := in.Start(ctx, conf); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -67,9 +80,9 @@ func startBackendsNginx(t *testing.T) *backendsNginx {
 	n.lua = luaapi.NewClient(n.statusURL, &http.Client{Timeout: 5 * time.Second})
 	n.posted, _ = luaapi.FromModel(cfg)
 	if err := n.lua.PostBackends(ctx, n.posted); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	return n
+	return n, nil
 }
 
 func loopbackPort(t *testing.T) int {
