@@ -38,7 +38,7 @@ bench-controller: deps ## Controller on the files source: edit-to-traffic latenc
 	hack/bench-controller.sh $(BENCH_OUT)
 
 golden: ## Rewrite the golden files under testdata/ from the current code
-	$(GO) test ./cmd/kubectl-ingress -run TestRenderGolden -update
+	$(GO) test ./cmd/kubectl-ingress -run 'TestRenderGolden|TestDiffGolden|TestBackendsGolden' -update
 
 fuzz: ## Fuzz the nginx.conf writer for a minute
 	$(GO) test ./pkg/render -run '^$$' -fuzz FuzzNGINXConf -fuzztime 60s
