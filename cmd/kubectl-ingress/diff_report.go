@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -172,7 +173,7 @@ func confDiff(oldConf, newConf []byte, color *textdiff.Colors) string {
 	var b strings.Builder
 	for _, k := range keys {
 		o, n := om[k], nm[k]
-		if equalLines(o.lines, n.lines) {
+		if slices.Equal(o.lines, n.lines) {
 			continue
 		}
 		title := "## " + strings.TrimPrefix(k, "~")
@@ -184,16 +185,4 @@ func confDiff(oldConf, newConf []byte, color *textdiff.Colors) string {
 		b.WriteString(textdiff.Hunks(textdiff.Diff(o.lines, n.lines), 3, textdiff.Section{FirstOld: o.first, FirstNew: n.first, Title: title}, color))
 	}
 	return b.String()
-}
-
-func equalLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"net"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestDefaultSSLCertificateThroughLua(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalInts(before, after) {
+	if !slices.Equal(before, after) {
 		t.Errorf("worker pids changed from %v to %v: a reload happened", before, after)
 	}
 }
@@ -61,16 +62,4 @@ func servedWithoutSNI(t *testing.T, port int) []byte {
 	}
 	defer conn.Close()
 	return conn.ConnectionState().PeerCertificates[0].Raw
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
