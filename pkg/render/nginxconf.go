@@ -47,6 +47,7 @@ func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, erro
 	writeMain(w, c, o)
 	w.open("http")
 	writeHTTPSettings(w, c.Global)
+	writeServerNamesHash(w, c)
 	writeLua(w, c.Global)
 	writeZones(w, c)
 	for i := range c.Servers {
@@ -87,6 +88,29 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 	w.line("worker_connections", "16384")
 	w.line("multi_accept", "on")
 	w.close()
+}
+
+// writeServerNamesHash sizes nginx's server name hash for the hosts: a
+// bucket must hold the longest name (nginx -t fails on a 140-character host
+// with the default 64), and the table grows with the number of names.
+func writeServerNamesHash(w *confWriter, c *model.Config) {
+	longest, names := 0, 0
+	for _, s := range c.Servers {
+		for _, n := range append([]string{s.Hostname}, s.Aliases...) {
+			longest = max(longest, len(n))
+			names++
+		}
+	}
+	w.line("server_names_hash_bucket_size", strconv.Itoa(max(64, nextPowerOfTwo(longest+16))))
+	w.line("server_names_hash_max_size", strconv.Itoa(max(1024, nextPowerOfTwo(2*names))))
+}
+
+func nextPowerOfTwo(n int) int {
+	p := 1
+	for p < n {
+		p <<= 1
+	}
+	return p
 }
 
 func writeHTTPSettings(w *confWriter, g model.Global) {
