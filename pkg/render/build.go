@@ -45,7 +45,9 @@ type builder struct {
 	pending   []*pendingLocation
 	servers   map[string]*serverState
 	backends  map[string]*model.Backend
-	certs     map[string]*model.Certificate
+	// unresolved holds why a backend has no Service or port behind it.
+	unresolved map[string]string
+	certs      map[string]*model.Certificate
 
 	aliases map[string]aliasOwner
 	// canaryOwners names the canary Ingress whose traffic policy a canary
@@ -93,14 +95,15 @@ type serverState struct {
 
 func newBuilder(s Snapshot, o Options) *builder {
 	b := &builder{
-		opts:     o,
-		global:   model.DefaultGlobal(),
-		services: newServiceIndex(s),
-		secrets:  map[nsName]*corev1.Secret{},
-		servers:  map[string]*serverState{},
-		backends: map[string]*model.Backend{},
-		certs:    map[string]*model.Certificate{},
-		aliases:  map[string]aliasOwner{},
+		opts:       o,
+		global:     model.DefaultGlobal(),
+		services:   newServiceIndex(s),
+		secrets:    map[nsName]*corev1.Secret{},
+		servers:    map[string]*serverState{},
+		backends:   map[string]*model.Backend{},
+		unresolved: map[string]string{},
+		certs:      map[string]*model.Certificate{},
+		aliases:    map[string]aliasOwner{},
 
 		canaryOwners: map[string]model.ObjectRef{},
 	}
@@ -306,12 +309,19 @@ func (b *builder) addServerSettings(p *parsedIngress, hosts []string) {
 // use, and records a Problem on the referring Ingress when the Service or
 // port does not exist (the backend then has no endpoints: 503).
 func (b *builder) useBackend(p *parsedIngress, service string, port networkingv1.ServiceBackendPort, field string) *model.Backend {
+	name := backendName(p.ref.Namespace, service, servicePortString(port))
+	if existing, ok := b.backends[name]; ok {
+		// Resolved once per Build; each referring Ingress hears of a
+		// missing Service or port.
+		if why := b.unresolved[name]; why != "" {
+			b.problem(p.ref, field+".service", "%s; requests answer 503", why)
+		}
+		return existing
+	}
 	be, why := b.services.resolve(p.ref.Namespace, service, port)
 	if why != "" {
+		b.unresolved[name] = why
 		b.problem(p.ref, field+".service", "%s; requests answer 503", why)
-	}
-	if existing, ok := b.backends[be.Name]; ok {
-		return existing
 	}
 	ba := p.ann.Backend
 	be.Protocol = strings.ToUpper(ba.Protocol)
