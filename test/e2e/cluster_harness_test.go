@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -9,9 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -139,11 +136,8 @@ func (cp *controlPlane) secondAPIServer(t testing.TB) (kubernetes.Interface, fun
 // clusterController is `kubectl ingress controller` in cluster mode on a
 // control plane, with a real nginx on loopback ports.
 type clusterController struct {
-	cs       kubernetes.Interface
-	c        *controller.Controller
-	inst     *nginx.Instance
-	httpPort int
-	logs     *syncBuffer
+	runningController
+	cs kubernetes.Interface
 }
 
 // startClusterController runs the controller on cfg until the test ends,
@@ -157,7 +151,7 @@ func startClusterController(t testing.TB, cfg *rest.Config, namespace string) *c
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc := &clusterController{cs: cs, httpPort: freePort(t), logs: &syncBuffer{}}
+	cc := &clusterController{cs: cs, runningController: runningController{httpPort: freePort(t), logs: &syncBuffer{}}}
 	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	co := render.DefaultConfOptions()
 	co.ListenAddress = "127.0.0.1"
@@ -215,69 +209,6 @@ func startClusterController(t testing.TB, cfg *rest.Config, namespace string) *c
 	})
 	waitFor(t, 60*time.Second, "nginx to serve the first config", cc.c.Ready)
 	return cc
-}
-
-// get sends GET http://host/path to nginx; status 0 for a transport error.
-func (cc *clusterController) get(host, path string) (int, string) {
-	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(cc.httpPort)+path, nil)
-	if err != nil {
-		return 0, err.Error()
-	}
-	req.Host = host
-	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer resp.Body.Close()
-	var b bytes.Buffer
-	_, _ = b.ReadFrom(resp.Body)
-	return resp.StatusCode, b.String()
-}
-
-// eventuallyServes waits until GET host/path answers status with a body
-// that starts with prefix.
-func (cc *clusterController) eventuallyServes(t testing.TB, timeout time.Duration, host, path string, status int, prefix string) {
-	t.Helper()
-	var code int
-	var body string
-	waitFor(t, timeout, fmt.Sprintf("GET %s%s → %d %q (last: %d %q)", host, path, status, prefix, code, body), func() bool {
-		code, body = cc.get(host, path)
-		return code == status && strings.HasPrefix(body, prefix)
-	})
-}
-
-// workerPids waits until the master has its two workers, unchanged for
-// 200 ms, and returns them.
-func (cc *clusterController) workerPids(t testing.TB) []int {
-	t.Helper()
-	var last []int
-	stable := time.Now()
-	waitFor(t, 10*time.Second, "two stable worker processes", func() bool {
-		pids, err := cc.inst.WorkerPids()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(pids, last) {
-			last, stable = pids, time.Now()
-		}
-		return len(last) == 2 && time.Since(stable) >= 200*time.Millisecond
-	})
-	return last
-}
-
-// settle waits until the controller's counters stay the same for 300 ms.
-func (cc *clusterController) settle(t testing.TB) controller.Stats {
-	t.Helper()
-	last := cc.c.Stats()
-	stable := time.Now()
-	for time.Since(stable) < 300*time.Millisecond {
-		time.Sleep(25 * time.Millisecond)
-		if now := cc.c.Stats(); now != last {
-			last, stable = now, time.Now()
-		}
-	}
-	return last
 }
 
 // endpointIP is the address of the backends of the cluster tests: the API

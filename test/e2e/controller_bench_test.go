@@ -43,7 +43,7 @@ func BenchmarkFilesControllerEndpointEdit(b *testing.B) {
 		"web.yaml":     serviceYAML("web", ports[0]),
 		"ingress.yaml": filesIngress("shop", "shop.example.com", nil, "/", "web"),
 	}, 0)
-	fc.eventuallyServes(b, "shop.example.com", "/", 200, "b0 /")
+	fc.eventuallyServes(b, 10*time.Second, "shop.example.com", "/", 200, "b0 /")
 	before := fc.settle(b)
 	var lat []time.Duration
 	b.ResetTimer()
@@ -84,7 +84,7 @@ func BenchmarkFilesController1000EndpointChanges(b *testing.B) {
 		"web.yaml":     serviceYAML("web", ports[0]),
 		"ingress.yaml": filesIngress("shop", "shop.example.com", nil, "/", "web"),
 	}, 0)
-	fc.eventuallyServes(b, "shop.example.com", "/", 200, "b0 /")
+	fc.eventuallyServes(b, 10*time.Second, "shop.example.com", "/", 200, "b0 /")
 	before := fc.settle(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -93,7 +93,7 @@ func BenchmarkFilesController1000EndpointChanges(b *testing.B) {
 		for j := 1; j <= 1000; j++ {
 			fc.write(b, "web.yaml", serviceYAML("web", ports[(first+j+1)%2]))
 		}
-		fc.eventuallyServes(b, "shop.example.com", "/", 200, fmt.Sprintf("b%d /", (first+1)%2))
+		fc.eventuallyServes(b, 10*time.Second, "shop.example.com", "/", 200, fmt.Sprintf("b%d /", (first+1)%2))
 	}
 	b.StopTimer()
 	after := fc.settle(b)
@@ -114,7 +114,7 @@ func BenchmarkFilesControllerRollingUpdate(b *testing.B) {
 		files[fmt.Sprintf("ing/%03d.yaml", k)] = filesIngress(fmt.Sprintf("app%d", k), fmt.Sprintf("app%d.example.com", k), nil, "/v0", "web")
 	}
 	fc := startFilesControllerDebounced(b, files, 0)
-	fc.eventuallyServes(b, "app99.example.com", "/v0", 200, "b0 /v0")
+	fc.eventuallyServes(b, 10*time.Second, "app99.example.com", "/v0", 200, "b0 /v0")
 	before := fc.settle(b)
 	var total time.Duration
 	b.ResetTimer()
@@ -125,7 +125,7 @@ func BenchmarkFilesControllerRollingUpdate(b *testing.B) {
 			fc.write(b, fmt.Sprintf("ing/%03d.yaml", k), filesIngress(fmt.Sprintf("app%d", k), fmt.Sprintf("app%d.example.com", k), nil, path, "web"))
 			time.Sleep(10 * time.Millisecond)
 		}
-		fc.eventuallyServes(b, "app99.example.com", path, 200, "b0 "+path)
+		fc.eventuallyServes(b, 10*time.Second, "app99.example.com", path, 200, "b0 "+path)
 		total += time.Since(start)
 	}
 	b.StopTimer()

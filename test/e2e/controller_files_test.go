@@ -28,11 +28,82 @@ import (
 // filesController is the controller of `--from-files DIR` on a temp
 // directory, with a real nginx on loopback ports.
 type filesController struct {
-	dir      string
+	runningController
+	dir string
+}
+
+// runningController is a controller with its nginx, as the files and the
+// cluster tests run it: requests to it and waits on it.
+type runningController struct {
 	c        *controller.Controller
 	inst     *nginx.Instance
 	httpPort int
 	logs     *syncBuffer
+}
+
+// get sends GET http://host/path to nginx; status 0 for a transport error.
+func (rc *runningController) get(host, path string) (int, string) {
+	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(rc.httpPort)+path, nil)
+	if err != nil {
+		return 0, err.Error()
+	}
+	req.Host = host
+	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	var b bytes.Buffer
+	_, _ = b.ReadFrom(resp.Body)
+	return resp.StatusCode, b.String()
+}
+
+// eventuallyServes waits until GET host/path answers status with a body
+// that starts with prefix.
+func (rc *runningController) eventuallyServes(t testing.TB, timeout time.Duration, host, path string, status int, prefix string) {
+	t.Helper()
+	var code int
+	var body string
+	waitFor(t, timeout, fmt.Sprintf("GET %s%s → %d %q", host, path, status, prefix), func() bool {
+		code, body = rc.get(host, path)
+		return code == status && strings.HasPrefix(body, prefix)
+	})
+}
+
+// workerPids waits until the master has exactly its two workers, the same
+// for 200 ms (after a reload the old ones drain and the new ones start one
+// by one), and returns them.
+func (rc *runningController) workerPids(t testing.TB) []int {
+	t.Helper()
+	var last []int
+	stable := time.Now()
+	waitFor(t, 10*time.Second, "two stable worker processes", func() bool {
+		pids, err := rc.inst.WorkerPids()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(pids, last) {
+			last, stable = pids, time.Now()
+		}
+		return len(last) == 2 && time.Since(stable) >= 200*time.Millisecond
+	})
+	return last
+}
+
+// settle waits until the controller has no sync left to make: its counters
+// stay the same for 300 ms.
+func (rc *runningController) settle(t testing.TB) controller.Stats {
+	t.Helper()
+	last := rc.c.Stats()
+	stable := time.Now()
+	for time.Since(stable) < 300*time.Millisecond {
+		time.Sleep(25 * time.Millisecond)
+		if now := rc.c.Stats(); now != last {
+			last, stable = now, time.Now()
+		}
+	}
+	return last
 }
 
 // syncBuffer collects the controller's log lines.
@@ -66,7 +137,7 @@ func startFilesController(t testing.TB, files map[string]string) *filesControlle
 func startFilesControllerDebounced(t testing.TB, files map[string]string, debounce time.Duration) *filesController {
 	t.Helper()
 	requireNginx(t)
-	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests"), httpPort: freePort(t), logs: &syncBuffer{}}
+	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests"), runningController: runningController{httpPort: freePort(t), logs: &syncBuffer{}}}
 	for name, content := range files {
 		fc.write(t, name, content)
 	}
@@ -145,71 +216,6 @@ func (fc *filesController) remove(t testing.TB, name string) {
 	}
 }
 
-// get sends GET http://host/path to nginx; status 0 for a transport error.
-func (fc *filesController) get(host, path string) (int, string) {
-	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(fc.httpPort)+path, nil)
-	if err != nil {
-		return 0, err.Error()
-	}
-	req.Host = host
-	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Do(req)
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer resp.Body.Close()
-	var b bytes.Buffer
-	_, _ = b.ReadFrom(resp.Body)
-	return resp.StatusCode, b.String()
-}
-
-// eventuallyServes waits until GET host/path answers status with a body
-// that starts with prefix.
-func (fc *filesController) eventuallyServes(t testing.TB, host, path string, status int, prefix string) {
-	t.Helper()
-	var code int
-	var body string
-	waitFor(t, 10*time.Second, fmt.Sprintf("GET %s%s → %d %q", host, path, status, prefix), func() bool {
-		code, body = fc.get(host, path)
-		return code == status && strings.HasPrefix(body, prefix)
-	})
-}
-
-// workerPids waits until the master has exactly its two workers, the
-// same for 200 ms (after a reload the old ones drain and the new ones
-// start one by one), and returns them.
-func (fc *filesController) workerPids(t testing.TB) []int {
-	t.Helper()
-	var last []int
-	stable := time.Now()
-	waitFor(t, 10*time.Second, "two stable worker processes", func() bool {
-		pids, err := fc.inst.WorkerPids()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(pids, last) {
-			last, stable = pids, time.Now()
-		}
-		return len(last) == 2 && time.Since(stable) >= 200*time.Millisecond
-	})
-	return last
-}
-
-// settle waits until the controller has no sync left to make: the number
-// of syncs stays the same for a while.
-func (fc *filesController) settle(t testing.TB) controller.Stats {
-	t.Helper()
-	last := fc.c.Stats()
-	stable := time.Now()
-	for time.Since(stable) < 300*time.Millisecond {
-		time.Sleep(25 * time.Millisecond)
-		if now := fc.c.Stats(); now != last {
-			last, stable = now, time.Now()
-		}
-	}
-	return last
-}
-
 func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
@@ -255,7 +261,7 @@ func TestFilesControllerScenarios(t *testing.T) {
 	const host = "shop.example.com"
 
 	t.Run("create: served by the right backend", func(t *testing.T) {
-		fc.eventuallyServes(t, host, "/", 200, "alpha /")
+		fc.eventuallyServes(t, 10*time.Second, host, "/", 200, "alpha /")
 		if st := fc.settle(t); st.Reloads != 1 || st.ReloadErrors != 0 {
 			t.Fatalf("stats after the first config: %+v", st)
 		}
@@ -264,7 +270,7 @@ func TestFilesControllerScenarios(t *testing.T) {
 	t.Run("endpoints change: new endpoint, no reload", func(t *testing.T) {
 		pids, before := fc.workerPids(t), fc.settle(t)
 		fc.write(t, "svc/web.yaml", serviceYAML("web", beta))
-		fc.eventuallyServes(t, host, "/", 200, "beta /")
+		fc.eventuallyServes(t, 10*time.Second, host, "/", 200, "beta /")
 		after := fc.settle(t)
 		if after.Reloads != before.Reloads {
 			t.Errorf("reloads %d → %d for an endpoint change", before.Reloads, after.Reloads)
@@ -296,7 +302,7 @@ func TestFilesControllerScenarios(t *testing.T) {
 			})
 		}
 		fc.write(t, "ing/shop.yaml", filesIngress("shop", host, nil, "/", "web", "/cart", "other"))
-		fc.eventuallyServes(t, host, "/cart", 200, "gamma /cart")
+		fc.eventuallyServes(t, 10*time.Second, host, "/cart", 200, "gamma /cart")
 		stop.Store(true)
 		wg.Wait()
 		statuses.Range(func(code, n any) bool {
@@ -312,13 +318,13 @@ func TestFilesControllerScenarios(t *testing.T) {
 		if now := fc.workerPids(t); slices.Equal(now, pids) {
 			t.Errorf("worker pids unchanged (%v) after a reload", now)
 		}
-		fc.eventuallyServes(t, host, "/", 200, "beta /")
+		fc.eventuallyServes(t, 10*time.Second, host, "/", 200, "beta /")
 	})
 
 	t.Run("bad annotation: a problem reported, the rest still served", func(t *testing.T) {
 		fc.write(t, "ing/blog.yaml", filesIngress("blog", "blog.example.com", map[string]string{"proxy-body-size": "a lot"}, "/", "other"))
-		fc.eventuallyServes(t, "blog.example.com", "/", 200, "gamma /")
-		fc.eventuallyServes(t, host, "/cart", 200, "gamma /cart")
+		fc.eventuallyServes(t, 10*time.Second, "blog.example.com", "/", 200, "gamma /")
+		fc.eventuallyServes(t, 10*time.Second, host, "/cart", 200, "gamma /cart")
 		waitFor(t, 5*time.Second, "the problem in the log", func() bool {
 			return strings.Contains(fc.logs.String(), `"Problem" object="Ingress e2e/blog" field="metadata.annotations[nginx.ingress.kubernetes.io/proxy-body-size]"`)
 		})
@@ -365,7 +371,7 @@ func TestFilesControllerScenarios(t *testing.T) {
 			t.Fatal(err)
 		}
 		fc.write(t, "ing/shop.yaml", filesIngress("shop", host, nil, "/", "web", "/cart", "other", "/new", "other", "/new2", "other"))
-		fc.eventuallyServes(t, host, "/new", 200, "gamma /new")
+		fc.eventuallyServes(t, 10*time.Second, host, "/new", 200, "gamma /new")
 		if st := fc.settle(t); st.Reloads != before.Reloads+1 {
 			t.Errorf("reloads %d after the fix, want %d", st.Reloads, before.Reloads+1)
 		}
@@ -373,9 +379,9 @@ func TestFilesControllerScenarios(t *testing.T) {
 
 	t.Run("delete the Ingress: 404", func(t *testing.T) {
 		fc.remove(t, "ing/shop.yaml")
-		fc.eventuallyServes(t, host, "/", 404, "")
-		fc.eventuallyServes(t, host, "/cart", 404, "")
-		fc.eventuallyServes(t, "blog.example.com", "/", 200, "gamma /")
+		fc.eventuallyServes(t, 10*time.Second, host, "/", 404, "")
+		fc.eventuallyServes(t, 10*time.Second, host, "/cart", 404, "")
+		fc.eventuallyServes(t, 10*time.Second, "blog.example.com", "/", 200, "gamma /")
 	})
 }
 
@@ -386,13 +392,13 @@ func TestFilesControllerBurstOfEdits(t *testing.T) {
 		"web.yaml":     serviceYAML("web", alpha),
 		"ingress.yaml": filesIngress("shop", "shop.example.com", nil, "/v0", "web"),
 	})
-	fc.eventuallyServes(t, "shop.example.com", "/v0", 200, "alpha /v0")
+	fc.eventuallyServes(t, 10*time.Second, "shop.example.com", "/v0", 200, "alpha /v0")
 	before := fc.settle(t)
 	// 500 edits, each of which alone would need a reload (a new path).
 	for i := 1; i <= 500; i++ {
 		fc.write(t, "ingress.yaml", filesIngress("shop", "shop.example.com", nil, fmt.Sprintf("/v%d", i), "web"))
 	}
-	fc.eventuallyServes(t, "shop.example.com", "/v500", 200, "alpha /v500")
+	fc.eventuallyServes(t, 10*time.Second, "shop.example.com", "/v500", 200, "alpha /v500")
 	after := fc.settle(t)
 	reloads := after.Reloads - before.Reloads
 	t.Logf("500 edits → %d reloads, %d syncs", reloads, after.Syncs-before.Syncs)
@@ -411,7 +417,7 @@ func TestFilesControllerRestartsAKilledMaster(t *testing.T) {
 		"web.yaml":     serviceYAML("web", alpha),
 		"ingress.yaml": filesIngress("shop", "shop.example.com", nil, "/", "web"),
 	})
-	fc.eventuallyServes(t, "shop.example.com", "/", 200, "alpha /")
+	fc.eventuallyServes(t, 10*time.Second, "shop.example.com", "/", 200, "alpha /")
 	orphans := fc.workerPids(t)
 	master := fc.inst.Pid()
 	if err := syscall.Kill(master, syscall.SIGKILL); err != nil {
@@ -419,7 +425,7 @@ func TestFilesControllerRestartsAKilledMaster(t *testing.T) {
 	}
 	waitFor(t, 20*time.Second, "a new master", func() bool { p := fc.inst.Pid(); return p != 0 && p != master && fc.c.Ready() })
 	// The new master owns the ports and Lua has the backends again.
-	fc.eventuallyServes(t, "shop.example.com", "/", 200, "alpha /")
+	fc.eventuallyServes(t, 10*time.Second, "shop.example.com", "/", 200, "alpha /")
 	if now := fc.workerPids(t); slices.ContainsFunc(now, func(p int) bool { return slices.Contains(orphans, p) }) {
 		t.Errorf("workers %v include the orphans %v", now, orphans)
 	}
