@@ -68,6 +68,10 @@ type Config struct {
 	// minutes on 2 busy cores); StopTimeout bounds the graceful stop.
 	SyncTimeout time.Duration
 	StopTimeout time.Duration
+
+	// Observers are told about each sync's outcome (the Ingress status
+	// writer, the RELOAD events); optional.
+	Observers []SyncObserver
 }
 
 func (c *Config) defaults() error {

@@ -59,12 +59,19 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	defer cancel()
 	start := time.Now()
 	verdict := "none"
+	var observed SyncResult
 	defer func() {
 		result := "success"
 		if err != nil && !errors.Is(err, errHeld) {
 			result = "error"
 		}
 		c.metrics.syncDuration.WithLabelValues(verdict, result).Observe(time.Since(start).Seconds())
+		if observed.Desired != nil {
+			observed.Serving = c.state.running.Config
+			observed.Err = err
+			observed.Duration = time.Since(start)
+			c.notify(workerCtx, observed)
+		}
 	}()
 
 	if err := c.checkMaster(ctx, start); err != nil {
@@ -90,6 +97,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		plan.Verdict = ksync.DynamicOnly
 		plan.Reasons = append(plan.Reasons, ksync.Reason{Message: "Lua payloads posted again: the last apply did not finish"})
 	}
+	observed = SyncResult{Desired: cfg, Problems: problems, Verdict: plan.Verdict, Checksum: checksum}
 	if s.luaDirty {
 		plan.PushBackends, plan.PushServers = true, true
 	}
@@ -120,6 +128,9 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	}
 	err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua)
 	err = c.settle(plan, desired, checksum, err)
+	// settle makes desired the running state when nginx serves its
+	// nginx.conf (the reload worked, even if a push after it failed).
+	observed.Reloaded = plan.Verdict == ksync.ReloadRequired && s.running.Config == cfg
 	if err == nil {
 		log.Info("Applied", "verdict", plan.Verdict.String(), "checksum", checksum, "duration", time.Since(start).Round(time.Microsecond))
 	}
