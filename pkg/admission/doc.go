@@ -1,0 +1,19 @@
+// Package admission is the validating admission webhook for Ingresses: it
+// decodes an AdmissionReview (admission.k8s.io/v1), puts the candidate
+// Ingress among the cluster's current objects, runs the pure render.Build
+// on the part of the cluster that can affect the candidate, and denies the
+// request with the Problems that the candidate itself has (a path another,
+// older Ingress owns, a bad annotation value, a snippet annotation, and with
+// Strict a backend Service that does not exist).
+//
+// It never runs nginx and never writes a file for a request: the config a
+// request could inject into is never loaded or tested (the lesson of
+// ingress-nginx's CVE-2025-1974).
+//
+// It owns the HTTP handler, the choice of the objects to build, the
+// classification of Problems into denials and warnings, and the TLS server
+// with a certificate reloaded from its files. It may import render, model,
+// the Kubernetes API types and apimachinery; never client-go, nginx, the
+// controller or cmd: its caller gives it the cluster's objects as a
+// function returning a render.Snapshot.
+package admission

@@ -1,0 +1,142 @@
+package admission
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// Verdict is what the webhook says about one candidate Ingress.
+type Verdict struct {
+	// Denials are the candidate's Problems that refuse it; none admits it.
+	Denials []model.Problem
+	// Warnings are the candidate's Problems that do not refuse it: names of
+	// objects that may come later (a TLS Secret that cert-manager has yet
+	// to issue, a Service applied after its Ingress without Strict).
+	Warnings []model.Problem
+}
+
+// Validator judges candidate Ingresses against the cluster's objects.
+type Validator struct {
+	snapshot func() (render.Snapshot, error)
+	opts     render.Options
+	strict   bool
+}
+
+// NewValidator returns a Validator that reads the cluster through
+// snapshot (called once per review; the objects are only read), builds with
+// opts and, when strict, also denies a backend Service (or port) that does
+// not exist.
+func NewValidator(snapshot func() (render.Snapshot, error), opts render.Options, strict bool) (*Validator, error) {
+	if snapshot == nil {
+		return nil, fmt.Errorf("admission: no snapshot function")
+	}
+	return &Validator{snapshot: snapshot, opts: opts, strict: strict}, nil
+}
+
+// Validate judges cand, a new Ingress when create (it is then the newest of
+// all, whatever its creationTimestamp says) or the new version of an
+// existing one. cand is not modified.
+func (v *Validator) Validate(cand *networkingv1.Ingress, create bool) (Verdict, error) {
+	s, err := v.snapshot()
+	if err != nil {
+		return Verdict{}, fmt.Errorf("reading the cluster's objects: %w", err)
+	}
+	ps := candidateProblems(s, cand, v.opts, create, false)
+	return classify(ps, v.strict), nil
+}
+
+// candidateProblems puts cand in s and returns the Problems render.Build
+// finds on cand: from a Build of the related objects only (full false), or
+// of all of s (full true; the reference the subset is tested against).
+func candidateProblems(s render.Snapshot, cand *networkingv1.Ingress, o render.Options, create, full bool) []model.Problem {
+	s, cand = withCandidate(s, cand, create)
+	if !full {
+		s = relatedSnapshot(s, cand, o)
+	}
+	_, ps := render.Build(s, o)
+	ref := model.ObjectRef{Kind: "Ingress", Namespace: cand.Namespace, Name: cand.Name}
+	var out []model.Problem
+	for _, p := range ps {
+		if p.Object == ref {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// withCandidate returns s with cand in place of the Ingress of the same
+// namespace and name (or added), and the candidate as placed. A created
+// candidate gets a creationTimestamp one second after the newest Ingress's,
+// so it loses every tie, as the newest object does once it is stored.
+func withCandidate(s render.Snapshot, cand *networkingv1.Ingress, create bool) (render.Snapshot, *networkingv1.Ingress) {
+	ings := make([]*networkingv1.Ingress, 0, len(s.Ingresses)+1)
+	var newest time.Time
+	for _, ing := range s.Ingresses {
+		if ing.Namespace == cand.Namespace && ing.Name == cand.Name {
+			continue
+		}
+		if t := ing.CreationTimestamp.Time; t.After(newest) {
+			newest = t
+		}
+		ings = append(ings, ing)
+	}
+	if create || cand.CreationTimestamp.IsZero() {
+		c := *cand // the fields Build reads are not changed: a shallow copy will do
+		if t := newest.Add(time.Second); t.After(c.CreationTimestamp.Time) {
+			c.CreationTimestamp = metav1.NewTime(t)
+		}
+		cand = &c
+	}
+	s.Ingresses = append(ings, cand)
+	return s, cand
+}
+
+// The kinds of a candidate's Problem.
+type problemKind int
+
+const (
+	// denies: the candidate's own mistake or a conflict with an older object.
+	kindDeny problemKind = iota
+	// kindService: a backend Service or port that does not exist (yet):
+	// denies only with Strict.
+	kindService
+	// kindSecret: a TLS Secret missing, invalid or not (yet) covering the
+	// host; cert-manager issues it after the Ingress exists: never denies.
+	kindSecret
+)
+
+// kindOf sorts a Problem by its field and the reasons render gives.
+func kindOf(p model.Problem) problemKind {
+	switch {
+	case strings.HasSuffix(p.Field, ".service") &&
+		(strings.Contains(p.Reason, " not found;") || strings.Contains(p.Reason, " has no port ")):
+		return kindService
+	case strings.HasSuffix(p.Field, "[nginx.ingress.kubernetes.io/default-backend]") &&
+		strings.Contains(p.Reason, " not found or has no ports"):
+		return kindService
+	case strings.HasPrefix(p.Field, "spec.tls[") &&
+		(strings.HasSuffix(p.Field, ".secretName") || strings.HasPrefix(p.Reason, "certificate of secret ")):
+		return kindSecret
+	}
+	return kindDeny
+}
+
+func classify(ps []model.Problem, strict bool) Verdict {
+	var v Verdict
+	for _, p := range ps {
+		switch k := kindOf(p); {
+		case k == kindDeny, k == kindService && strict:
+			v.Denials = append(v.Denials, p)
+		default:
+			v.Warnings = append(v.Warnings, p)
+		}
+	}
+	return v
+}
