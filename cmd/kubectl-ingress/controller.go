@@ -38,8 +38,13 @@ is tried again on the next change (or after a backoff). If the nginx master exit
 starts it again, up to 3 times a minute; then it exits non-zero.
 
 /healthz and /readyz (ready once nginx serves the first config) are served on --health-addr,
-Prometheus metrics on --metrics-addr at /metrics (the same server when the addresses are equal).
-SIGINT or SIGTERM stops nginx gracefully.`
+Prometheus metrics on --metrics-addr at /metrics (the same server when the addresses are equal),
+and with --profiling Go's pprof under /debug/pprof/ on the metrics server.
+
+SIGINT or SIGTERM shuts down gracefully: /readyz answers 503 at once, nginx keeps serving for
+--shutdown-grace-period seconds, then quits gracefully (requests in flight complete, within
+--nginx-quit-timeout), and the controller exits 0 after --post-shutdown-grace-period seconds.
+A second signal ends the controller at once.`
 
 const controllerExample = `  # The local simulator on the shipped examples, with demo backends on their loopback endpoints
   kubectl ingress controller --from-files examples/ --http-port 8080 --https-port 8443 --demo-backends
@@ -59,7 +64,8 @@ const (
 
 // ControllerOptions are the flags of "kubectl ingress controller".
 type ControllerOptions struct {
-	Render RenderFlags
+	Render   RenderFlags
+	Shutdown ShutdownFlags
 
 	// FromFiles is the manifest directory of the local simulator.
 	FromFiles string
@@ -96,6 +102,7 @@ func NewControllerOptions(streams genericiooptions.IOStreams) *ControllerOptions
 	cf.Username, cf.Password = nil, nil
 	return &ControllerOptions{
 		Render:        NewRenderFlags(),
+		Shutdown:      NewShutdownFlags(),
 		Namespace:     "default",
 		SyncRateLimit: controller.DefaultSyncRate,
 		HealthAddr:    defaultHealthAddr,
@@ -128,6 +135,7 @@ func NewCmdController(streams genericiooptions.IOStreams) *cobra.Command {
 	}
 	f := cmd.Flags()
 	o.Render.AddFlags(f)
+	o.Shutdown.AddFlags(f)
 	f.StringVar(&o.FromFiles, "from-files", "", "Run on the manifests under this directory (recursively) instead of a cluster: the local simulator")
 	f.StringVar(&o.Namespace, "namespace", o.Namespace, "With --from-files: the namespace of objects whose manifests name none")
 	f.BoolVar(&o.DemoBackends, "demo-backends", false, "With --from-files: answer on every loopback endpoint of the EndpointSlices that nothing listens on, with a small HTTP server that says which Service and endpoint it is")
@@ -169,6 +177,9 @@ func (o *ControllerOptions) Complete(cmd *cobra.Command) error {
 // Validate checks the flags.
 func (o *ControllerOptions) Validate() error {
 	if err := o.Render.Validate(); err != nil {
+		return err
+	}
+	if err := o.Shutdown.Validate(); err != nil {
 		return err
 	}
 	if o.SyncRateLimit <= 0 {
@@ -225,7 +236,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	if err := inst.Layout(); err != nil {
 		return err
 	}
-	c, err := controller.New(controller.Config{
+	cfg := controller.Config{
 		Source:   src,
 		Problems: reporter,
 		Nginx:    inst,
@@ -233,7 +244,9 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		Build:    o.Render.BuildOptions(),
 		Conf:     o.Render.ConfOptions(),
 		SyncRate: o.SyncRateLimit,
-	})
+	}
+	o.Shutdown.apply(&cfg)
+	c, err := controller.New(cfg)
 	if err != nil {
 		return err
 	}
@@ -241,21 +254,9 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	serveErr := make(chan error, 1)
-	go func() {
-		serveErr <- serve(ctx)
-		cancel()
-	}()
 	log.Info("Starting the controller", "mode", o.mode(), "nginxPrefix", o.NginxPrefix,
 		"http", fmt.Sprintf("%s:%d", o.Render.ListenAddress, o.Render.HTTPPort), "https", fmt.Sprintf("%s:%d", o.Render.ListenAddress, o.Render.HTTPSPort))
-	runErr := c.Run(ctx)
-	cancel()
-	if err := <-serveErr; err != nil {
-		runErr = errors.Join(runErr, err)
-	}
-	return runErr
+	return runAndServe(ctx, c, serve)
 }
 
 func (o *ControllerOptions) mode() string {

@@ -72,6 +72,18 @@ type Config struct {
 	// Observers are told about each sync's outcome (the Ingress status
 	// writer, the RELOAD events); optional.
 	Observers []SyncObserver
+
+	// Graceful shutdown (shutdown.go): when ctx ends, /readyz answers 503
+	// at once; nginx keeps serving for ShutdownGracePeriod, then the
+	// ShutdownHooks run, then nginx quits (bounded by StopTimeout), then
+	// Run waits PostShutdownGracePeriod. All optional (0: no wait).
+	ShutdownGracePeriod     time.Duration
+	PostShutdownGracePeriod time.Duration
+	ShutdownHooks           []ShutdownHook
+
+	// Profiling serves net/http/pprof under /debug/pprof/ on the metrics
+	// server (--profiling).
+	Profiling bool
 }
 
 func (c *Config) defaults() error {
@@ -113,6 +125,8 @@ type Controller struct {
 	fatal    chan error
 	stopping atomic.Bool
 	ready    atomic.Bool
+	// draining is set when the shutdown begins: /readyz fails from then on.
+	draining atomic.Bool
 	// masterDown is set while a master the loop started has exited and
 	// was not started again yet (/healthz fails meanwhile).
 	masterDown atomic.Bool
@@ -126,6 +140,10 @@ func New(cfg Config) (*Controller, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
+	metrics := newLoopMetrics()
+	// The metrics see every sync first, and every POST to Lua is timed.
+	cfg.Observers = append([]SyncObserver{metrics}, cfg.Observers...)
+	cfg.Lua = timedPusher{next: cfg.Lua, hist: metrics.luaPush}
 	backoff := &recordingLimiter{TypedRateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax)}
 	return &Controller{
 		cfg:     cfg,
@@ -134,7 +152,7 @@ func New(cfg Config) (*Controller, error) {
 			Name: "kubectl-ingress-sync",
 		}),
 		limiter: rate.NewLimiter(rate.Limit(cfg.SyncRate), cfg.SyncBurst),
-		metrics: newLoopMetrics(),
+		metrics: metrics,
 		fatal:   make(chan error, 1),
 	}, nil
 }
@@ -142,16 +160,18 @@ func New(cfg Config) (*Controller, error) {
 // Stats returns the loop's counters (the same numbers as the metrics).
 func (c *Controller) Stats() Stats { return c.metrics.stats() }
 
-// Ready reports whether nginx serves a config of this controller.
-func (c *Controller) Ready() bool { return c.ready.Load() }
+// Ready reports whether nginx serves a config of this controller and the
+// controller is not shutting down (what /readyz answers).
+func (c *Controller) Ready() bool { return c.ready.Load() && !c.draining.Load() }
 
 // enqueue is the changed callback of the Source: it only adds the key.
 func (c *Controller) enqueue() { c.queue.Add(syncKey) }
 
 // Run waits for the Source's first complete view, then syncs after every
 // change until ctx ends or a fatal error (the Source failed, nginx died too
-// often). It then stops nginx gracefully (SIGQUIT, bounded by StopTimeout)
-// and returns the error, nil when ctx ended. Run may be called once.
+// often). It then shuts down (shutdown.go: /readyz 503 first, nginx quits
+// gracefully with SIGQUIT, bounded by StopTimeout) and returns the error,
+// nil when ctx ended. Run may be called once.
 func (c *Controller) Run(ctx context.Context) error {
 	log := klog.FromContext(ctx)
 	ctx, cancel := context.WithCancel(ctx)
@@ -184,11 +204,11 @@ func (c *Controller) Run(ctx context.Context) error {
 			err = errors.New("controller: the source did not sync")
 		}
 	}
+	c.beginDrain(log)
 	cancel()
 	c.queue.ShutDown()
 	wg.Wait()
-	c.ready.Store(false)
-	if stopErr := c.stopNginx(klog.NewContext(context.Background(), log)); stopErr != nil {
+	if stopErr := c.shutdown(klog.NewContext(context.Background(), log), err == nil); stopErr != nil {
 		err = errors.Join(err, stopErr)
 	}
 	return err

@@ -200,6 +200,11 @@ func apiVersionOf(kind string) string {
 	}
 }
 
+// Recorder is the recorder the Events are made with (client-go's
+// broadcaster on the client: rate-limited per object and aggregated), for
+// the other Events of the controller (RELOAD, Sync).
+func (e *Events) Recorder() record.EventRecorder { return e.recorder }
+
 // eventMessage is "field: reason" (the Event names the object already),
 // cut to what the API accepts.
 func eventMessage(p model.Problem) string {
@@ -207,6 +212,11 @@ func eventMessage(p model.Problem) string {
 	if p.Field != "" {
 		msg = p.Field + ": " + p.Reason
 	}
+	return cutMessage(msg)
+}
+
+// cutMessage cuts msg to maxMessage bytes at a rune boundary, with "…".
+func cutMessage(msg string) string {
 	if len(msg) > maxMessage {
 		cut := maxMessage - len("…")
 		for cut > 0 && !utf8.RuneStart(msg[cut]) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -17,6 +18,9 @@ const (
 	HealthzPath = "/healthz"
 	ReadyzPath  = "/readyz"
 	MetricsPath = "/metrics"
+	// PprofPath is where net/http/pprof answers on the metrics server
+	// with --profiling.
+	PprofPath = "/debug/pprof/"
 )
 
 // HealthHandler serves /healthz and /readyz:
@@ -25,7 +29,8 @@ const (
 //     started has not exited (before the first start too); 500 between an
 //     exit of the master and its restart.
 //   - /readyz answers 200 once nginx serves a config of this controller
-//     with its Lua payloads, 503 before and while nginx is down.
+//     with its Lua payloads, 503 before, while nginx is down, and from the
+//     first moment of a shutdown on (nginx still serves then).
 func (c *Controller) HealthHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(HealthzPath, func(w http.ResponseWriter, _ *http.Request) {
@@ -36,7 +41,11 @@ func (c *Controller) HealthHandler() http.Handler {
 		fmt.Fprintln(w, "ok")
 	})
 	mux.HandleFunc(ReadyzPath, func(w http.ResponseWriter, _ *http.Request) {
-		if !c.ready.Load() {
+		switch {
+		case c.draining.Load():
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		case !c.ready.Load():
 			http.Error(w, "nginx does not serve a config yet", http.StatusServiceUnavailable)
 			return
 		}
@@ -51,13 +60,28 @@ func (c *Controller) MetricsHandler() http.Handler {
 	return promhttp.HandlerFor(c.metrics.registry, promhttp.HandlerOpts{Registry: c.metrics.registry})
 }
 
-// Handler serves /healthz, /readyz and /metrics on one mux.
+// Handler serves /healthz, /readyz and /metrics on one mux (and
+// /debug/pprof/ with Config.Profiling).
 func (c *Controller) Handler() http.Handler {
-	mux := http.NewServeMux()
+	mux := c.metricsMux()
 	health := c.HealthHandler()
 	mux.Handle(HealthzPath, health)
 	mux.Handle(ReadyzPath, health)
+	return mux
+}
+
+// metricsMux serves /metrics, and net/http/pprof's handlers under
+// /debug/pprof/ when Config.Profiling is set (never otherwise).
+func (c *Controller) metricsMux() *http.ServeMux {
+	mux := http.NewServeMux()
 	mux.Handle(MetricsPath, c.MetricsHandler())
+	if c.cfg.Profiling {
+		mux.HandleFunc(PprofPath, pprof.Index)
+		mux.HandleFunc(PprofPath+"cmdline", pprof.Cmdline)
+		mux.HandleFunc(PprofPath+"profile", pprof.Profile)
+		mux.HandleFunc(PprofPath+"symbol", pprof.Symbol)
+		mux.HandleFunc(PprofPath+"trace", pprof.Trace)
+	}
 	return mux
 }
 
@@ -92,9 +116,7 @@ func (c *Controller) Listen(healthAddr, metricsAddr string) (serve func(ctx cont
 			err = add(healthAddr, c.HealthHandler())
 		}
 		if err == nil && metricsAddr != "" {
-			mux := http.NewServeMux()
-			mux.Handle(MetricsPath, c.MetricsHandler())
-			err = add(metricsAddr, mux)
+			err = add(metricsAddr, c.metricsMux())
 		}
 	}
 	if err != nil {

@@ -32,6 +32,13 @@ type loopMetrics struct {
 	lastSuccess    prometheus.Gauge
 	configInfo     *prometheus.GaugeVec
 	problems       *prometheus.GaugeVec
+
+	// The serving config's hosts and certificates (metrics_serving.go)
+	// and the Lua pushes (metrics_lua.go).
+	sslExpire    *prometheus.GaugeVec
+	hosts        prometheus.Gauge
+	luaPush      *prometheus.HistogramVec
+	servingShown *model.Config
 }
 
 func newLoopMetrics() *loopMetrics {
@@ -67,8 +74,10 @@ func newLoopMetrics() *loopMetrics {
 			Help:      "Problems in the input at the last sync, by family: annotation, backend, configmap, rule, tls, other.",
 		}, []string{"family"}),
 	}
+	m.sslExpire, m.hosts = newServingMetrics()
+	m.luaPush = newLuaPushMetric()
 	m.registry.MustRegister(m.reloads, m.reloadErrors, m.dynamicUpdates, m.dynamicErrors, m.restarts,
-		m.syncDuration, m.lastSuccess, m.configInfo, m.problems,
+		m.syncDuration, m.lastSuccess, m.configInfo, m.problems, m.sslExpire, m.hosts, m.luaPush,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.setProblems(nil)
 	return m
