@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -66,6 +65,7 @@ const (
 type ControllerOptions struct {
 	Render   RenderFlags
 	Shutdown ShutdownFlags
+	Status   StatusFlags
 
 	// FromFiles is the manifest directory of the local simulator.
 	FromFiles string
@@ -81,12 +81,16 @@ type ControllerOptions struct {
 	Verbosity     int
 
 	// The cluster source.
-	ConfigFlags          *genericclioptions.ConfigFlags
-	WatchNamespace       string
-	PublishService       string
-	PublishStatusAddress string
+	ConfigFlags    *genericclioptions.ConfigFlags
+	WatchNamespace string
+
+	// DisableSyncEvents turns off the "Sync" Events on Ingresses.
+	DisableSyncEvents bool
 
 	genericiooptions.IOStreams
+
+	// set by clusterSource: the RELOAD and Sync Events
+	eventObservers []controller.SyncObserver
 
 	// set by Complete: Run makes a temporary prefix (and removes it)
 	tempPrefix bool
@@ -103,6 +107,7 @@ func NewControllerOptions(streams genericiooptions.IOStreams) *ControllerOptions
 	return &ControllerOptions{
 		Render:        NewRenderFlags(),
 		Shutdown:      NewShutdownFlags(),
+		Status:        NewStatusFlags(),
 		Namespace:     "default",
 		SyncRateLimit: controller.DefaultSyncRate,
 		HealthAddr:    defaultHealthAddr,
@@ -136,6 +141,7 @@ func NewCmdController(streams genericiooptions.IOStreams) *cobra.Command {
 	f := cmd.Flags()
 	o.Render.AddFlags(f)
 	o.Shutdown.AddFlags(f)
+	f.BoolVar(&o.DisableSyncEvents, "disable-sync-events", false, `In a cluster: make no "Sync" Events ("Scheduled for sync") on the Ingresses`)
 	f.StringVar(&o.FromFiles, "from-files", "", "Run on the manifests under this directory (recursively) instead of a cluster: the local simulator")
 	f.StringVar(&o.Namespace, "namespace", o.Namespace, "With --from-files: the namespace of objects whose manifests name none")
 	f.BoolVar(&o.DemoBackends, "demo-backends", false, "With --from-files: answer on every loopback endpoint of the EndpointSlices that nothing listens on, with a small HTTP server that says which Service and endpoint it is")
@@ -147,8 +153,7 @@ func NewCmdController(streams genericiooptions.IOStreams) *cobra.Command {
 	f.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity: 1 lists each read of the files, 2 the syncs without change, 5 every file event")
 	o.ConfigFlags.AddFlags(f)
 	f.StringVar(&o.WatchNamespace, "watch-namespace", "", "Watch Ingresses, Services, EndpointSlices and Secrets of this namespace only; all when empty")
-	f.StringVar(&o.PublishService, "publish-service", "", "namespace/name of the Service whose address goes to the Ingresses' status")
-	f.StringVar(&o.PublishStatusAddress, "publish-status-address", "", "Addresses (comma-separated) to put in the Ingresses' status instead of --publish-service's")
+	o.Status.AddFlags(f)
 	return cmd
 }
 
@@ -188,8 +193,8 @@ func (o *ControllerOptions) Validate() error {
 	if o.NginxPrefix == "" && !o.tempPrefix {
 		return errors.New("--nginx-prefix must not be empty")
 	}
-	if o.PublishService != "" && strings.Count(o.PublishService, "/") != 1 {
-		return fmt.Errorf("--publish-service must be namespace/name, got %q", o.PublishService)
+	if err := o.Status.Validate(o.FromFiles == ""); err != nil {
+		return err
 	}
 	if o.FromFiles != "" {
 		fi, err := os.Stat(o.FromFiles)
@@ -232,6 +237,10 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	duties, err := o.Status.duties(src, o.Render.BuildOptions())
+	if err != nil {
+		return err
+	}
 	inst := nginx.New(o.NginxPrefix, nginx.Options{Binary: o.NginxBinary, StatusURL: "http://" + o.Render.StatusAddress})
 	if err := inst.Layout(); err != nil {
 		return err
@@ -246,8 +255,13 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		SyncRate: o.SyncRateLimit,
 	}
 	o.Shutdown.apply(&cfg)
+	cfg.Observers = append(cfg.Observers, duties.observers()...)
+	cfg.Observers = append(cfg.Observers, o.eventObservers...)
 	c, err := controller.New(cfg)
 	if err != nil {
+		return err
+	}
+	if err := duties.attach(c); err != nil {
 		return err
 	}
 	serve, err := c.Listen(o.HealthAddr, o.MetricsAddr)
@@ -256,7 +270,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	}
 	log.Info("Starting the controller", "mode", o.mode(), "nginxPrefix", o.NginxPrefix,
 		"http", fmt.Sprintf("%s:%d", o.Render.ListenAddress, o.Render.HTTPPort), "https", fmt.Sprintf("%s:%d", o.Render.ListenAddress, o.Render.HTTPSPort))
-	return runAndServe(ctx, c, serve)
+	return duties.around(ctx, func() error { return runAndServe(ctx, c, serve) })
 }
 
 func (o *ControllerOptions) mode() string {
@@ -305,6 +319,11 @@ func (o *ControllerOptions) clusterSource(ctx context.Context) (controller.Sourc
 	events, err := controller.NewEvents(ctx, controller.EventsConfig{Client: src.Client(), Objects: src, Host: host})
 	if err != nil {
 		return nil, nil, err
+	}
+	pod := controller.PodReference(ctx, src.Client(), os.Getenv("POD_NAMESPACE"), os.Getenv("POD_NAME"))
+	o.eventObservers = append(o.eventObservers, controller.NewReloadEvents(events.Recorder(), pod))
+	if !o.DisableSyncEvents {
+		o.eventObservers = append(o.eventObservers, controller.NewSyncEvents(events.Recorder(), src, o.Render.BuildOptions()))
 	}
 	return src, events, nil
 }
