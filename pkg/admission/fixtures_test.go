@@ -96,13 +96,18 @@ func fixture() render.Snapshot {
 
 // reviewOf makes the AdmissionReview of op on obj (an Ingress unless kind
 // says otherwise).
-func reviewOf(t *testing.T, uid string, op admissionv1.Operation, kind metav1.GroupVersionKind, obj any) []byte {
+func reviewOf(t testing.TB, uid string, op admissionv1.Operation, kind metav1.GroupVersionKind, obj any) []byte {
 	t.Helper()
 	raw, err := json.Marshal(obj)
 	if err != nil {
 		t.Fatal(err)
 	}
+	name := ""
+	if m, ok := obj.(metav1.Object); ok {
+		name = m.GetName()
+	}
 	req := &admissionv1.AdmissionRequest{
+		Name:      name,
 		UID:       types.UID(uid),
 		Kind:      kind,
 		Resource:  metav1.GroupVersionResource{Group: kind.Group, Version: kind.Version, Resource: "ingresses"},

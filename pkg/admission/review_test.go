@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
@@ -30,7 +32,7 @@ func newTestHandler(t *testing.T, s render.Snapshot, strict bool) *Handler {
 func post(t *testing.T, h http.Handler, body []byte) (int, *admissionv1.AdmissionReview, string) {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, Path, bytes.NewReader(body)))
+	h.ServeHTTP(rec, quietRequest(http.MethodPost, body))
 	if rec.Code != http.StatusOK {
 		return rec.Code, nil, rec.Body.String()
 	}
@@ -39,6 +41,12 @@ func post(t *testing.T, h http.Handler, body []byte) (int, *admissionv1.Admissio
 		t.Fatalf("response is not JSON: %v\n%s", err, rec.Body.String())
 	}
 	return rec.Code, &out, rec.Body.String()
+}
+
+// quietRequest is a request to Path whose context logs nothing.
+func quietRequest(method string, body []byte) *http.Request {
+	r := httptest.NewRequest(method, Path, bytes.NewReader(body))
+	return r.WithContext(klog.NewContext(r.Context(), logr.Discard()))
 }
 
 func TestReview(t *testing.T) {
@@ -155,7 +163,7 @@ func TestReviewBadRequests(t *testing.T) {
 		})
 	}
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, Path, nil))
+	h.ServeHTTP(rec, quietRequest(http.MethodGet, nil))
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Errorf("GET: HTTP %d, want 405", rec.Code)
 	}

@@ -90,7 +90,8 @@ func relatedSnapshot(s render.Snapshot, cand *networkingv1.Ingress, o render.Opt
 	return filterObjects(s, out, services, secrets)
 }
 
-// markSharing keeps every Ingress with a host or alias key in keys.
+// markSharing keeps every Ingress with a host or alias key in keys. It
+// runs over every Ingress of the cluster, so it allocates nothing.
 func markSharing(ings []*networkingv1.Ingress, keep []bool, keys map[string]bool) {
 	if len(keys) == 0 {
 		return
@@ -99,22 +100,41 @@ func markSharing(ings []*networkingv1.Ingress, keep []bool, keys map[string]bool
 		if keep[i] {
 			continue
 		}
-		for _, h := range hostKeys(ing) {
-			if keys[h] {
-				keep[i] = true
-				break
-			}
+		keep[i] = sharesHost(ing, keys) || sharesAlias(ing, keys)
+	}
+}
+
+// sharesHost is hostKeys(ing) ∩ keys ≠ ∅ without the slice.
+func sharesHost(ing *networkingv1.Ingress, keys map[string]bool) bool {
+	if len(ing.Spec.Rules) == 0 {
+		return keys[model.CatchAllHost]
+	}
+	for _, r := range ing.Spec.Rules {
+		h := r.Host
+		if h == "" {
+			h = model.CatchAllHost
 		}
-		if keep[i] {
-			continue
-		}
-		for _, a := range aliasKeys(ing) {
-			if keys[a] {
-				keep[i] = true
-				break
-			}
+		if keys[h] {
+			return true
 		}
 	}
+	return false
+}
+
+// sharesAlias is aliasKeys(ing) ∩ keys ≠ ∅ without the slice.
+func sharesAlias(ing *networkingv1.Ingress, keys map[string]bool) bool {
+	v, ok := ing.Annotations[annotationServerAlias]
+	if !ok {
+		return false
+	}
+	for v != "" {
+		e, rest, _ := strings.Cut(v, ",")
+		v = rest
+		if e = strings.TrimSpace(e); e != "" && keys[strings.ToLower(e)] {
+			return true
+		}
+	}
+	return false
 }
 
 // filterObjects adds to out the Services and EndpointSlices of services
@@ -145,14 +165,15 @@ type nsName struct{ namespace, name string }
 
 // hostKeys gives the servers an Ingress's rules make: its rule hosts, the
 // catch-all host for an empty one or for an Ingress without rules (whose
-// spec.defaultBackend serves the catch-all server).
+// spec.defaultBackend serves the catch-all server). A host in upper case is
+// not a valid one (Build ignores its rule), so hosts are taken as written.
 func hostKeys(ing *networkingv1.Ingress) []string {
 	if len(ing.Spec.Rules) == 0 {
 		return []string{model.CatchAllHost}
 	}
 	out := make([]string, 0, len(ing.Spec.Rules))
 	for _, r := range ing.Spec.Rules {
-		h := strings.ToLower(r.Host)
+		h := r.Host
 		if h == "" {
 			h = model.CatchAllHost
 		}
