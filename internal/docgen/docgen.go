@@ -1,0 +1,151 @@
+// Package docgen writes the documentation that comes from the code: the
+// tables of supported annotations and ConfigMap keys of docs/annotations.md
+// and the short list of them in the README, from pkg/render's tables. Its
+// test fails when the files differ from what the code produces; `go test
+// ./internal/docgen -update` rewrites them.
+//
+// It imports pkg/render only (for its exported table accessors) and the
+// standard library.
+package docgen
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// Tables is what the documentation is generated from.
+type Tables struct {
+	Prefix      string
+	Annotations []render.AnnotationDoc
+	ConfigKeys  []render.ConfigKeyDoc
+	Unsupported []render.RefusedAnnotationDoc
+	Snippets    []render.RefusedAnnotationDoc
+	// SnippetReason is the Problem's reason for a snippet annotation.
+	SnippetReason string
+}
+
+// FromRender returns the tables of pkg/render.
+func FromRender() Tables {
+	return Tables{
+		Prefix:        render.AnnotationPrefix,
+		Annotations:   render.AnnotationDocs(),
+		ConfigKeys:    render.ConfigKeyDocs(),
+		Unsupported:   render.UnsupportedAnnotationDocs(),
+		Snippets:      render.SnippetAnnotationDocs(),
+		SnippetReason: render.SnippetReason("x-snippet"),
+	}
+}
+
+// generatedBy is the line that says where a generated text comes from.
+const generatedBy = "Generated from pkg/render/annotations_table.go and configmap.go by `go test ./internal/docgen -update`; " +
+	"a test fails when it differs from the code. Do not edit by hand."
+
+// cell escapes s for a Markdown table cell.
+func cell(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// code writes s as inline code, or "—" when empty.
+func code(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return "`" + strings.ReplaceAll(s, "`", "'") + "`"
+}
+
+// AnnotationsMarkdown is docs/annotations.md.
+func AnnotationsMarkdown(t Tables) []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("# Annotations and ConfigMap keys\n\n")
+	p("<!-- %s -->\n\n", generatedBy)
+	p("kubectl-ingress reads the annotations of ingress-nginx, `%sNAME` on an Ingress, and the keys of its\n", t.Prefix)
+	p("controller ConfigMap (`--configmap`). What it supports is below, with the values each takes. Every\n")
+	p("other annotation with the prefix, and every other ConfigMap key, is a *Problem* naming the object and\n")
+	p("the field: `kubectl ingress render` prints it, the controller makes it a Warning Event on the object,\n")
+	p("the admission webhook refuses an Ingress that has it; the rest of the configuration is still built.\n\n")
+
+	p("## Supported annotations (%d)\n\n", len(t.Annotations))
+	p("An invalid value is a Problem, and the setting behaves as the last column says. \"ConfigMap KEY\" as a\n")
+	p("default means the value of that ConfigMap key. Canary annotations are read only on an Ingress with\n")
+	p("`%scanary: \"true\"`.\n\n", t.Prefix)
+	p("| annotation | value | default | what it does | when the value is invalid |\n")
+	p("|---|---|---|---|---|\n")
+	for _, a := range t.Annotations {
+		desc := a.Description
+		if a.CanaryOnly {
+			desc = "(canary) " + desc
+		}
+		p("| %s | %s | %s | %s | %s |\n", code(a.Name), cell(a.Value), code(a.Default), cell(desc), cell(a.OnInvalid))
+	}
+
+	p("\n## ConfigMap keys (%d)\n\n", len(t.ConfigKeys))
+	p("An invalid value is a Problem on the ConfigMap, and the key keeps its default.\n\n")
+	p("| key | value | default | what it does |\n")
+	p("|---|---|---|---|\n")
+	for _, k := range t.ConfigKeys {
+		p("| %s | %s | %s | %s |\n", code(k.Key), cell(k.Value), code(k.Default), cell(k.Description))
+	}
+
+	p("\n## Refused: snippets\n\n")
+	p("Every annotation whose name ends in `-snippet` (`configuration-snippet`, `server-snippet`,\n")
+	p("`auth-snippet`, `stream-snippet`, `modsecurity-snippet` …) and every ConfigMap key that does is\n")
+	p("refused, whatever `allow-snippet-annotations` says (that key is ignored too). The Problem says:\n\n")
+	p("> %s\n\n", strings.Replace(t.SnippetReason, "; the annotation is ignored", ". The annotation is ignored.", 1))
+	p("Typed annotations that replace the usual snippets:\n\n")
+	p("| snippet | instead |\n|---|---|\n")
+	for _, s := range t.Snippets {
+		p("| %s | %s |\n", code(s.Name), cell(strings.TrimPrefix(s.Hint, "use the typed annotations instead: ")))
+	}
+
+	p("\n## Not supported (%d)\n\n", len(t.Unsupported))
+	p("ingress-nginx annotations that kubectl-ingress does not implement: each is a Problem saying it is\n")
+	p("ignored (and the hint, where there is one). The requests are served as if it were absent.\n\n")
+	p("| annotation | hint |\n|---|---|\n")
+	for _, u := range t.Unsupported {
+		p("| %s | %s |\n", code(u.Name), cell(u.Hint))
+	}
+	return b.Bytes()
+}
+
+// README markers around the generated summary.
+const (
+	SummaryBegin = "<!-- BEGIN generated by internal/docgen: supported annotations and ConfigMap keys -->"
+	SummaryEnd   = "<!-- END generated -->"
+)
+
+// Summary is the README's short list of the supported annotations and
+// ConfigMap keys, between SummaryBegin and SummaryEnd.
+func Summary(t Tables) string {
+	var b strings.Builder
+	b.WriteString(SummaryBegin + "\n")
+	names := make([]string, len(t.Annotations))
+	for i, a := range t.Annotations {
+		names[i] = "`" + a.Name + "`"
+	}
+	fmt.Fprintf(&b, "**%d annotations** (`%s…`): %s.\n\n", len(t.Annotations), t.Prefix, strings.Join(names, ", "))
+	keys := make([]string, len(t.ConfigKeys))
+	for i, k := range t.ConfigKeys {
+		keys[i] = "`" + k.Key + "`"
+	}
+	fmt.Fprintf(&b, "**%d ConfigMap keys**: %s.\n", len(t.ConfigKeys), strings.Join(keys, ", "))
+	b.WriteString(SummaryEnd)
+	return b.String()
+}
+
+// ReplaceSummary returns readme with the text between the markers (they
+// included) replaced by summary.
+func ReplaceSummary(readme, summary string) (string, error) {
+	i := strings.Index(readme, SummaryBegin)
+	j := strings.Index(readme, SummaryEnd)
+	if i < 0 || j < i {
+		return "", fmt.Errorf("the README has no %q … %q block", SummaryBegin, SummaryEnd)
+	}
+	return readme[:i] + summary + readme[j+len(SummaryEnd):], nil
+}
