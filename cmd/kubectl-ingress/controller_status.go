@@ -58,6 +58,9 @@ func (f *StatusFlags) AddFlags(fs *pflag.FlagSet) {
 
 // Validate checks the flags; cluster is false for --from-files.
 func (f *StatusFlags) Validate(cluster bool) error {
+	if f.PublishService != "" && (strings.Count(f.PublishService, "/") != 1 || strings.HasPrefix(f.PublishService, "/") || strings.HasSuffix(f.PublishService, "/")) {
+		return fmt.Errorf("--publish-service must be namespace/name, got %q", f.PublishService)
+	}
 	if !cluster {
 		if f.PublishService != "" || f.PublishStatusAddress != "" {
 			return errors.New("--publish-service and --publish-status-address apply in a cluster only, not with --from-files")
@@ -65,8 +68,6 @@ func (f *StatusFlags) Validate(cluster bool) error {
 		return nil
 	}
 	switch {
-	case f.PublishService != "" && (strings.Count(f.PublishService, "/") != 1 || strings.HasPrefix(f.PublishService, "/") || strings.HasSuffix(f.PublishService, "/")):
-		return fmt.Errorf("--publish-service must be namespace/name, got %q", f.PublishService)
 	case f.PublishService != "" && f.PublishStatusAddress != "":
 		return errors.New("--publish-service and --publish-status-address are mutually exclusive")
 	case f.StatusUpdateInterval <= 0:
