@@ -8,8 +8,14 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
-// version is stamped at release time with -ldflags "-X main.version=v1.2.3".
-var version = "dev"
+// Stamped at build time with -ldflags: `make build` sets version,
+// goreleaser (.goreleaser.yaml) sets all three, for example
+// -X main.version=v1.2.3 -X main.commit=0123abc -X main.date=2026-12-03T06:00:00Z.
+var (
+	version = "dev"
+	commit  = "unknown"
+	date    = "unknown"
+)
 
 // NewCmdVersion prints the version of the binary.
 func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
@@ -18,7 +24,8 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 		Short: "Print the version of kubectl-ingress",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(streams.Out, "kubectl-ingress %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintf(streams.Out, "kubectl-ingress %s (commit %s, built %s, %s, %s/%s)\n",
+				version, commit, date, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return err
 		},
 	}
