@@ -66,6 +66,7 @@ type ControllerOptions struct {
 	Render   RenderFlags
 	Shutdown ShutdownFlags
 	Status   StatusFlags
+	Webhook  WebhookFlags
 
 	// FromFiles is the manifest directory of the local simulator.
 	FromFiles string
@@ -154,6 +155,7 @@ func NewCmdController(streams genericiooptions.IOStreams) *cobra.Command {
 	o.ConfigFlags.AddFlags(f)
 	f.StringVar(&o.WatchNamespace, "watch-namespace", "", "Watch Ingresses, Services, EndpointSlices and Secrets of this namespace only; all when empty")
 	o.Status.AddFlags(f)
+	o.Webhook.AddFlags(f)
 	return cmd
 }
 
@@ -194,6 +196,9 @@ func (o *ControllerOptions) Validate() error {
 		return errors.New("--nginx-prefix must not be empty")
 	}
 	if err := o.Status.Validate(o.FromFiles == ""); err != nil {
+		return err
+	}
+	if err := o.Webhook.Validate(o.FromFiles == ""); err != nil {
 		return err
 	}
 	if o.FromFiles != "" {
@@ -250,6 +255,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		Problems: reporter,
 		Nginx:    inst,
 		Lua:      luaapi.NewClient("http://"+o.Render.StatusAddress, &http.Client{Timeout: time.Minute}),
+		Stream:   inst,
 		Build:    o.Render.BuildOptions(),
 		Conf:     o.Render.ConfOptions(),
 		SyncRate: o.SyncRateLimit,
@@ -266,6 +272,9 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	}
 	serve, err := c.Listen(o.HealthAddr, o.MetricsAddr)
 	if err != nil {
+		return err
+	}
+	if serve, err = o.Webhook.around(src, o.Render.BuildOptions(), serve); err != nil {
 		return err
 	}
 	log.Info("Starting the controller", "mode", o.mode(), "nginxPrefix", o.NginxPrefix,
@@ -308,6 +317,7 @@ func (o *ControllerOptions) clusterSource(ctx context.Context) (controller.Sourc
 		Namespace:             o.WatchNamespace,
 		ConfigMap:             o.Render.ConfigMap,
 		DefaultSSLCertificate: o.Render.DefaultSSLCertificate,
+		StreamConfigMaps:      []string{o.Render.TCPServicesConfigMap, o.Render.UDPServicesConfigMap},
 	})
 	if err != nil {
 		return nil, nil, err
