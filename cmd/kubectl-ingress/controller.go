@@ -255,7 +255,6 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		Problems: reporter,
 		Nginx:    inst,
 		Lua:      luaapi.NewClient("http://"+o.Render.StatusAddress, &http.Client{Timeout: time.Minute}),
-		Stream:   inst,
 		Build:    o.Render.BuildOptions(),
 		Conf:     o.Render.ConfOptions(),
 		SyncRate: o.SyncRateLimit,
@@ -317,7 +316,6 @@ func (o *ControllerOptions) clusterSource(ctx context.Context) (controller.Sourc
 		Namespace:             o.WatchNamespace,
 		ConfigMap:             o.Render.ConfigMap,
 		DefaultSSLCertificate: o.Render.DefaultSSLCertificate,
-		StreamConfigMaps:      []string{o.Render.TCPServicesConfigMap, o.Render.UDPServicesConfigMap},
 	})
 	if err != nil {
 		return nil, nil, err

@@ -154,3 +154,6 @@ func (c *certFiles) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	}
 	return c.cert, nil
 }
+
+// Close stops listening; for a Server that Serve was never called on.
+func (s *Server) Close() error { return s.ln.Close() }

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/admission"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// WebhookFlags are the flags of the validating admission webhook, named as
+// ingress-nginx has them. It runs in cluster mode only.
+type WebhookFlags struct {
+	// Address is host:port to serve on; "" turns the webhook off.
+	Address     string
+	Certificate string
+	Key         string
+	// Strict also denies a backend Service (or port) that does not exist.
+	Strict bool
+}
+
+// AddFlags registers the flags.
+func (f *WebhookFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Address, "validating-webhook", f.Address, `Serve the validating admission webhook for Ingresses over TLS on this address (e.g. ":8443"; the path ingress-nginx uses is `+admission.Path+`, any path is answered); "" for none`)
+	fs.StringVar(&f.Certificate, "validating-webhook-certificate", f.Certificate, "PEM certificate (chain) of the validating webhook; read again when the file changes")
+	fs.StringVar(&f.Key, "validating-webhook-key", f.Key, "PEM private key of the validating webhook; read again when the file changes")
+	fs.BoolVar(&f.Strict, "strict", f.Strict, "The validating webhook also denies an Ingress whose backend Service or port does not exist (otherwise a warning)")
+}
+
+// Validate checks the flags; cluster is false for --from-files.
+func (f *WebhookFlags) Validate(cluster bool) error {
+	if f.Address == "" {
+		if f.Strict || f.Certificate != "" || f.Key != "" {
+			return errors.New("--strict, --validating-webhook-certificate and --validating-webhook-key need --validating-webhook")
+		}
+		return nil
+	}
+	if !cluster {
+		return errors.New("--validating-webhook needs a cluster: with --from-files no API server calls it (run kubectl ingress render to see the problems of manifest files)")
+	}
+	if _, _, err := net.SplitHostPort(f.Address); err != nil {
+		return fmt.Errorf("--validating-webhook %q: want host:port or :port: %w", f.Address, err)
+	}
+	if f.Certificate == "" || f.Key == "" {
+		return errors.New("--validating-webhook needs --validating-webhook-certificate and --validating-webhook-key (the API server calls webhooks over TLS only)")
+	}
+	return nil
+}
+
+// webhookSource is what the webhook needs of the controller's Source.
+type webhookSource interface {
+	WaitForSync(ctx context.Context) bool
+	Snapshot() (render.Snapshot, error)
+}
+
+// around returns serve extended with the webhook, when it is on: it
+// listens at once (a taken port or a bad certificate fails the start).
+func (f *WebhookFlags) around(src webhookSource, opts render.Options, serve func(context.Context) error) (func(context.Context) error, error) {
+	srv, err := f.listen(src, opts)
+	if err != nil || srv == nil {
+		return serve, err
+	}
+	return withWebhook(srv, src, serve), nil
+}
+
+// listen makes the webhook's server; nil when the webhook is off.
+func (f *WebhookFlags) listen(src webhookSource, opts render.Options) (*admission.Server, error) {
+	if f.Address == "" {
+		return nil, nil
+	}
+	v, err := admission.NewValidator(src.Snapshot, opts, f.Strict)
+	if err != nil {
+		return nil, err
+	}
+	return admission.Listen(f.Address, f.Certificate, f.Key, admission.NewHandler(v))
+}
+
+// withWebhook runs serve and the webhook's server srv together: the webhook
+// answers once src has synced (its Snapshot is the cluster then) and stops
+// with serve's context. When either fails, both stop.
+func withWebhook(srv *admission.Server, src webhookSource, serve func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		errs := make(chan error, 2)
+		go func() {
+			errs <- serve(ctx)
+			cancel()
+		}()
+		go func() {
+			defer cancel()
+			if !src.WaitForSync(ctx) {
+				errs <- srv.Close()
+				return
+			}
+			errs <- srv.Serve(ctx)
+		}()
+		return errors.Join(<-errs, <-errs)
+	}
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/klog/v2/ktesting"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/admission"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+func TestWebhookFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from-files", dir, "--validating-webhook", ":8443", "--validating-webhook-certificate", "c", "--validating-webhook-key", "k"}, "--validating-webhook needs a cluster"},
+		{[]string{"--validating-webhook", ":8443"}, "needs --validating-webhook-certificate and --validating-webhook-key"},
+		{[]string{"--validating-webhook", "8443", "--validating-webhook-certificate", "c", "--validating-webhook-key", "k"}, "want host:port"},
+		{[]string{"--from-files", dir, "--strict"}, "need --validating-webhook"},
+	}
+	for _, tc := range cases {
+		code, _, errOut := runCmd(t, "", append([]string{"controller"}, tc.args...)...)
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// webhookTestSource is a synced Source of fixed objects.
+type webhookTestSource struct{ snap render.Snapshot }
+
+func (s webhookTestSource) WaitForSync(context.Context) bool   { return true }
+func (s webhookTestSource) Snapshot() (render.Snapshot, error) { return s.snap, nil }
+
+// TestWebhookAround: the serve function that around makes serves the
+// webhook over TLS beside the controller's servers and stops with them.
+func TestWebhookAround(t *testing.T) {
+	certFile, keyFile, pool := selfSignedLoopback(t)
+	class := "nginx"
+	old := &networkingv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "old", CreationTimestamp: metav1.NewTime(time.Unix(1, 0))},
+		Spec:       networkingv1.IngressSpec{IngressClassName: &class, Rules: []networkingv1.IngressRule{{Host: "a.example.com"}}},
+	}
+	f := WebhookFlags{Address: "127.0.0.1:0", Certificate: certFile, Key: keyFile}
+	src := webhookTestSource{render.Snapshot{Ingresses: []*networkingv1.Ingress{old}}}
+	srv, err := f.listen(src, render.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := srv.Addr().String()
+	inner := make(chan struct{})
+	serve := withWebhook(srv, src, func(ctx context.Context) error { close(inner); <-ctx.Done(); return nil })
+	_, ctx := ktesting.NewTestContext(t)
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- serve(ctx) }()
+	<-inner
+
+	cand := old.DeepCopy()
+	cand.Name, cand.CreationTimestamp = "new", metav1.Time{}
+	cand.Annotations = map[string]string{"nginx.ingress.kubernetes.io/server-snippet": "x"}
+	raw, _ := json.Marshal(cand)
+	body, _ := json.Marshal(admissionv1.AdmissionReview{
+		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
+		Request: &admissionv1.AdmissionRequest{UID: "u1", Operation: admissionv1.Create, Namespace: "default", Name: "new",
+			Kind: metav1.GroupVersionKind{Group: "networking.k8s.io", Version: "v1", Kind: "Ingress"}, Object: runtime.RawExtension{Raw: raw}},
+	})
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := hc.Post("https://"+addr+admission.Path, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out admissionv1.AdmissionReview
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	resp.Body.Close()
+	if err != nil || out.Response == nil || out.Response.Allowed || out.Response.UID != "u1" ||
+		!strings.Contains(out.Response.Result.Message, "server-snippet") {
+		t.Fatalf("answer %+v (%v); want the snippet denied", out.Response, err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		t.Error("the webhook still listens after its context ended")
+	}
+}
+
+// selfSignedLoopback writes a self-signed certificate for 127.0.0.1 and
+// returns its files and a pool that trusts it.
+func selfSignedLoopback(t *testing.T) (string, string, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+	return certFile, keyFile, pool
+}
