@@ -38,7 +38,9 @@ starts it again, up to 3 times a minute; then it exits non-zero.
 
 /healthz and /readyz (ready once nginx serves the first config) are served on --health-addr,
 Prometheus metrics on --metrics-addr at /metrics (the same server when the addresses are equal),
-and with --profiling Go's pprof under /debug/pprof/ on the metrics server.
+and with --profiling Go's pprof under /debug/pprof/ on the metrics server. In a cluster, each
+Problem is a Warning Event on its object, each reload a RELOAD Event on the controller's pod
+(POD_NAMESPACE/POD_NAME), and each new or changed Ingress of the class a "Sync" Event.
 
 SIGINT or SIGTERM shuts down gracefully: /readyz answers 503 at once, nginx keeps serving for
 --shutdown-grace-period seconds, then quits gracefully (requests in flight complete, within
@@ -255,6 +257,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		Problems: reporter,
 		Nginx:    inst,
 		Lua:      luaapi.NewClient("http://"+o.Render.StatusAddress, &http.Client{Timeout: time.Minute}),
+		Stream:   inst,
 		Build:    o.Render.BuildOptions(),
 		Conf:     o.Render.ConfOptions(),
 		SyncRate: o.SyncRateLimit,
@@ -316,6 +319,7 @@ func (o *ControllerOptions) clusterSource(ctx context.Context) (controller.Sourc
 		Namespace:             o.WatchNamespace,
 		ConfigMap:             o.Render.ConfigMap,
 		DefaultSSLCertificate: o.Render.DefaultSSLCertificate,
+		StreamConfigMaps:      []string{o.Render.TCPServicesConfigMap, o.Render.UDPServicesConfigMap},
 	})
 	if err != nil {
 		return nil, nil, err
