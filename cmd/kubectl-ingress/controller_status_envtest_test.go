@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
+)
+
+// TestControllerCommandWritesAndClearsStatus runs `kubectl ingress
+// controller` in cluster mode (a kubeconfig for a real kube-apiserver, a
+// real nginx): as the only replica it takes the Lease, writes
+// --publish-status-address to the Ingress of its class and says so on
+// /metrics; when its context ends (the signal) it clears the status,
+// releases the Lease and exits 0.
+func TestControllerCommandWritesAndClearsStatus(t *testing.T) {
+	if _, err := exec.LookPath("nginx"); err != nil {
+		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
+	}
+	cfg := envtesting.Start(t)
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	class := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}
+	if _, err := cs.NetworkingV1().IngressClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ing := &networkingv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: networkingv1.IngressSpec{IngressClassName: new("nginx"), Rules: []networkingv1.IngressRule{{Host: "web.example.com"}}},
+	}
+	if _, err := cs.NetworkingV1().Ingresses("default").Create(ctx, ing, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	status := func() string {
+		got, err := cs.NetworkingV1().Ingresses("default").Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s []string
+		for _, a := range got.Status.LoadBalancer.Ingress {
+			s = append(s, a.IP+a.Hostname)
+		}
+		return strings.Join(s, ",")
+	}
+	holder := func() string {
+		l, err := cs.CoordinationV1().Leases("default").Get(ctx, "ingress-nginx-leader", metav1.GetOptions{})
+		if err != nil || l.Spec.HolderIdentity == nil {
+			return ""
+		}
+		return *l.Spec.HolderIdentity
+	}
+
+	t.Setenv("POD_NAMESPACE", "default")
+	t.Setenv("POD_NAME", "controller-0")
+	ports := freeTCPPorts(t, 4)
+	health := fmt.Sprintf("127.0.0.1:%d", ports[3])
+	errOut := &lockedWriter{}
+	cmd := NewCmdRoot(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut})
+	cmd.SetArgs([]string{"controller", "--kubeconfig", writeKubeconfig(t, cfg), "--nginx-prefix", t.TempDir(),
+		"--publish-status-address", "192.0.2.5,lb.example.com", "--election-ttl", "4s",
+		"--listen-address", "127.0.0.1", "--worker-processes", "1",
+		"--http-port", fmt.Sprint(ports[0]), "--https-port", fmt.Sprint(ports[1]),
+		"--status-address", fmt.Sprintf("127.0.0.1:%d", ports[2]), "--health-addr", health, "--metrics-addr", health})
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan int, 1)
+	go func() { done <- runContext(runCtx, cmd) }()
+
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s\n%s", what, errOut.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitUntil("the Ingress status", func() bool { return status() == "192.0.2.5,lb.example.com" })
+	if h := holder(); h != "controller-0" {
+		t.Errorf("lease holder %q, want controller-0", h)
+	}
+	resp, err := http.Get("http://" + health + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{"kubectl_ingress_leader 1", "kubectl_ingress_leader_transitions_total 1"} {
+		if !strings.Contains(string(body), want+"\n") {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d after the context ended:\n%s", code, errOut.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the command did not stop")
+	}
+	if s := status(); s != "" {
+		t.Errorf("status %q after the shutdown, want cleared (--update-status-on-shutdown)", s)
+	}
+	if h := holder(); h != "" {
+		t.Errorf("lease holder %q after the shutdown, want released", h)
+	}
+	for _, want := range []string{"Became the leader", "Clearing the status", "Stopped leading"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+}
