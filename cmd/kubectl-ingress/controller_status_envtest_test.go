@@ -41,7 +41,7 @@ func TestControllerCommandWritesAndClearsStatus(t *testing.T) {
 	}
 	ing := &networkingv1.Ingress{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
-		Spec: networkingv1.IngressSpec{IngressClassName: new("nginx"), Rules: []networkingv1.IngressRule{{Host: "web.example.com"}}},
+		Spec:       networkingv1.IngressSpec{IngressClassName: new("nginx"), Rules: []networkingv1.IngressRule{{Host: "web.example.com"}}},
 	}
 	if _, err := cs.NetworkingV1().Ingresses("default").Create(ctx, ing, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
