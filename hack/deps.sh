@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what the tests need from Debian's packages, only when missing:
-# nginx with its Lua module, lua-resty-core and lua-cjson.
+# nginx with its Lua module, lua-resty-core and lua-cjson, and the stream
+# module with njs for TCP/UDP services and SSL passthrough (lua/STREAM.md).
 set -euo pipefail
 
-packages=(nginx libnginx-mod-http-lua lua-resty-core lua-cjson)
+packages=(nginx libnginx-mod-http-lua lua-resty-core lua-cjson libnginx-mod-stream libnginx-mod-stream-js)
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
