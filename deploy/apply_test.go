@@ -2,6 +2,7 @@ package deploy_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -86,7 +87,8 @@ func (a *applier) apply(ctx context.Context, u *unstructured.Unstructured, dryRu
 	return err
 }
 
-// The kustomization, with and without the webhook, is accepted by a real
+// The kustomization, with and without the webhook, and the overlays of
+// docs/migrating.md, are accepted by a real
 // API server (server-side apply, dry run: validation, defaulting and
 // admission, PodSecurity "restricted" included) without a warning. Then
 // the RBAC objects are applied for real and the controller's own calls are
@@ -108,13 +110,18 @@ func TestDeployOnAPIServer(t *testing.T) {
 	}
 	a.warnings.take()
 
-	for _, dir := range []string{baseDir, webhookDir} {
-		for _, u := range renderKustomization(t, dir) {
+	sets := map[string][]*unstructured.Unstructured{baseDir: base, webhookDir: renderKustomization(t, webhookDir)}
+	for i, overlay := range docOverlays(t) {
+		name := fmt.Sprintf("%s overlay %d", migratingDoc, i+1)
+		sets[name] = renderOverlay(t, name, overlay)
+	}
+	for name, objs := range sets {
+		for _, u := range objs {
 			if err := a.apply(ctx, u, true); err != nil {
-				t.Errorf("%s: the API server refuses %s: %v", dir, objectKey(u), err)
+				t.Errorf("%s: the API server refuses %s: %v", name, objectKey(u), err)
 			}
 			if w := a.warnings.take(); len(w) > 0 {
-				t.Errorf("%s: %s: warnings: %s", dir, objectKey(u), strings.Join(w, "; "))
+				t.Errorf("%s: %s: warnings: %s", name, objectKey(u), strings.Join(w, "; "))
 			}
 		}
 	}

@@ -12,7 +12,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
@@ -223,12 +222,11 @@ func TestServicesAndClass(t *testing.T) {
 	}
 
 	// The IngressClass is the one the controller serves.
-	var class networkingv1.IngressClass
-	find(t, objs, "IngressClass", "nginx", &class)
-	if class.Spec.Controller != flagValue(c.Args, "controller-class") || class.Name != flagValue(c.Args, "ingress-class") {
-		t.Errorf("IngressClass %s (controller %s) is not the one of the flags %v", class.Name, class.Spec.Controller, c.Args)
-	}
+	checkClassMatchesFlags(t, objs)
 }
+
+// appsDeployment is appsv1.Deployment, for objectsOf.
+type appsDeployment = appsv1.Deployment
 
 func mapsEqual(a, b map[int32]int32) bool {
 	if len(a) != len(b) {
@@ -309,9 +307,14 @@ func TestDeploymentArgsAccepted(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := controllerBinary(t)
+	entrypoint := imageEntrypoint(t)
 	for _, dir := range []string{baseDir, webhookDir} {
 		_, c := controllerContainer(t, dir)
-		args := append(slices.Clone(c.Args), "--help")
+		if len(c.Command) > 0 {
+			t.Errorf("%s: the container overrides the image's ENTRYPOINT %v with %v", dir, entrypoint, c.Command)
+		}
+		// As the container runs: the ENTRYPOINT's arguments, then args.
+		args := append(append(slices.Clone(entrypoint[1:]), c.Args...), "--help")
 		out, err := exec.Command(bin, args...).CombinedOutput()
 		if err != nil {
 			t.Errorf("%s: kubectl-ingress %s: %v\n%s", dir, strings.Join(args, " "), err, firstLines(string(out), 3))

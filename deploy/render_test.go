@@ -35,39 +35,62 @@ components:
 const namespace = "kubectl-ingress"
 
 // renderKustomization runs kustomize on dir as `kubectl kustomize dir` does
-// and returns the objects in their order.
+// and returns the objects in their order. webhookDir is an overlay.
 func renderKustomization(t *testing.T, dir string) []*unstructured.Unstructured {
 	t.Helper()
-	path := dir
 	if dir == webhookDir {
-		base, err := filepath.Abs(baseDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path = t.TempDir()
-		rel, err := filepath.Rel(path, base) // kustomize takes no absolute path
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(path, "kustomization.yaml"), fmt.Appendf(nil, webhookOverlay, filepath.ToSlash(rel)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		return renderOverlay(t, dir, fmt.Sprintf(webhookOverlay, baseRef(t)))
 	}
+	return kustomize(t, dir, dir)
+}
+
+// baseRef is the base as an overlay in a temporary directory names it
+// (kustomize takes no absolute path).
+func baseRef(t *testing.T) string {
+	t.Helper()
+	base, err := filepath.Abs(baseDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(os.TempDir(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "../" + filepath.ToSlash(rel)
+}
+
+// renderOverlay renders the kustomization text written in a new temporary
+// directory (one level under os.TempDir, where baseRef points from).
+func renderOverlay(t *testing.T, name, kustomization string) []*unstructured.Unstructured {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "deploy-overlay-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.WriteFile(filepath.Join(dir, "kustomization.yaml"), []byte(kustomization), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return kustomize(t, name, dir)
+}
+
+func kustomize(t *testing.T, name, path string) []*unstructured.Unstructured {
+	t.Helper()
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
 	m, err := k.Run(filesys.MakeFsOnDisk(), path)
 	if err != nil {
-		t.Fatalf("kustomize build %s: %v", dir, err)
+		t.Fatalf("kustomize build %s: %v", name, err)
 	}
 	var objs []*unstructured.Unstructured
 	for _, r := range m.Resources() {
 		// Through JSON: kyaml's maps hold int where apimachinery wants int64.
 		data, err := r.MarshalJSON()
 		if err != nil {
-			t.Fatalf("kustomize build %s: %s: %v", dir, r.CurId(), err)
+			t.Fatalf("kustomize build %s: %s: %v", name, r.CurId(), err)
 		}
 		u := &unstructured.Unstructured{}
 		if err := u.UnmarshalJSON(data); err != nil {
-			t.Fatalf("kustomize build %s: %s: %v", dir, r.CurId(), err)
+			t.Fatalf("kustomize build %s: %s: %v", name, r.CurId(), err)
 		}
 		objs = append(objs, u)
 	}
