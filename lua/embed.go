@@ -12,11 +12,12 @@ import (
 	"io/fs"
 )
 
-//go:embed *.lua
+//go:embed *.lua stream.js
 var files embed.FS
 
 // Files returns the embedded Lua modules, one file per module at the root
-// (configuration.lua, balancer.lua, …), to be written to $prefix/lua/.
+// (configuration.lua, balancer.lua, …), and the njs module of the stream
+// servers (stream.js, see STREAM.md), to be written to $prefix/lua/.
 func Files() fs.FS {
 	return files
 }

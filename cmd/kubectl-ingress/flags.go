@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"net"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -55,6 +57,12 @@ type RenderFlags struct {
 	ListenAddress            string
 	StatusAddress            string
 	WorkerProcesses          string
+	// TCP/UDP services and SSL passthrough (nginx stream servers).
+	TCPServicesConfigMap    string
+	UDPServicesConfigMap    string
+	EnableSSLPassthrough    bool
+	SSLPassthroughProxyPort int
+	SSLPassthroughHopPort   int
 }
 
 // NewRenderFlags returns the ingress-nginx defaults.
@@ -67,6 +75,9 @@ func NewRenderFlags() RenderFlags {
 		HTTPPort:        c.HTTPPort,
 		HTTPSPort:       c.HTTPSPort,
 		StatusAddress:   c.StatusAddress,
+
+		SSLPassthroughProxyPort: c.SSLPassthroughProxyPort,
+		SSLPassthroughHopPort:   c.SSLPassthroughHopPort,
 	}
 }
 
@@ -82,6 +93,11 @@ func (f *RenderFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.ListenAddress, "listen-address", "", "The address nginx listens on for HTTP and HTTPS; empty for all")
 	fs.StringVar(&f.StatusAddress, "status-address", f.StatusAddress, "The loopback address of the nginx status server (Lua API)")
 	fs.StringVar(&f.WorkerProcesses, "worker-processes", "", "Override the ConfigMap's worker-processes")
+	fs.StringVar(&f.TCPServicesConfigMap, "tcp-services-configmap", "", `A ConfigMap (namespace/name) of TCP services: "<port>": "namespace/service:port[:PROXY][:PROXY]"`)
+	fs.StringVar(&f.UDPServicesConfigMap, "udp-services-configmap", "", `A ConfigMap (namespace/name) of UDP services: "<port>": "namespace/service:port"`)
+	fs.BoolVar(&f.EnableSSLPassthrough, "enable-ssl-passthrough", false, "Serve the ssl-passthrough annotation: the HTTPS port routes TLS connections by SNI")
+	fs.IntVar(&f.SSLPassthroughProxyPort, "ssl-passthrough-proxy-port", f.SSLPassthroughProxyPort, "With --enable-ssl-passthrough: the loopback port of the HTTPS servers behind the SNI router")
+	fs.IntVar(&f.SSLPassthroughHopPort, "ssl-passthrough-hop-port", f.SSLPassthroughHopPort, "With --enable-ssl-passthrough: the loopback port through which passthrough connections reach their backend")
 }
 
 // Validate checks the flag values.
@@ -89,12 +105,12 @@ func (f *RenderFlags) Validate() error {
 	for _, p := range []struct {
 		name string
 		v    int
-	}{{"--http-port", f.HTTPPort}, {"--https-port", f.HTTPSPort}} {
+	}{{"--http-port", f.HTTPPort}, {"--https-port", f.HTTPSPort}, {"--ssl-passthrough-proxy-port", f.SSLPassthroughProxyPort}, {"--ssl-passthrough-hop-port", f.SSLPassthroughHopPort}} {
 		if p.v < 1 || p.v > 65535 {
 			return fmt.Errorf("%s must be between 1 and 65535, got %d", p.name, p.v)
 		}
 	}
-	for _, p := range []struct{ name, v string }{{"--configmap", f.ConfigMap}, {"--default-ssl-certificate", f.DefaultSSLCertificate}} {
+	for _, p := range []struct{ name, v string }{{"--configmap", f.ConfigMap}, {"--default-ssl-certificate", f.DefaultSSLCertificate}, {"--tcp-services-configmap", f.TCPServicesConfigMap}, {"--udp-services-configmap", f.UDPServicesConfigMap}} {
 		if p.v != "" && strings.Count(p.v, "/") != 1 {
 			return fmt.Errorf("%s must be namespace/name, got %q", p.name, p.v)
 		}
@@ -113,7 +129,26 @@ func (f *RenderFlags) BuildOptions() render.Options {
 		WatchIngressWithoutClass: f.WatchIngressWithoutClass,
 		ConfigMap:                f.ConfigMap,
 		DefaultSSLCertificate:    f.DefaultSSLCertificate,
+		TCPServicesConfigMap:     f.TCPServicesConfigMap,
+		UDPServicesConfigMap:     f.UDPServicesConfigMap,
+		EnableSSLPassthrough:     f.EnableSSLPassthrough,
+		ReservedPorts:            f.reservedPorts(),
 	}
+}
+
+// reservedPorts are the ports nginx listens on itself, which TCP and UDP
+// services cannot take.
+func (f *RenderFlags) reservedPorts() []int {
+	ports := []int{f.HTTPPort, f.HTTPSPort}
+	if _, p, err := net.SplitHostPort(f.StatusAddress); err == nil {
+		if n, err := strconv.Atoi(p); err == nil {
+			ports = append(ports, n)
+		}
+	}
+	if f.EnableSSLPassthrough {
+		ports = append(ports, f.SSLPassthroughProxyPort, f.SSLPassthroughHopPort)
+	}
+	return ports
 }
 
 // ConfOptions gives the options of render.NGINXConf.
@@ -123,5 +158,6 @@ func (f *RenderFlags) ConfOptions() render.ConfOptions {
 	c.ListenAddress = f.ListenAddress
 	c.StatusAddress = f.StatusAddress
 	c.WorkerProcesses = f.WorkerProcesses
+	c.SSLPassthroughProxyPort, c.SSLPassthroughHopPort = f.SSLPassthroughProxyPort, f.SSLPassthroughHopPort
 	return c
 }

@@ -125,6 +125,9 @@ type rendered struct {
 	NGINXConf []byte
 	Backends  []byte // backends.json
 	Servers   []byte // servers.json, certificates by reference
+	// Stream is stream.json, the endpoints of the TCP/UDP services and
+	// SSL passthrough hosts; nil when the config has no stream servers.
+	Stream []byte
 }
 
 func renderBundle(s render.Snapshot, f RenderFlags) (*rendered, error) {
@@ -142,7 +145,15 @@ func renderBundle(s render.Snapshot, f RenderFlags) (*rendered, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding servers: %w", err)
 	}
-	return &rendered{Config: cfg, Problems: problems, NGINXConf: conf, Backends: bj, Servers: append(sj, '\n')}, nil
+	r := &rendered{Config: cfg, Problems: problems, NGINXConf: conf, Backends: bj, Servers: append(sj, '\n')}
+	if !cfg.Stream.Empty() {
+		st, err := json.MarshalIndent(luaapi.StreamFromModel(cfg), "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("encoding the stream payload: %w", err)
+		}
+		r.Stream = append(st, '\n')
+	}
+	return r, nil
 }
 
 // jsonLines encodes a JSON array with one compact element per line: valid
@@ -198,6 +209,12 @@ func (r *rendered) writeDir(dir string) error {
 		{"servers.json", r.Servers},
 		{"problems.txt", r.problemsText()},
 	}
+	if r.Stream != nil {
+		files = append(files, struct {
+			name string
+			data []byte
+		}{"stream.json", r.Stream})
+	}
 	for _, f := range files {
 		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
 			return fmt.Errorf("writing %s: %w", f.name, err)
@@ -214,6 +231,12 @@ func (r *rendered) writeBundle(w io.Writer) error {
 		{"nginx.conf", r.NGINXConf},
 		{"backends.json", r.Backends},
 		{"servers.json", r.Servers},
+	}
+	if r.Stream != nil {
+		parts = append(parts, struct {
+			name string
+			data []byte
+		}{"stream.json", r.Stream})
 	}
 	for _, p := range parts {
 		if _, err := fmt.Fprintf(w, "#### %s\n%s", p.name, p.data); err != nil {

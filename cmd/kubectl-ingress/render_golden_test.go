@@ -45,6 +45,9 @@ func TestRenderGolden(t *testing.T) {
 				"servers.json":  out.Servers,
 				"problems.txt":  out.problemsText(),
 			}
+			if out.Stream != nil {
+				files["stream.json"] = out.Stream
+			}
 			for name, got := range files {
 				compareGolden(t, filepath.Join(dir, name), got)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,6 +42,10 @@ type ClusterSourceConfig struct {
 	// --default-ssl-certificate; it is watched by name, whatever its
 	// namespace and type. "" for none.
 	DefaultSSLCertificate string
+	// StreamConfigMaps are "namespace/name" of the TCP and UDP services
+	// ConfigMaps (--tcp-services-configmap, --udp-services-configmap),
+	// each watched by name like ConfigMap; "" entries are skipped.
+	StreamConfigMaps []string
 	// ResyncPeriod is the informers' resync period; 0 (the default) never
 	// resyncs: watches are complete, resync only re-delivers the cache.
 	ResyncPeriod time.Duration
@@ -151,6 +156,18 @@ func NewClusterSource(cfg ClusterSourceConfig) (*ClusterSource, error) {
 		cm := s.newFactory(cfg.ResyncPeriod, ns, "metadata.name="+name).Core().V1().ConfigMaps()
 		s.listers.configMaps = append(s.listers.configMaps, cm.Lister())
 		s.watch("ConfigMap "+cfg.ConfigMap, cm.Informer(), kindOther)
+	}
+	for i, name := range cfg.StreamConfigMaps {
+		if name == "" || name == cfg.ConfigMap || slices.Contains(cfg.StreamConfigMaps[:i], name) {
+			continue
+		}
+		ns, n, err := splitNamespacedName("--tcp-services-configmap/--udp-services-configmap", name)
+		if err != nil {
+			return nil, err
+		}
+		cm := s.newFactory(cfg.ResyncPeriod, ns, "metadata.name="+n).Core().V1().ConfigMaps()
+		s.listers.configMaps = append(s.listers.configMaps, cm.Lister())
+		s.watch("ConfigMap "+name, cm.Informer(), kindOther)
 	}
 	return s, nil
 }

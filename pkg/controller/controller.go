@@ -47,6 +47,10 @@ type Config struct {
 	Nginx    Nginx
 	// Lua posts the payloads; *luaapi.Client implements it.
 	Lua ksync.Pusher
+	// Stream writes the stream payload of TCP/UDP services and SSL
+	// passthrough (*nginx.Instance implements it); optional while the
+	// config has no stream servers.
+	Stream ksync.StreamWriter
 
 	Build render.Options
 	Conf  render.ConfOptions

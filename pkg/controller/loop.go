@@ -100,6 +100,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	observed = SyncResult{Desired: cfg, Problems: problems, Verdict: plan.Verdict, Checksum: checksum}
 	if s.luaDirty {
 		plan.PushBackends, plan.PushServers = true, true
+		plan.PushStream = !cfg.Stream.Empty()
 	}
 	verdict = verdictLabel(plan.Verdict)
 
@@ -126,7 +127,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	if !s.started {
 		reloader = &starter{c: c, watchCtx: workerCtx}
 	}
-	err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua)
+	err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua, c.cfg.Stream)
 	err = c.settle(plan, desired, checksum, err)
 	// settle makes desired the running state when nginx serves its
 	// nginx.conf (the reload worked, even if a push after it failed).
@@ -148,7 +149,7 @@ func (c *Controller) settle(plan ksync.Plan, desired ksync.State, checksum strin
 	if ae != nil {
 		stage = ae.Stage
 	}
-	pushFailed := stage == ksync.StageBackends || stage == ksync.StageServers
+	pushFailed := stage == ksync.StageBackends || stage == ksync.StageServers || stage == ksync.StageStream
 	if plan.Verdict == ksync.ReloadRequired && (err == nil || pushFailed) {
 		// nginx serves desired's nginx.conf.
 		c.metrics.reloads.Inc()

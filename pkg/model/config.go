@@ -20,6 +20,9 @@ type Config struct {
 	// matches (--default-ssl-certificate); "" for the self-signed one that
 	// the nginx edge generates.
 	DefaultCertificate string
+	// Stream holds the TCP/UDP services and SSL passthrough (nginx's
+	// stream module); empty unless the flags ask for them.
+	Stream Stream
 }
 
 // DefaultBackendName is the name of the built-in backend that answers 404

@@ -89,7 +89,7 @@ func (in *Instance) path(slashed string) string {
 
 func (in *Instance) writeLua() error {
 	files := lua.Files()
-	names, err := fs.Glob(files, "*.lua")
+	names, err := fs.Glob(files, "*")
 	if err != nil {
 		return fmt.Errorf("nginx: layout: %w", err)
 	}

@@ -31,6 +31,9 @@ type IngressAnnotations struct {
 	// DefaultBackend is the name of a Service in the Ingress namespace that
 	// answers when the backend of a path has no endpoints; "" for none.
 	DefaultBackend string
+	// SSLPassthrough passes TLS connections for the Ingress's hosts to the
+	// backend of "/" unterminated (with --enable-ssl-passthrough).
+	SSLPassthrough bool
 }
 
 // BackendAnnotations are the annotations that apply to the backends of an

@@ -364,6 +364,8 @@ var annotationSpecs = []annotationSpec{
 		set: annOneOf(true, func(s *annotationState) *string { return &s.cookie.SameSite }, "None", "Lax", "Strict")},
 	{Name: "session-cookie-secure", Kind: kindBool, Default: "false", Description: "Set the Secure attribute of the affinity cookie even on plain HTTP.",
 		set: annBool(func(s *annotationState) *bool { return &s.cookie.Secure })},
+	{Name: "ssl-passthrough", Kind: kindBool, Default: "false", Description: "With --enable-ssl-passthrough: pass TLS connections for the hosts to the backend of \"/\" without terminating them (routed by SNI).",
+		set: annBool(func(s *annotationState) *bool { return &s.out.SSLPassthrough })},
 	{Name: "ssl-redirect", Kind: kindBool, Default: "ConfigMap ssl-redirect", Description: "Redirect HTTP to HTTPS when the host has TLS.",
 		set: annBoolPtr(func(s *annotationState) **bool { return &s.out.Location.SSLRedirect })},
 	{Name: "temporal-redirect", Kind: kindURL, Description: "Answer every request with a redirect to this URL; wins over permanent-redirect.",
@@ -495,7 +497,6 @@ var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "service-upstream"},
 	{Name: "session-cookie-partitioned"},
 	{Name: "ssl-ciphers"},
-	{Name: "ssl-passthrough"},
 	{Name: "ssl-prefer-server-ciphers"},
 }
 

@@ -293,6 +293,7 @@ var goodAnnotationCases = []annotationCase{
 	}},
 	{name: "upstream-hash-by-subset", value: "true", want: func(a *IngressAnnotations) {}}, // no expression
 	{name: "upstream-vhost", value: "Internal.example.com:8443", want: func(a *IngressAnnotations) { a.Location.UpstreamVhost = "internal.example.com:8443" }},
+	{name: "ssl-passthrough", value: "true", want: func(a *IngressAnnotations) { a.SSLPassthrough = true }},
 	{name: "use-regex", value: "true", want: func(a *IngressAnnotations) { a.UseRegex = true }},
 	{name: "use-regex", value: "1", want: func(a *IngressAnnotations) { a.UseRegex = true }},
 	{name: "whitelist-source-range", value: "10.0.0.0/24,172.10.0.1", want: func(a *IngressAnnotations) {
@@ -440,6 +441,7 @@ var badAnnotationCases = []annotationCase{
 	{name: "upstream-vhost", value: "*.example.com"},
 	{name: "upstream-vhost", value: "example.com:99999"},
 	{name: "upstream-vhost", value: "example.com/path"},
+	{name: "ssl-passthrough", value: "yes please"},
 	{name: "use-regex", value: "regex"},
 	{name: "x-forwarded-prefix", value: "/a?b=$c"},
 	{name: "x-forwarded-prefix", value: "/a b"},
@@ -565,7 +567,7 @@ func TestAnnotationSnippetsRefused(t *testing.T) {
 }
 
 func TestAnnotationUnsupportedAndUnknown(t *testing.T) {
-	in := annots("auth-url", "https://auth.example.com", "limit-rpm", "10", "proxy-bodysize", "1m", "ssl-passthrough", "true")
+	in := annots("auth-url", "https://auth.example.com", "limit-rpm", "10", "proxy-bodysize", "1m", "ssl-ciphers", "HIGH")
 	in["example.com/anything"] = "x"
 	in["nginx.ingress.kubernetes.io"] = "x" // no slash: not ours
 	got, problems := parseIngressAnnotations(testIngress, in)
@@ -576,7 +578,7 @@ func TestAnnotationUnsupportedAndUnknown(t *testing.T) {
 		{Object: testIngress, Field: annotationField("auth-url"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
 		{Object: testIngress, Field: annotationField("limit-rpm"), Reason: "not supported by kubectl-ingress; the annotation is ignored; use limit-rps"},
 		{Object: testIngress, Field: annotationField("proxy-bodysize"), Reason: "unknown annotation: neither kubectl-ingress nor ingress-nginx has it (check the spelling); the annotation is ignored"},
-		{Object: testIngress, Field: annotationField("ssl-passthrough"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
+		{Object: testIngress, Field: annotationField("ssl-ciphers"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
 	}
 	if !reflect.DeepEqual(problems, want) {
 		t.Errorf("got %v\nwant %v", problems, want)

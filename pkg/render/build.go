@@ -30,6 +30,8 @@ func Build(s Snapshot, o Options) (*model.Config, []model.Problem) {
 		b.addTLS(ing.obj)
 	}
 	c := b.config()
+	c.Stream = b.buildStream(s)
+	b.passthroughIgnored()
 	return c, model.SortProblems(b.problems)
 }
 

@@ -25,10 +25,10 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 	w.line(names...)
 	if s.Hostname == model.CatchAllHost {
 		w.line("listen", w.q(listenAddr(o, o.HTTPPort)), "default_server", "reuseport", "backlog=4096")
-		w.line("listen", w.q(listenAddr(o, o.HTTPSPort)), "ssl", "http2", "default_server", "reuseport", "backlog=4096")
+		w.line(append(httpsListen(w, c, o), "default_server", "reuseport", "backlog=4096")...)
 	} else {
 		w.line("listen", w.q(listenAddr(o, o.HTTPPort)))
-		w.line("listen", w.q(listenAddr(o, o.HTTPSPort)), "ssl", "http2")
+		w.line(httpsListen(w, c, o)...)
 	}
 	w.line("set", "$proxy_upstream_name", `"-"`)
 	w.open("rewrite_by_lua_block")

@@ -33,6 +33,18 @@ type Options struct {
 	// default certificate (--default-ssl-certificate); "" for the built-in
 	// self-signed one, which the caller provides as a file.
 	DefaultSSLCertificate string
+	// TCPServicesConfigMap and UDPServicesConfigMap are "namespace/name"
+	// of the ConfigMaps of TCP and UDP services
+	// (--tcp-services-configmap, --udp-services-configmap); "" for none.
+	TCPServicesConfigMap string
+	UDPServicesConfigMap string
+	// EnableSSLPassthrough serves the ssl-passthrough annotation
+	// (--enable-ssl-passthrough): the HTTPS port routes by SNI.
+	EnableSSLPassthrough bool
+	// ReservedPorts are the ports nginx uses itself (HTTP, HTTPS, status,
+	// the passthrough loopback ports): a TCP or UDP service on one of
+	// them is a Problem.
+	ReservedPorts []int
 }
 
 // DefaultOptions returns the ingress-nginx defaults.

@@ -2,6 +2,7 @@ package sync
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -25,6 +26,14 @@ type Pusher interface {
 	PostServers(ctx context.Context, servers luaapi.Servers) error
 }
 
+// StreamWriter replaces the stream payload that nginx's stream servers
+// read per connection (pkg/nginx.Instance implements it: an atomic file
+// write); nil payload removes it. There is no HTTP API in the stream
+// module to post it to.
+type StreamWriter interface {
+	WriteStream(ctx context.Context, payload []byte) error
+}
+
 // Stage names the step of Apply that failed.
 type Stage string
 
@@ -38,6 +47,8 @@ const (
 	// StageBackends and StageServers post the desired payloads.
 	StageBackends Stage = "backends"
 	StageServers  Stage = "servers"
+	// StageStream writes the stream payload.
+	StageStream Stage = "stream"
 )
 
 // ApplyError is the error of Apply: the step that failed and why. When
@@ -66,7 +77,8 @@ const (
 //
 //   - NoChange: nothing.
 //   - DynamicOnly: post the payloads the plan names (PushBackends,
-//     PushServers), with bounded retries.
+//     PushServers), with bounded retries, and write the stream payload
+//     when PushStream says so.
 //   - ReloadRequired: (1) when desired needs backends, certificates or
 //     host mappings that running lacks, post the bridge payloads: the
 //     desired ones plus what only running has (Bridge); (2) reload and wait
@@ -90,17 +102,44 @@ const (
 // bridge payloads, which that config serves correctly. The caller should
 // post the payloads again on its next sync (Lua no longer equals running).
 //
+// The stream payload (sw) is written like the Lua payloads: before a
+// reload the bridge of running and desired (BridgeStream: the new stream
+// servers find their endpoints from their first connection), after it the
+// desired one. sw may be nil only while neither config has stream servers.
+//
 // Errors are *ApplyError wrapping the cause.
-func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p Pusher) error {
+func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p Pusher, sw StreamWriter) error {
 	switch plan.Verdict {
 	case NoChange:
 		return nil
 	case DynamicOnly:
 		backends, servers := luaapi.FromModel(desired.Config)
-		return push(ctx, p, backends, servers, plan.PushBackends, plan.PushServers)
+		if err := push(ctx, p, backends, servers, plan.PushBackends, plan.PushServers); err != nil {
+			return err
+		}
+		if plan.PushStream {
+			return writeStream(ctx, sw, desired.Config)
+		}
+		return nil
 	}
 	if running.Config != nil && needsBridge(plan) {
 		if err := PushBridge(ctx, running.Config, desired.Config, p); err != nil {
+			return err
+		}
+	}
+	if !desired.Config.Stream.Empty() {
+		var err error
+		if running.Config != nil {
+			b := BridgeStream(running.Config, desired.Config)
+			err = writeStreamPayload(ctx, sw, &b)
+		} else {
+			err = writeStream(ctx, sw, desired.Config)
+		}
+		var ae *ApplyError
+		if errors.As(err, &ae) {
+			ae.Stage = StageBridge // nothing reloaded yet
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -108,7 +147,41 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 		return &ApplyError{Stage: StageReload, Err: err}
 	}
 	backends, servers := luaapi.FromModel(desired.Config)
-	return push(ctx, p, backends, servers, true, true)
+	if err := push(ctx, p, backends, servers, true, true); err != nil {
+		return err
+	}
+	return writeStream(ctx, sw, desired.Config)
+}
+
+// writeStream writes the stream payload of c (removes it when c has no
+// stream servers).
+func writeStream(ctx context.Context, sw StreamWriter, c *model.Config) error {
+	data, err := luaapi.StreamPayload(c)
+	if err != nil {
+		return &ApplyError{Stage: StageStream, Err: err}
+	}
+	return writeStreamBytes(ctx, sw, data)
+}
+
+func writeStreamPayload(ctx context.Context, sw StreamWriter, s *luaapi.Stream) error {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return &ApplyError{Stage: StageStream, Err: err}
+	}
+	return writeStreamBytes(ctx, sw, data)
+}
+
+func writeStreamBytes(ctx context.Context, sw StreamWriter, data []byte) error {
+	if sw == nil {
+		if data == nil {
+			return nil
+		}
+		return &ApplyError{Stage: StageStream, Err: errors.New("the config has stream servers but there is no stream writer")}
+	}
+	if err := sw.WriteStream(ctx, data); err != nil {
+		return &ApplyError{Stage: StageStream, Err: err}
+	}
+	return nil
 }
 
 // needsBridge tells whether the desired config names Lua state that the

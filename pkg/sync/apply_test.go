@@ -144,7 +144,7 @@ func TestApplyOrder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			plan := ksync.NewPlan(tc.running, tc.desired)
 			f := &fakeNginx{}
-			if err := ksync.Apply(context.Background(), plan, tc.running, tc.desired, f, f); err != nil {
+			if err := ksync.Apply(context.Background(), plan, tc.running, tc.desired, f, f, nil); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(f.calls, tc.want) {
@@ -184,7 +184,7 @@ func TestApplyFailedReloadKeepsBridge(t *testing.T) {
 		}
 		return nil
 	}}
-	err := ksync.Apply(context.Background(), ksync.NewPlan(running, desired), running, desired, f, f)
+	err := ksync.Apply(context.Background(), ksync.NewPlan(running, desired), running, desired, f, f, nil)
 	var ae *ksync.ApplyError
 	if !errors.As(err, &ae) || ae.Stage != ksync.StageReload || !errors.Is(err, rejected) {
 		t.Fatalf("want a reload ApplyError wrapping the cause, got %v", err)
@@ -220,7 +220,7 @@ func TestApplyRetries(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &fakeNginx{fail: func(_ string, n int) error { return tc.fail(n) }}
-			err := ksync.Apply(context.Background(), plan, running, desired, f, f)
+			err := ksync.Apply(context.Background(), plan, running, desired, f, f, nil)
 			if len(f.calls) != tc.wantCalls {
 				t.Errorf("%d calls, want %d", len(f.calls), tc.wantCalls)
 			}
@@ -245,7 +245,7 @@ func TestApplyRetriesStopWithContext(t *testing.T) {
 	defer cancel()
 	f := &fakeNginx{fail: func(string, int) error { return errors.New("connection refused") }}
 	start := time.Now()
-	err := ksync.Apply(ctx, ksync.NewPlan(running, desired), running, desired, f, f)
+	err := ksync.Apply(ctx, ksync.NewPlan(running, desired), running, desired, f, f, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want the context's error, got %v", err)
 	}

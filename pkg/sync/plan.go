@@ -77,6 +77,9 @@ type Plan struct {
 	// be posted (after a reload they are posted whatever these say).
 	PushBackends bool
 	PushServers  bool
+	// PushStream says that the stream payload (endpoints of TCP/UDP
+	// services and SSL passthrough hosts) differs and must be written.
+	PushStream bool
 }
 
 // Changes lists names added, removed and changed, each sorted.
@@ -98,6 +101,7 @@ func NewPlan(running, desired State) Plan {
 		p.Verdict = ReloadRequired
 		p.Reasons = []Reason{{Reload: true, Message: "initial configuration"}}
 		p.PushBackends, p.PushServers = true, true
+		p.PushStream = !desired.Config.Stream.Empty()
 		for _, s := range desired.Config.Servers {
 			p.ChangedServers = append(p.ChangedServers, s.Hostname)
 		}
@@ -109,6 +113,7 @@ func NewPlan(running, desired State) Plan {
 	if reload {
 		var rs []Reason
 		rs, p.ChangedServers = confReasons(running.Config, desired.Config)
+		rs = append(rs, streamConfReasons(running.Config, desired.Config)...)
 		if len(rs) == 0 {
 			rs = []Reason{{Reload: true, Message: "nginx.conf changed"}}
 		}
@@ -121,10 +126,13 @@ func NewPlan(running, desired State) Plan {
 	p.PushServers = serversChanged
 	p.Reasons = append(p.Reasons, backendReasons...)
 	p.Reasons = append(p.Reasons, certReasons...)
+	streamReasons, pushStream := diffStream(running.Config, desired.Config)
+	p.PushStream = pushStream
+	p.Reasons = append(p.Reasons, streamReasons...)
 	switch {
 	case reload:
 		p.Verdict = ReloadRequired
-	case p.PushBackends || p.PushServers:
+	case p.PushBackends || p.PushServers || p.PushStream:
 		p.Verdict = DynamicOnly
 	}
 	return p

@@ -1,0 +1,125 @@
+package render
+
+import (
+	"strconv"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// The stream block (see lua/STREAM.md). nginx.conf holds what needs a
+// reload anyway: the listen ports, the PROXY protocol flags and the SNI
+// names of passthrough hosts. Which endpoint a connection goes to is chosen
+// per connection by lua/stream.js (njs) from the stream payload file, so an
+// endpoint change is a file rewrite, not a reload.
+
+// passthroughLoopback is the address of the two loopback listeners behind
+// the SNI router: the HTTPS servers and the passthrough hop.
+const passthroughLoopback = "127.0.0.1"
+
+// writeStreamModules loads the stream and njs modules when the config has
+// a stream block.
+func writeStreamModules(w *confWriter, c *model.Config, o ConfOptions) {
+	if c.Stream.Empty() {
+		return
+	}
+	w.line("load_module", w.q(o.ModulesDir+"/ngx_stream_module.so"))
+	w.line("load_module", w.q(o.ModulesDir+"/ngx_stream_js_module.so"))
+}
+
+// httpsListen gives the arguments of the HTTPS listen directive: the
+// public HTTPS port, or with SSL passthrough a loopback port that takes
+// the PROXY protocol from the SNI router in front of it.
+func httpsListen(w *confWriter, c *model.Config, o ConfOptions) []string {
+	if !c.Stream.Passthrough {
+		return []string{"listen", w.q(listenAddr(o, o.HTTPSPort)), "ssl", "http2"}
+	}
+	return []string{"listen", w.q(passthroughLoopback + ":" + strconv.Itoa(o.SSLPassthroughProxyPort)), "ssl", "http2", "proxy_protocol"}
+}
+
+// writePassthroughRealIP makes the client address of HTTPS requests the one
+// the SNI router sends in the PROXY protocol header (trusted from loopback
+// only). With use-forwarded-headers the X-Forwarded-For header keeps
+// deciding instead.
+func writePassthroughRealIP(w *confWriter, c *model.Config) {
+	if !c.Stream.Passthrough || c.Global.UseForwardedHeaders {
+		return
+	}
+	w.line("real_ip_header", "proxy_protocol")
+	w.line("set_real_ip_from", passthroughLoopback)
+}
+
+// writeStream writes the stream block: one server per TCP or UDP service,
+// and with SSL passthrough the SNI router on the HTTPS port.
+func writeStream(w *confWriter, c *model.Config, o ConfOptions) {
+	st := &c.Stream
+	if st.Empty() {
+		return
+	}
+	w.open("stream")
+	w.line("js_import", "kit_stream", "from", "lua/stream.js")
+	w.line("js_set", "$kit_stream_upstream", "kit_stream.service")
+	w.line("proxy_connect_timeout", strconv.Itoa(c.Global.ProxyConnectTimeout)+"s")
+	w.line("proxy_timeout", "600s")
+	for i := range st.Services {
+		writeStreamService(w, &st.Services[i], o)
+	}
+	if st.Passthrough {
+		writePassthrough(w, st, o)
+	}
+	w.close()
+}
+
+func writeStreamService(w *confWriter, s *model.StreamService, o ConfOptions) {
+	w.comment("stream " + s.Key() + " from " + s.ConfigMap.String())
+	w.open("server")
+	listen := []string{"listen", w.q(listenAddr(o, s.Port))}
+	if s.Protocol == model.ProtocolUDP {
+		listen = append(listen, "udp")
+	}
+	if s.ProxyProtocolDecode {
+		listen = append(listen, "proxy_protocol")
+	}
+	w.line(listen...)
+	if s.Protocol == model.ProtocolUDP {
+		w.line("proxy_responses", "1")
+	}
+	if s.ProxyProtocolEncode {
+		w.line("proxy_protocol", "on")
+	}
+	w.line("proxy_pass", "$kit_stream_upstream")
+	w.close()
+}
+
+// writePassthrough writes the SNI router. A connection whose SNI names a
+// passthrough host goes, with its client address in a PROXY protocol
+// header, to the hop listener, which reads the header and the SNI again
+// and proxies to an endpoint of the host's backend without the header.
+// Every other connection goes to the HTTPS servers on the loopback port,
+// also with the header. The router cannot send the header to some
+// destinations and not to others: hence the hop.
+func writePassthrough(w *confWriter, st *model.Stream, o ConfOptions) {
+	w.comment("SSL passthrough: route by SNI")
+	w.line("js_set", "$kit_passthrough_upstream", "kit_stream.passthrough")
+	w.open("map", "$ssl_preread_server_name", "$kit_passthrough_host")
+	w.line("hostnames")
+	for _, h := range st.PassthroughHosts {
+		w.line(w.q(h.Hostname), w.q(h.Hostname))
+	}
+	w.line("default", `""`)
+	w.close()
+	w.open("map", "$kit_passthrough_host", "$kit_passthrough_target")
+	w.line(`""`, w.q(passthroughLoopback+":"+strconv.Itoa(o.SSLPassthroughProxyPort)))
+	w.line("default", w.q(passthroughLoopback+":"+strconv.Itoa(o.SSLPassthroughHopPort)))
+	w.close()
+	w.open("server")
+	w.line("listen", w.q(listenAddr(o, o.HTTPSPort)), "reuseport", "backlog=4096")
+	w.line("ssl_preread", "on")
+	w.line("proxy_protocol", "on")
+	w.line("proxy_pass", "$kit_passthrough_target")
+	w.close()
+	w.open("server")
+	w.line("listen", w.q(passthroughLoopback+":"+strconv.Itoa(o.SSLPassthroughHopPort)), "proxy_protocol")
+	w.line("ssl_preread", "on")
+	w.line("proxy_pass", "$kit_passthrough_upstream")
+	w.close()
+}
