@@ -47,7 +47,7 @@ func NewStatusFlags() StatusFlags {
 // AddFlags registers the flags.
 func (f *StatusFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.UpdateStatus, "update-status", f.UpdateStatus, "Write the published addresses to status.loadBalancer.ingress of the Ingresses this controller serves (the leader of --election-id does)")
-	fs.BoolVar(&f.UpdateStatusOnShutdown, "update-status-on-shutdown", f.UpdateStatusOnShutdown, "On SIGTERM, the leader clears the status of the Ingresses it serves before giving up the lease")
+	fs.BoolVar(&f.UpdateStatusOnShutdown, "update-status-on-shutdown", f.UpdateStatusOnShutdown, "On SIGTERM, the leader clears the status of the Ingresses it serves before giving up the lease, unless other replicas (pods with its labels) remain")
 	fs.StringVar(&f.PublishService, "publish-service", f.PublishService, "namespace/name of the Service whose addresses go to the Ingresses' status (a LoadBalancer's IPs or hostnames and externalIPs)")
 	fs.StringVar(&f.PublishStatusAddress, "publish-status-address", f.PublishStatusAddress, "Comma-separated IPs or hostnames to put in the Ingresses' status (instead of --publish-service; without either, the addresses of the nodes that run the controller's pods)")
 	fs.IntVar(&f.StatusUpdateInterval, "status-update-interval", f.StatusUpdateInterval, "Seconds between two full checks of the Ingresses' status by the leader")
@@ -144,7 +144,11 @@ func (f *StatusFlags) duties(src controller.Source, build render.Options) (*stat
 	if err != nil {
 		return nil, err
 	}
-	return &statusDuties{d: &controller.StatusDuties{Elector: elector, Writer: writer, UpdateStatusOnShutdown: f.UpdateStatusOnShutdown}}, nil
+	d := &controller.StatusDuties{Elector: elector, Writer: writer, UpdateStatusOnShutdown: f.UpdateStatusOnShutdown}
+	if podNamespace != "" && podName != "" {
+		d.OtherReplicas = controller.OtherReplicas(cs.Client(), podNamespace, podName)
+	}
+	return &statusDuties{d: d}, nil
 }
 
 // observers are the SyncObservers to add to controller.Config.Observers.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
@@ -44,6 +45,15 @@ func TestControllerCommandWritesAndClearsStatus(t *testing.T) {
 		Spec:       networkingv1.IngressSpec{IngressClassName: new("nginx"), Rules: []networkingv1.IngressRule{{Host: "web.example.com"}}},
 	}
 	if _, err := cs.NetworkingV1().Ingresses("default").Create(ctx, ing, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The controller's own pod, the only one with its labels: no other
+	// replica, so the shutdown clears the status.
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "controller-0", Labels: map[string]string{"app": "kubectl-ingress"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "controller", Image: "kubectl-ingress"}}},
+	}
+	if _, err := cs.CoreV1().Pods("default").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	status := func() string {
@@ -121,6 +131,9 @@ func TestControllerCommandWritesAndClearsStatus(t *testing.T) {
 	}
 	if h := holder(); h != "" {
 		t.Errorf("lease holder %q after the shutdown, want released", h)
+	}
+	if strings.Contains(errOut.String(), "Counting the other replicas") {
+		t.Errorf("the replica count failed:\n%s", errOut.String())
 	}
 	for _, want := range []string{"Became the leader", "Clearing the status", "Stopped leading"} {
 		if !strings.Contains(errOut.String(), want) {

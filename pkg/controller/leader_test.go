@@ -138,3 +138,23 @@ func TestStatusDutiesShutdownClearsThenReleases(t *testing.T) {
 		t.Errorf("second Shutdown: %v", err)
 	}
 }
+
+func TestStatusDutiesShutdownLeavesTheStatusToOtherReplicas(t *testing.T) {
+	cs := fake.NewClientset(ingressClass("nginx", "k8s.io/ingress-nginx"), statusIngress("shop", "nginx"))
+	d := &StatusDuties{Elector: testElector(t, cs, "a"), Writer: newTestWriter(t, cs, "203.0.113.7"), UpdateStatusOnShutdown: true,
+		OtherReplicas: func(context.Context) (int, error) { return 1, nil }}
+	d.Writer.Synced(context.Background(), SyncResult{Serving: &model.Config{}})
+	d.Start(context.Background())
+	eventually(t, 10*time.Second, "the leader to write the status", func() bool {
+		return len(statusOf(t, cs, "shop")) == 1
+	})
+	if err := d.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, cs, "shop"); len(got) != 1 {
+		t.Errorf("status %v after Shutdown with another replica left, want kept", got)
+	}
+	if h := leaseHolder(t, cs); h != "" {
+		t.Errorf("lease holder %q after Shutdown, want released", h)
+	}
+}

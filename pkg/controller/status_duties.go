@@ -24,6 +24,10 @@ type StatusDuties struct {
 	// UpdateStatusOnShutdown clears the status at Shutdown
 	// (--update-status-on-shutdown).
 	UpdateStatusOnShutdown bool
+	// OtherReplicas, when set, counts the other replicas at Shutdown:
+	// with any left, the status is left to the next leader (see
+	// OtherReplicas); nil clears whenever UpdateStatusOnShutdown is set.
+	OtherReplicas func(ctx context.Context) (int, error)
 
 	mu           sync.Mutex
 	started      bool
@@ -89,6 +93,15 @@ func (d *StatusDuties) stop(ctx context.Context) error {
 	case !d.UpdateStatusOnShutdown:
 		log.Info("Leaving the Ingress status as it is (--update-status-on-shutdown=false)")
 	default:
+		if d.OtherReplicas != nil {
+			n, cerr := d.OtherReplicas(ctx)
+			if cerr != nil {
+				log.Error(cerr, "Counting the other replicas; clearing the status all the same")
+			} else if n > 0 {
+				log.Info("Leaving the Ingress status to the next leader: other replicas run", "replicas", n)
+				break
+			}
+		}
 		log.Info("Clearing the status of the Ingresses this controller serves (--update-status-on-shutdown)")
 		if cerr := d.Writer.Clear(klog.NewContext(ctx, log)); cerr != nil {
 			err = errors.Join(err, cerr)
