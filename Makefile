@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 LDFLAGS   := -X main.version=$(VERSION)
 BENCH_OUT ?= out/bench
 
-.PHONY: help build run-example simulator test deps envtest bench bench-controller golden lint fuzz clean
+.PHONY: help build run-example simulator test deps envtest bench bench-controller golden lint fuzz release-check clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -43,9 +43,12 @@ golden: ## Rewrite the golden files under testdata/ from the current code
 fuzz: ## Fuzz the nginx.conf writer for a minute
 	$(GO) test ./pkg/render -run '^$$' -fuzz FuzzNGINXConf -fuzztime 60s
 
+release-check: ## goreleaser check, a snapshot release of this platform under dist/, its version, and the krew manifest checked by krew
+	GO=$(GO) hack/release-check.sh
+
 lint: ## gofmt and go vet
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
-clean: ## Remove build and bench output
-	rm -rf bin out
+clean: ## Remove build, bench and release output
+	rm -rf bin out dist
