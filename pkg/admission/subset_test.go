@@ -51,8 +51,14 @@ func goldenOptions(t *testing.T, dir string) render.Options {
 			o.ControllerClass = next()
 		case "--watch-ingress-without-class":
 			o.WatchIngressWithoutClass = true
+		case "--tcp-services-configmap":
+			o.TCPServicesConfigMap = next()
+		case "--udp-services-configmap":
+			o.UDPServicesConfigMap = next()
+		case "--enable-ssl-passthrough":
+			o.EnableSSLPassthrough = true
 		default:
-			t.Fatalf("%s/flags.txt: flag %s unknown to this test", dir, f[i])
+			t.Fatalf("%s/flags.txt: flag %s unknown to this test: map it to render.Options here (and check that pkg/admission's subset still covers what it changes)", dir, f[i])
 		}
 	}
 	return o
