@@ -42,6 +42,12 @@ and with --profiling Go's pprof under /debug/pprof/ on the metrics server. In a 
 Problem is a Warning Event on its object, each reload a RELOAD Event on the controller's pod
 (POD_NAMESPACE/POD_NAME), and each new or changed Ingress of the class a "Sync" Event.
 
+In a cluster every replica serves traffic; the one holding the --election-id Lease (in
+POD_NAMESPACE) writes status.loadBalancer.ingress of the Ingresses of its class: the addresses of
+--publish-status-address, else of --publish-service, else of the nodes running the controller's
+pods. It clears the status of Ingresses it served that left its class or lost their rules, and,
+with --update-status-on-shutdown, of all of them when it stops as the last replica.
+
 SIGINT or SIGTERM shuts down gracefully: /readyz answers 503 at once, nginx keeps serving for
 --shutdown-grace-period seconds, then quits gracefully (requests in flight complete, within
 --nginx-quit-timeout), and the controller exits 0 after --post-shutdown-grace-period seconds.
