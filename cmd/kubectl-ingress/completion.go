@@ -16,9 +16,14 @@ kubectl-ingress, on your PATH beside it; kubectl asks it for the completions.
 Run as a command of its own ("kubectl-ingress <TAB>"), load the code this command prints into
 your shell, as the examples show.
 
-Flag values complete as well: namespaces for -n, pods for --pod, Deployments for --deployment,
-backend names for --backend (asked of the status server, when it is reachable), kubeconfig
-contexts for --context, and the fixed values of -o, --color and --fail-on.`
+Flag values complete as well, from the kubeconfig's cluster as kubectl's own completion does:
+namespaces for -n, --watch-namespace and --election-namespace, pods for --pod, Deployments for
+--deployment, containers for --container, backend names for --backend (asked of the status
+server, when it is reachable), IngressClasses for --ingress-class and their controllers for
+--controller-class, namespace/name of ConfigMaps for --configmap and the TCP/UDP ConfigMaps and of
+Services for --publish-service; kubeconfig contexts, clusters and users for --context, --cluster
+and --user; manifest files for -f, --from and --to; and the fixed values of -o, --color and
+--fail-on.`
 
 const completionExample = `  # bash: load in the current shell (needs the bash-completion package)
   source <(kubectl-ingress completion bash)

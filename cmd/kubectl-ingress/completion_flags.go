@@ -35,13 +35,21 @@ func registerCompletions(root *cobra.Command, clients clusterClients) {
 				_ = c.MarkFlagFilename(f, manifestExtensions...)
 			}
 			registerKubeconfigCompletions(c, clients, configFlagsOf, "namespace")
+			registerClusterObjectCompletions(c, clients)
 		case "controller":
 			_ = c.MarkFlagDirname("from-files")
 			_ = c.MarkFlagDirname("nginx-prefix")
 			registerKubeconfigCompletions(c, clients, configFlagsOf, "watch-namespace")
+			registerNamespaceCompletion(c, clients, configFlagsOf, "namespace")
+			registerNamespaceCompletion(c, clients, configFlagsOf, "election-namespace")
+			registerClusterObjectCompletions(c, clients)
 		case "render":
 			_ = c.MarkFlagFilename("filename", manifestExtensions...)
 			_ = c.MarkFlagDirname("output-dir")
+			// As kubectl's -n: the namespaces of the kubeconfig's cluster
+			// (render itself never talks to it).
+			registerNamespaceCompletion(c, clients, configFlagsOf, "namespace")
+			registerClusterObjectCompletions(c, clients)
 		}
 	}
 }
@@ -150,23 +158,7 @@ func (o *BackendsOptions) backendNames(ctx context.Context, cmd *cobra.Command) 
 // registerKubeconfigCompletions completes namespaceFlag with the namespaces
 // of the cluster and --context, --cluster and --user with the kubeconfig's.
 func registerKubeconfigCompletions(cmd *cobra.Command, clients clusterClients, flags func(*cobra.Command) *genericclioptions.ConfigFlags, namespaceFlag string) {
-	_ = cmd.RegisterFlagCompletionFunc(namespaceFlag, func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
-		return completeFromCluster(func(ctx context.Context) ([]string, error) {
-			cs, err := clients.clientset(flags(c))
-			if err != nil {
-				return nil, err
-			}
-			list, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return nil, err
-			}
-			var out []string
-			for _, ns := range list.Items {
-				out = append(out, ns.Name)
-			}
-			return out, nil
-		}, prefix)
-	})
+	registerNamespaceCompletion(cmd, clients, flags, namespaceFlag)
 	for _, flag := range []string{"context", "cluster", "user"} {
 		_ = cmd.RegisterFlagCompletionFunc(flag, func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 			return completeFromCluster(func(context.Context) ([]string, error) {

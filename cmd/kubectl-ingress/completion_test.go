@@ -127,9 +127,12 @@ current-context: staging
 func TestCompletionRegisteredOnRoot(t *testing.T) {
 	root := NewCmdRoot(genericiooptions.NewTestIOStreamsDiscard())
 	for cmd, flags := range map[string][]string{
-		"backends":   {"pod", "namespace", "deployment", "container", "backend", "output", "context", "cluster", "user"},
-		"diff":       {"namespace", "output", "color", "fail-on", "context", "cluster", "user"},
-		"controller": {"watch-namespace", "context", "cluster", "user"},
+		"backends": {"pod", "namespace", "deployment", "container", "backend", "output", "context", "cluster", "user"},
+		"diff": {"namespace", "output", "color", "fail-on", "context", "cluster", "user",
+			"ingress-class", "controller-class", "configmap"},
+		"controller": {"watch-namespace", "namespace", "election-namespace", "context", "cluster", "user",
+			"ingress-class", "controller-class", "configmap", "tcp-services-configmap", "udp-services-configmap", "publish-service"},
+		"render": {"namespace", "ingress-class", "controller-class", "configmap"},
 	} {
 		c, _, err := root.Find([]string{cmd})
 		if err != nil {
