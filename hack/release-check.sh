@@ -64,7 +64,7 @@ esac
 step "archive and checksum"
 archive=dist/kubectl-ingress_${platform}.tar.gz
 [ "$goos" = windows ] && archive=dist/kubectl-ingress_${platform}.zip
-contents=$(tar -tzf "$archive" | sort | tr '\n' ' ')
+contents=$(tar -tzf "$archive" | LC_ALL=C sort | tr '\n' ' ')
 if [ "$contents" != "LICENSE kubectl-ingress " ]; then
 	echo "release-check: $archive holds: $contents; want LICENSE kubectl-ingress" >&2
 	exit 1
@@ -78,7 +78,7 @@ tag=v$(sed -E 's/^kubectl-ingress (v[^ ]+) .*/\1/; s/^v//' <<<"$out")
 tool validate-krew-manifest -manifest dist/krew/ingress.yaml -skip-install
 krew_root=$(mktemp -d)
 trap 'rm -rf "$krew_root"' EXIT
-KREW_ROOT=$krew_root tool krew install --manifest=dist/krew/ingress.yaml --archive="$archive"
+KREW_ROOT=$krew_root tool krew install --manifest=dist/krew/ingress.yaml --archive="$archive" </dev/null
 "$krew_root/bin/kubectl-ingress" version
 
 step "krew manifest of all platforms (hack/tools tests)"
