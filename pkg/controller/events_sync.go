@@ -43,10 +43,12 @@ type SyncEvents struct {
 var _ SyncObserver = (*SyncEvents)(nil)
 
 // ingressVersion changes when what render reads of an Ingress changes:
-// the spec (generation) or the annotations.
+// the spec (generation) or the annotations. resourceVersion, which a
+// status update changes too, only saves hashing the annotations again.
 type ingressVersion struct {
-	generation  int64
-	annotations uint64
+	generation      int64
+	annotations     uint64
+	resourceVersion string
 }
 
 // NewSyncEvents makes Sync Events with recorder on the Ingresses of
@@ -70,8 +72,13 @@ func (e *SyncEvents) Synced(ctx context.Context, r SyncResult) {
 	next := make(map[types.UID]ingressVersion, len(ours))
 	made := 0
 	for _, ing := range ours {
+		old, ok := e.seen[ing.UID]
+		if ok && old.resourceVersion == ing.ResourceVersion && ing.ResourceVersion != "" {
+			next[ing.UID] = old
+			continue
+		}
 		v := versionOf(ing)
-		if old, ok := e.seen[ing.UID]; !ok || old != v {
+		if !ok || old.generation != v.generation || old.annotations != v.annotations {
 			e.recorder.Event(ing, corev1.EventTypeNormal, ReasonSync, MessageScheduledSync)
 			made++
 		}
@@ -96,5 +103,5 @@ func versionOf(ing *networkingv1.Ingress) ingressVersion {
 		h.Write([]byte(ing.Annotations[k]))
 		h.Write([]byte{0})
 	}
-	return ingressVersion{generation: ing.Generation, annotations: h.Sum64()}
+	return ingressVersion{generation: ing.Generation, annotations: h.Sum64(), resourceVersion: ing.ResourceVersion}
 }
