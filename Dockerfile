@@ -50,7 +50,7 @@ COPY --from=build /out/kubectl-ingress /kubectl-ingress
 # certs/, logs/, tmp/, nginx.pid), /etc/kubectl-ingress by default.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      nginx libnginx-mod-http-lua lua-resty-core lua-cjson \
+      nginx libnginx-mod-http-lua lua-resty-core lua-cjson libnginx-mod-stream libnginx-mod-stream-js \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libcap2-bin \
  && setcap cap_net_bind_service=+ep /usr/sbin/nginx \
  && setcap cap_net_bind_service=+ep /kubectl-ingress \
