@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +22,9 @@ const (
 	ReasonReload         = "RELOAD"
 	MessageReloaded      = "NGINX reload triggered due to a change in configuration"
 	messageReloadFailedF = "Error reloading NGINX: %v"
+
+	// podLookupTimeout bounds PodReference's GET.
+	podLookupTimeout = 10 * time.Second
 )
 
 // PodReference finds the controller's own pod (POD_NAMESPACE/POD_NAME of
@@ -35,7 +39,10 @@ func PodReference(ctx context.Context, client kubernetes.Interface, namespace, n
 		return nil
 	}
 	ref := &corev1.ObjectReference{Kind: "Pod", APIVersion: "v1", Namespace: namespace, Name: name}
-	pod, err := client.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	// The start of the controller must not wait long on this.
+	getCtx, cancel := context.WithTimeout(ctx, podLookupTimeout)
+	defer cancel()
+	pod, err := client.CoreV1().Pods(namespace).Get(getCtx, name, metav1.GetOptions{})
 	switch {
 	case err == nil:
 		ref.UID = pod.UID
