@@ -5,14 +5,16 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
-// Stream is the stream payload: the file stream.json under the nginx
-// prefix that lua/stream.js (njs, in nginx's stream module) reads for each
-// new connection to choose an endpoint (see lua/STREAM.md). It is written
-// to a file, not posted: the stream module has no HTTP API to post to.
+// Stream is the stream payload: the endpoints that lua/stream.js (njs, in
+// nginx's stream module) chooses from for each new connection (see
+// lua/STREAM.md). It reaches nginx as files, one per stream server and
+// passthrough host (Files), not by a POST: the stream module has no HTTP
+// API. `kubectl ingress render` shows it whole as stream.json.
 type Stream struct {
 	// Services maps a stream server ("tcp/9000", "udp/53") to its
 	// endpoints ("10.0.0.1:9000", "[fd00::1]:53").
@@ -39,17 +41,41 @@ func StreamFromModel(c *model.Config) Stream {
 	return s
 }
 
-// StreamPayload is the JSON of StreamFromModel(c): deterministic bytes
-// (encoding/json sorts map keys), nil when c has no stream servers.
-func StreamPayload(c *model.Config) ([]byte, error) {
+// Files gives the payload as the files under $prefix/stream/ that
+// lua/stream.js reads: "tcp-9000.json", "udp-53.json" for the services,
+// "sni-<host>.json" for the passthrough hosts, each a JSON array of
+// endpoints. A connection reads only the file of its own server or host,
+// whatever the size of the whole payload.
+func (s Stream) Files() (map[string][]byte, error) {
+	files := make(map[string][]byte, len(s.Services)+len(s.Passthrough))
+	add := func(name string, eps []string) error {
+		data, err := json.Marshal(eps)
+		if err != nil {
+			return fmt.Errorf("luaapi: encoding %s: %w", name, err)
+		}
+		files[name] = data
+		return nil
+	}
+	for k, eps := range s.Services {
+		if err := add(strings.Replace(k, "/", "-", 1)+".json", eps); err != nil {
+			return nil, err
+		}
+	}
+	for h, eps := range s.Passthrough {
+		if err := add("sni-"+h+".json", eps); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// StreamFiles is StreamFromModel(c).Files(); nil when c has no stream
+// servers.
+func StreamFiles(c *model.Config) (map[string][]byte, error) {
 	if c.Stream.Empty() {
 		return nil, nil
 	}
-	data, err := json.Marshal(StreamFromModel(c))
-	if err != nil {
-		return nil, fmt.Errorf("luaapi: encoding the stream payload: %w", err)
-	}
-	return data, nil
+	return StreamFromModel(c).Files()
 }
 
 func endpointAddrs(eps []model.Endpoint) []string {

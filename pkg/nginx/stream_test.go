@@ -2,10 +2,9 @@ package nginx
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -18,30 +17,43 @@ func TestWriteStream(t *testing.T) {
 		t.Errorf("Layout did not write lua/stream.js: %v", err)
 	}
 	ctx := context.Background()
-	path := filepath.Join(in.Prefix(), "stream.json")
-	for _, payload := range []string{`{"services":{"tcp/1":["10.0.0.1:1"]},"passthrough":{}}`, `{"services":{},"passthrough":{}}`} {
-		if err := in.WriteStream(ctx, []byte(payload)); err != nil {
-			t.Fatal(err)
+	dir := filepath.Join(in.Prefix(), "stream")
+	list := func() []string {
+		entries, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
 		}
-		got, err := os.ReadFile(path)
-		if err != nil || string(got) != payload {
-			t.Errorf("stream.json holds %q (%v), want %q", got, err, payload)
-		}
-		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
-			t.Errorf("stream.json mode %v (%v): workers must read it", fi.Mode(), err)
-		}
+		return names
+	}
+	if err := in.WriteStream(ctx, map[string][]byte{"tcp-1.json": []byte(`["10.0.0.1:1"]`), "sni-a.example.com.json": []byte(`[]`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); !slices.Equal(got, []string{"sni-a.example.com.json", "tcp-1.json"}) {
+		t.Errorf("files %v", got)
+	}
+	if err := in.WriteStream(ctx, map[string][]byte{"tcp-1.json": []byte(`["10.0.0.2:1"]`)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "tcp-1.json"))
+	if err != nil || string(got) != `["10.0.0.2:1"]` {
+		t.Errorf("tcp-1.json holds %q (%v)", got, err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "tcp-1.json")); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v (%v): workers must read the files", fi.Mode(), err)
+	}
+	if got := list(); !slices.Equal(got, []string{"tcp-1.json"}) {
+		t.Errorf("files %v after the host went away", got)
 	}
 	if err := in.WriteStream(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("nil payload left stream.json: %v", err)
+	if got := list(); len(got) != 0 {
+		t.Errorf("nil left %v", got)
 	}
-	if err := in.WriteStream(ctx, nil); err != nil {
-		t.Errorf("removing a missing stream.json: %v", err)
-	}
-	leftovers, _ := filepath.Glob(filepath.Join(in.Prefix(), ".stream.json.tmp-*"))
-	if len(leftovers) > 0 {
-		t.Errorf("temporary files left: %v", leftovers)
+	for _, bad := range []string{"../x.json", ".hidden.json", "a/b.json", "x.txt", ".json"} {
+		if err := in.WriteStream(ctx, map[string][]byte{bad: nil}); err == nil {
+			t.Errorf("name %q accepted", bad)
+		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 // The stream block (see lua/STREAM.md). nginx.conf holds what needs a
 // reload anyway: the listen ports, the PROXY protocol flags and the SNI
 // names of passthrough hosts. Which endpoint a connection goes to is chosen
-// per connection by lua/stream.js (njs) from the stream payload file, so an
+// per connection by lua/stream.js (njs) from the stream payload files, so an
 // endpoint change is a file rewrite, not a reload.
 
 // passthroughLoopback is the address of the two loopback listeners behind

@@ -2,7 +2,6 @@ package sync
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -26,12 +25,13 @@ type Pusher interface {
 	PostServers(ctx context.Context, servers luaapi.Servers) error
 }
 
-// StreamWriter replaces the stream payload that nginx's stream servers
-// read per connection (pkg/nginx.Instance implements it: an atomic file
-// write); nil payload removes it. There is no HTTP API in the stream
-// module to post it to.
+// StreamWriter replaces the stream payload files that nginx's stream
+// servers read per connection (name → content, see luaapi.Stream.Files):
+// it writes each file atomically and removes the files not named; nil
+// removes them all. pkg/nginx.Instance implements it. There is no HTTP API
+// in the stream module to post the payload to.
 type StreamWriter interface {
-	WriteStream(ctx context.Context, payload []byte) error
+	WriteStream(ctx context.Context, files map[string][]byte) error
 }
 
 // Stage names the step of Apply that failed.
@@ -156,29 +156,29 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 // writeStream writes the stream payload of c (removes it when c has no
 // stream servers).
 func writeStream(ctx context.Context, sw StreamWriter, c *model.Config) error {
-	data, err := luaapi.StreamPayload(c)
+	files, err := luaapi.StreamFiles(c)
 	if err != nil {
 		return &ApplyError{Stage: StageStream, Err: err}
 	}
-	return writeStreamBytes(ctx, sw, data)
+	return writeStreamFiles(ctx, sw, files)
 }
 
 func writeStreamPayload(ctx context.Context, sw StreamWriter, s *luaapi.Stream) error {
-	data, err := json.Marshal(s)
+	files, err := s.Files()
 	if err != nil {
 		return &ApplyError{Stage: StageStream, Err: err}
 	}
-	return writeStreamBytes(ctx, sw, data)
+	return writeStreamFiles(ctx, sw, files)
 }
 
-func writeStreamBytes(ctx context.Context, sw StreamWriter, data []byte) error {
+func writeStreamFiles(ctx context.Context, sw StreamWriter, files map[string][]byte) error {
 	if sw == nil {
-		if data == nil {
+		if files == nil {
 			return nil
 		}
 		return &ApplyError{Stage: StageStream, Err: errors.New("the config has stream servers but there is no stream writer")}
 	}
-	if err := sw.WriteStream(ctx, data); err != nil {
+	if err := sw.WriteStream(ctx, files); err != nil {
 		return &ApplyError{Stage: StageStream, Err: err}
 	}
 	return nil

@@ -8,27 +8,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
 
-// WriteStream records "stream <keys of services and passthrough hosts>",
-// or "stream removed".
-func (f *fakeNginx) WriteStream(_ context.Context, payload []byte) error {
-	if payload == nil {
+// WriteStream records "stream <file>=<endpoints>,…", or "stream removed".
+func (f *fakeNginx) WriteStream(_ context.Context, files map[string][]byte) error {
+	if files == nil {
 		return f.record("stream", "removed")
 	}
-	var s luaapi.Stream
-	if err := json.Unmarshal(payload, &s); err != nil {
-		return err
-	}
 	var keys []string
-	for k, eps := range s.Services {
-		keys = append(keys, k+"="+strings.Join(eps, "+"))
-	}
-	for h, eps := range s.Passthrough {
-		keys = append(keys, h+"="+strings.Join(eps, "+"))
+	for name, data := range files {
+		var eps []string
+		if err := json.Unmarshal(data, &eps); err != nil {
+			return err
+		}
+		keys = append(keys, strings.TrimSuffix(name, ".json")+"="+strings.Join(eps, "+"))
 	}
 	slices.Sort(keys)
 	return f.record("stream", strings.Join(keys, ","))
@@ -66,7 +61,7 @@ func TestPlanStreamEndpointChangeIsDynamic(t *testing.T) {
 	if err := ksync.Apply(context.Background(), p, running, desired, f, f, f); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"stream tcp/5432=10.0.0.2:5432"}; !slices.Equal(f.calls, want) {
+	if want := []string{"stream tcp-5432=10.0.0.2:5432"}; !slices.Equal(f.calls, want) {
 		t.Errorf("calls %q, want %q", f.calls, want)
 	}
 }
@@ -96,8 +91,8 @@ func TestPlanStreamPortChangeReloads(t *testing.T) {
 	}
 	// Before the reload both ports find endpoints (old workers drain on
 	// 5432); after it only the desired one is left.
-	if len(f.calls) < 3 || f.calls[0] != "stream tcp/5432=10.0.0.1:5432,tcp/6432=10.0.0.1:6432" ||
-		!strings.HasPrefix(f.calls[1], "reload") || f.calls[len(f.calls)-1] != "stream tcp/6432=10.0.0.1:6432" {
+	if len(f.calls) < 3 || f.calls[0] != "stream tcp-5432=10.0.0.1:5432,tcp-6432=10.0.0.1:6432" ||
+		!strings.HasPrefix(f.calls[1], "reload") || f.calls[len(f.calls)-1] != "stream tcp-6432=10.0.0.1:6432" {
 		t.Errorf("calls %q: want bridge stream, reload, …, desired stream", f.calls)
 	}
 }
