@@ -214,21 +214,25 @@ func (w *StatusWriter) pass(ctx context.Context, addrs []networkingv1.IngressLoa
 		if !write {
 			continue
 		}
+		if !clearAll && !w.leading.Load() {
+			write = false // lost the lease during the pass
+			continue
+		}
 		cur := normalizeAddresses(ing.Status.LoadBalancer.Ingress)
 		var want []networkingv1.IngressLoadBalancerIngress
 		switch {
-		case clearAll:
-			if !served[key] && !w.seen[key] {
-				continue
-			}
 		case served[key]:
-			want = addrs
+			want = addrs // nil for Clear
 		case w.seen[key]:
 			// Served before, not now: clear it once, if the status is
 			// still ours (another controller may have written its own).
-			delete(w.seen, key)
 			if !sameAddresses(cur, addrs) && !sameAddresses(cur, w.written[key]) {
+				delete(w.seen, key)
 				delete(w.written, key)
+				continue
+			}
+			if len(cur) == 0 {
+				delete(w.seen, key)
 				continue
 			}
 		default:
@@ -246,6 +250,9 @@ func (w *StatusWriter) pass(ctx context.Context, addrs []networkingv1.IngressLoa
 		}
 		if len(want) == 0 {
 			delete(w.written, key)
+			if !served[key] {
+				delete(w.seen, key) // cleaned up after
+			}
 		} else {
 			w.written[key] = want
 		}

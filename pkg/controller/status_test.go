@@ -247,3 +247,51 @@ func TestStatusWriterObserverWakesOnlyOnceServing(t *testing.T) {
 		t.Fatalf("serving %v, wakes pending %d; want true, 1 (coalesced)", w.serving.Load(), len(w.wake))
 	}
 }
+
+func TestStatusWriterCleanupOfAMovedIngress(t *testing.T) {
+	ctx := context.Background()
+	cs := fake.NewClientset(ingressClass("nginx", "k8s.io/ingress-nginx"), ingressClass("other", "example.com/other"),
+		statusIngress("a", "nginx"), statusIngress("b", "nginx"))
+	w := newTestWriter(t, cs, "203.0.113.7")
+	w.SetLeading(true)
+	if err := w.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	move := func(name string, status ...string) {
+		ing := statusIngress(name, "other", status...)
+		if _, err := cs.NetworkingV1().Ingresses("ns").Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a moves and its new controller wrote its address before our pass:
+	// neither a pass nor Clear touches it.
+	move("a", "192.0.2.99")
+	// b moves; the first attempt to clear it fails, the next pass retries.
+	move("b", "203.0.113.7")
+	failed := false
+	cs.PrependReactor("update", "ingresses", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetSubresource() == "status" && !failed {
+			failed = true
+			return true, nil, apierrors.NewServiceUnavailable("try later")
+		}
+		return false, nil, nil
+	})
+	if err := w.Sync(ctx); err == nil {
+		t.Fatal("no error from a pass whose update failed")
+	}
+	if got := statusOf(t, cs, "b"); !slices.Equal(got, []string{"203.0.113.7"}) {
+		t.Fatalf("b after a failed clear: %v", got)
+	}
+	if err := w.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, cs, "b"); len(got) != 0 {
+		t.Errorf("b after the retry: %v, want cleared", got)
+	}
+	if err := w.Clear(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := statusOf(t, cs, "a"); !slices.Equal(got, []string{"192.0.2.99"}) {
+		t.Errorf("a (its new controller's status): %v, want untouched", got)
+	}
+}
