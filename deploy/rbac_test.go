@@ -225,6 +225,10 @@ func checkRBAC(ctx context.Context, t *testing.T, admin *rest.Config, base []*un
 		}
 	})
 
+	t.Run("status addresses", func(t *testing.T) {
+		checkStatusAddresses(ctx, t, adminClient, sa, base)
+	})
+
 	t.Run("own pods and nodes", func(t *testing.T) {
 		if _, err := sa.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/component=controller"}); err != nil {
 			t.Errorf("list the controller pods: %v", err)
