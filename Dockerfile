@@ -31,8 +31,9 @@ RUN groupadd --system --gid 101 kubectl-ingress \
 
 COPY --from=build /out/kubectl-ingress /kubectl-ingress
 
-# The runtime packages are exactly hack/deps.sh's. libcap2-bin is only for
-# setcap and is purged in the same layer.
+# The runtime packages are exactly hack/deps.sh's; the modules that
+# nginx.conf loads (pkg/render) must be there. libcap2-bin is only for setcap
+# and is purged in the same layer.
 #
 # Who binds 80/443: the nginx master (the controller starts it as a child
 # process; the workers inherit the sockets). nginx therefore gets
@@ -51,6 +52,9 @@ COPY --from=build /out/kubectl-ingress /kubectl-ingress
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       nginx libnginx-mod-http-lua lua-resty-core lua-cjson libnginx-mod-stream libnginx-mod-stream-js \
+ && for m in ndk_http_module ngx_http_lua_module ngx_stream_module ngx_stream_js_module; do \
+      test -f /usr/lib/nginx/modules/$m.so || { echo "missing nginx module $m" >&2; exit 1; }; \
+    done \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libcap2-bin \
  && setcap cap_net_bind_service=+ep /usr/sbin/nginx \
  && setcap cap_net_bind_service=+ep /kubectl-ingress \

@@ -2,6 +2,7 @@ package releasecheck
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -106,5 +107,29 @@ func TestDockerfileBuilderGo(t *testing.T) {
 		if strings.HasPrefix(s.From, "golang:") && s.From != want {
 			t.Errorf("line %d: FROM %s, want %s (go.mod's go %s)", s.Line, s.From, want, m[1])
 		}
+	}
+}
+
+// Every RUN (shell form) must at least parse as the /bin/sh -c script that
+// docker runs: a lost backslash or quote shows here, not in a release.
+func TestDockerfileRunScriptsParse(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh on PATH")
+	}
+	n := 0
+	for _, s := range parseRepoDockerfile(t).Stages {
+		for _, in := range s.Instructions {
+			if in.Cmd != "RUN" || strings.HasPrefix(in.Args, "[") {
+				continue
+			}
+			n++
+			if out, err := exec.Command(sh, "-n", "-c", in.Args).CombinedOutput(); err != nil {
+				t.Errorf("Dockerfile:%d: RUN does not parse as a shell script: %v: %s", in.Line, err, out)
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("checked %d RUN instructions, want the Dockerfile's 3 or more", n)
 	}
 }
