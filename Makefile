@@ -4,7 +4,8 @@
 GO        ?= go
 BIN       := bin/kubectl-ingress
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS   := -X main.version=$(VERSION)
+COMMIT    ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS   := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 BENCH_OUT ?= out/bench
 
 .PHONY: help build run-example simulator test deps envtest bench bench-controller golden lint fuzz release-check clean
