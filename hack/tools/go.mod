@@ -1,3 +1,8 @@
+// The release tools of kubectl-ingress, in a module of their own so that
+// the product's go.mod stays lean: goreleaser, krew and krew's
+// validate-krew-manifest (go tool -modfile=hack/tools/go.mod NAME from the
+// repository root), and krewmanifest (the krew manifest renderer).
+// See docs/release.md.
 module github.com/kubectl-ingress/kubectl-ingress/hack/tools
 
 go 1.26.4
