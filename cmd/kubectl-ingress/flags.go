@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,6 +114,14 @@ func (f *RenderFlags) Validate() error {
 	for _, p := range []struct{ name, v string }{{"--configmap", f.ConfigMap}, {"--default-ssl-certificate", f.DefaultSSLCertificate}, {"--tcp-services-configmap", f.TCPServicesConfigMap}, {"--udp-services-configmap", f.UDPServicesConfigMap}} {
 		if p.v != "" && strings.Count(p.v, "/") != 1 {
 			return fmt.Errorf("%s must be namespace/name, got %q", p.name, p.v)
+		}
+	}
+	if f.EnableSSLPassthrough {
+		ports := []int{f.HTTPPort, f.HTTPSPort, f.SSLPassthroughProxyPort, f.SSLPassthroughHopPort}
+		for i, p := range ports {
+			if slices.Contains(ports[:i], p) {
+				return fmt.Errorf("--http-port, --https-port, --ssl-passthrough-proxy-port and --ssl-passthrough-hop-port must differ, got %v", ports)
+			}
 		}
 	}
 	if !strings.HasPrefix(f.StatusAddress, "127.") && !strings.HasPrefix(f.StatusAddress, "[::1]") && !strings.HasPrefix(f.StatusAddress, "localhost:") {

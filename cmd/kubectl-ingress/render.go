@@ -69,7 +69,7 @@ Exit status: 0 on success; 1 when the input cannot be read or --validate fails; 
 	}
 	o.Manifests.AddFlags(cmd.Flags())
 	o.Render.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.OutputDir, "output-dir", "o", "", "Write nginx.conf, backends.json, servers.json and problems.txt to this directory instead of stdout")
+	cmd.Flags().StringVarP(&o.OutputDir, "output-dir", "o", "", "Write nginx.conf, backends.json, servers.json, problems.txt (and stream.json with TCP/UDP services or SSL passthrough) to this directory instead of stdout")
 	cmd.Flags().BoolVar(&o.RunNginxTest, "validate", false, "Check the rendered nginx.conf with a real 'nginx -t'")
 	cmd.Flags().BoolVar(&o.FailOnProblems, "fail-on-problems", false, "Exit with status 2 when any object has a problem")
 	cmd.Flags().StringVar(&o.NginxBinary, "nginx-binary", "nginx", "The nginx binary used by --validate")

@@ -222,11 +222,13 @@ func servicesConfigMapYAML(name string, entries map[string]string) string {
 func TestStreamServices(t *testing.T) {
 	alpha, beta := tcpEcho(t, "alpha"), tcpEcho(t, "beta")
 	dns := udpEcho(t, "udp")
-	tcpPort, udpPort, tcpPort2 := freePort(t), freePort(t), freePort(t)
+	tcpPort, udpPort, tcpPort2, missingPort := freePort(t), freePort(t), freePort(t), freePort(t)
 	fc, _ := startStreamController(t, map[string]string{
 		"svc/tcp.yaml": streamServiceYAML("tcp-echo", "TCP", alpha),
 		"svc/udp.yaml": streamServiceYAML("udp-echo", "UDP", dns),
-		"cm/tcp.yaml":  servicesConfigMapYAML("tcp-services", map[string]string{strconv.Itoa(tcpPort): "e2e/tcp-echo:7000"}),
+		"cm/tcp.yaml": servicesConfigMapYAML("tcp-services", map[string]string{
+			strconv.Itoa(tcpPort): "e2e/tcp-echo:7000", strconv.Itoa(missingPort): "e2e/missing:7000",
+		}),
 		"cm/udp.yaml":  servicesConfigMapYAML("udp-services", map[string]string{strconv.Itoa(udpPort): "e2e/udp-echo:echo"}),
 	}, func(b *render.Options, _ *render.ConfOptions) {
 		b.TCPServicesConfigMap, b.UDPServicesConfigMap = "e2e/tcp-services", "e2e/udp-services"
@@ -237,6 +239,17 @@ func TestStreamServices(t *testing.T) {
 	}
 	if got := udpAsk(udpPort, "ping"); got != "udp:ping" {
 		t.Fatalf("UDP through nginx answered %q, want udp:ping", got)
+	}
+	// A service without endpoints: nginx accepts and closes at once.
+	if c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(missingPort), 2*time.Second); err != nil {
+		t.Errorf("the port of a missing service does not listen: %v", err)
+	} else {
+		_ = c.SetDeadline(time.Now().Add(3 * time.Second))
+		n, err := c.Read(make([]byte, 1))
+		if n != 0 || err == nil || os.IsTimeout(err) {
+			t.Errorf("a connection to a service without endpoints: read %d, %v; want it closed at once", n, err)
+		}
+		c.Close()
 	}
 
 	pids := fc.workerPids(t)
@@ -258,7 +271,7 @@ func TestStreamServices(t *testing.T) {
 
 	// A new port is a new listen: a reload, then it serves.
 	fc.write(t, "cm/tcp.yaml", servicesConfigMapYAML("tcp-services", map[string]string{
-		strconv.Itoa(tcpPort): "e2e/tcp-echo:7000", strconv.Itoa(tcpPort2): "e2e/tcp-echo:echo",
+		strconv.Itoa(tcpPort): "e2e/tcp-echo:7000", strconv.Itoa(tcpPort2): "e2e/tcp-echo:echo", strconv.Itoa(missingPort): "e2e/missing:7000",
 	}))
 	waitFor(t, 15*time.Second, "the new TCP port to answer", func() bool { return tcpAsk(tcpPort2, "new") == "beta:new" })
 	if s := fc.settle(t); s.Reloads != after.Reloads+1 {
