@@ -229,7 +229,7 @@ func TestStreamServices(t *testing.T) {
 		"cm/tcp.yaml": servicesConfigMapYAML("tcp-services", map[string]string{
 			strconv.Itoa(tcpPort): "e2e/tcp-echo:7000", strconv.Itoa(missingPort): "e2e/missing:7000",
 		}),
-		"cm/udp.yaml":  servicesConfigMapYAML("udp-services", map[string]string{strconv.Itoa(udpPort): "e2e/udp-echo:echo"}),
+		"cm/udp.yaml": servicesConfigMapYAML("udp-services", map[string]string{strconv.Itoa(udpPort): "e2e/udp-echo:echo"}),
 	}, func(b *render.Options, _ *render.ConfOptions) {
 		b.TCPServicesConfigMap, b.UDPServicesConfigMap = "e2e/tcp-services", "e2e/udp-services"
 	})
