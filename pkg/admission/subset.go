@@ -37,9 +37,9 @@ const (
 //   - then the Services, EndpointSlices and Secrets those Ingresses name,
 //     and every IngressClass and ConfigMap (a few objects).
 //
-// The cost is one pass over the Ingresses (two for a canary), a pass over
-// the Services, EndpointSlices and Secrets, and a Build of the few objects
-// kept: no state between reviews, so nothing can go stale.
+// This is the plain form: one pass over every object. Validate finds the
+// same objects through a snapshotIndex kept between reviews (index.go);
+// the tests hold both to a full Build.
 func relatedSnapshot(s render.Snapshot, cand *networkingv1.Ingress, o render.Options) render.Snapshot {
 	keys := map[string]bool{}
 	for _, k := range hostKeys(cand) {

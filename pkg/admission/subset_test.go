@@ -152,6 +152,12 @@ func firstBackend(ing *networkingv1.Ingress) *networkingv1.IngressServiceBackend
 // Problems were compared and how many reviews built fewer Ingresses.
 func checkEquivalent(t *testing.T, s render.Snapshot, o render.Options, every int) (problems, smaller int) {
 	t.Helper()
+	// One Validator for all the reviews: its index is kept while the
+	// snapshot stays and made again when it changes.
+	v, err := NewValidator(func() (render.Snapshot, error) { return s, nil }, o, false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i, c := range candidates(s) {
 		if i%every != 0 {
 			continue
@@ -160,6 +166,9 @@ func checkEquivalent(t *testing.T, s render.Snapshot, o render.Options, every in
 		want := candidateProblems(c.snap, c.cand, o, c.create, true)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the subset Build gives\n  %v\nthe full Build\n  %v", c.name, got, want)
+		}
+		if indexed := v.problems(c.snap, c.cand, c.create); !reflect.DeepEqual(indexed, want) {
+			t.Errorf("%s: the indexed subset Build gives\n  %v\nthe full Build\n  %v", c.name, indexed, want)
 		}
 		problems += len(want)
 		placed, cand := withCandidate(c.snap, c.cand, c.create)
@@ -271,6 +280,11 @@ func TestSubsetEquivalenceCrossHost(t *testing.T) {
 		want := candidateProblems(s, c.cand, o, true, true)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the subset Build gives\n  %v\nthe full Build\n  %v", c.name, got, want)
+		}
+		var x snapshotIndex
+		related, placed := x.related(s, c.cand, o, true)
+		if indexed := problemsOf(related, placed, o); !reflect.DeepEqual(indexed, want) {
+			t.Errorf("%s: the indexed subset Build gives\n  %v\nthe full Build\n  %v", c.name, indexed, want)
 		}
 		if !strings.Contains(fmtProblems(want), c.want) {
 			t.Errorf("%s: %q is not among the problems %v", c.name, c.want, want)

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -27,6 +26,7 @@ type Validator struct {
 	snapshot func() (render.Snapshot, error)
 	opts     render.Options
 	strict   bool
+	index    snapshotIndex
 }
 
 // NewValidator returns a Validator that reads the cluster through
@@ -48,18 +48,30 @@ func (v *Validator) Validate(cand *networkingv1.Ingress, create bool) (Verdict, 
 	if err != nil {
 		return Verdict{}, fmt.Errorf("reading the cluster's objects: %w", err)
 	}
-	ps := candidateProblems(s, cand, v.opts, create, false)
-	return classify(ps, v.strict), nil
+	return classify(v.problems(s, cand, create), v.strict), nil
+}
+
+// problems returns the Problems of cand put in s, from a Build of the
+// related objects that the index finds.
+func (v *Validator) problems(s render.Snapshot, cand *networkingv1.Ingress, create bool) []model.Problem {
+	related, placed := v.index.related(s, cand, v.opts, create)
+	return problemsOf(related, placed, v.opts)
 }
 
 // candidateProblems puts cand in s and returns the Problems render.Build
 // finds on cand: from a Build of the related objects only (full false), or
 // of all of s (full true; the reference the subset is tested against).
+// Validate does the same through the index it keeps between reviews.
 func candidateProblems(s render.Snapshot, cand *networkingv1.Ingress, o render.Options, create, full bool) []model.Problem {
 	s, cand = withCandidate(s, cand, create)
 	if !full {
 		s = relatedSnapshot(s, cand, o)
 	}
+	return problemsOf(s, cand, o)
+}
+
+// problemsOf builds s (which holds cand) and returns the Problems of cand.
+func problemsOf(s render.Snapshot, cand *networkingv1.Ingress, o render.Options) []model.Problem {
 	_, ps := render.Build(s, o)
 	ref := model.ObjectRef{Kind: "Ingress", Namespace: cand.Namespace, Name: cand.Name}
 	var out []model.Problem
@@ -87,13 +99,7 @@ func withCandidate(s render.Snapshot, cand *networkingv1.Ingress, create bool) (
 		}
 		ings = append(ings, ing)
 	}
-	if create || cand.CreationTimestamp.IsZero() {
-		c := *cand // the fields Build reads are not changed: a shallow copy will do
-		if t := newest.Add(time.Second); t.After(c.CreationTimestamp.Time) {
-			c.CreationTimestamp = metav1.NewTime(t)
-		}
-		cand = &c
-	}
+	cand = placeCandidate(cand, create, newest)
 	s.Ingresses = append(ings, cand)
 	return s, cand
 }
