@@ -71,8 +71,8 @@ func AnnotationsMarkdown(t Tables) []byte {
 	p("the field: `kubectl ingress render` prints it, the controller makes it a Warning Event on the object,\n")
 	p("the admission webhook refuses an Ingress that has it; the rest of the configuration is still built.\n\n")
 
-	p("## Supported annotations (%d)\n\n", len(t.Annotations))
-	p("An invalid value is a Problem, and the setting behaves as the last column says. \"ConfigMap KEY\" as a\n")
+	p("## Supported annotations\n\n")
+	p("%d annotations. An invalid value is a Problem, and the setting behaves as the last column says. \"ConfigMap KEY\" as a\n", len(t.Annotations))
 	p("default means the value of that ConfigMap key. Canary annotations are read only on an Ingress with\n")
 	p("`%scanary: \"true\"`.\n\n", t.Prefix)
 	p("| annotation | value | default | what it does | when the value is invalid |\n")
@@ -85,8 +85,8 @@ func AnnotationsMarkdown(t Tables) []byte {
 		p("| %s | %s | %s | %s | %s |\n", code(a.Name), cell(a.Value), code(a.Default), cell(desc), cell(a.OnInvalid))
 	}
 
-	p("\n## ConfigMap keys (%d)\n\n", len(t.ConfigKeys))
-	p("An invalid value is a Problem on the ConfigMap, and the key keeps its default.\n\n")
+	p("\n## ConfigMap keys\n\n")
+	p("%d keys. An invalid value is a Problem on the ConfigMap, and the key keeps its default.\n\n", len(t.ConfigKeys))
 	p("| key | value | default | what it does |\n")
 	p("|---|---|---|---|\n")
 	for _, k := range t.ConfigKeys {
@@ -104,8 +104,8 @@ func AnnotationsMarkdown(t Tables) []byte {
 		p("| %s | %s |\n", code(s.Name), cell(strings.TrimPrefix(s.Hint, "use the typed annotations instead: ")))
 	}
 
-	p("\n## Not supported (%d)\n\n", len(t.Unsupported))
-	p("ingress-nginx annotations that kubectl-ingress does not implement: each is a Problem saying it is\n")
+	p("\n## Not supported\n\n")
+	p("%d ingress-nginx annotations that kubectl-ingress does not implement: each is a Problem saying it is\n", len(t.Unsupported))
 	p("ignored (and the hint, where there is one). The requests are served as if it were absent.\n\n")
 	p("| annotation | hint |\n|---|---|\n")
 	for _, u := range t.Unsupported {
