@@ -115,6 +115,10 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 			c.metrics.dynamicErrors.Inc()
 			return err
 		}
+		if err := ksync.WriteStreamBridge(ctx, s.running.Config, desired.Config, c.cfg.Stream); err != nil {
+			c.metrics.dynamicErrors.Inc()
+			return err
+		}
 		return errHeld
 	}
 	logPlan(log, plan, len(problems))

@@ -273,6 +273,18 @@ func retryable(err error) bool {
 	return true
 }
 
+// WriteStreamBridge writes the stream payload that both running and
+// desired serve with (BridgeStream), when either has stream servers. A
+// caller whose desired nginx.conf nginx rejects uses it, like PushBridge,
+// to keep the endpoints of the running stream servers current.
+func WriteStreamBridge(ctx context.Context, running, desired *model.Config, sw StreamWriter) error {
+	if running.Stream.Empty() && desired.Stream.Empty() {
+		return nil
+	}
+	b := BridgeStream(running, desired)
+	return writeStreamPayload(ctx, sw, &b)
+}
+
 // PushBridge posts the bridge payloads of running and desired (see Bridge)
 // without reloading, with retries. A caller whose desired nginx.conf nginx
 // rejects uses it to keep endpoints and certificates current for the

@@ -141,3 +141,20 @@ func TestApplyStreamFailureBeforeReloadIsBridge(t *testing.T) {
 		t.Errorf("reloaded after the stream bridge failed: %q", f.calls)
 	}
 }
+
+// While nginx -t rejects the desired config, the running stream servers
+// keep getting current endpoints: the bridge holds both configs' entries.
+func TestWriteStreamBridge(t *testing.T) {
+	running, desired := streamState("1", 5432), streamState("2", 5432, 6432)
+	f := &fakeNginx{}
+	if err := ksync.WriteStreamBridge(context.Background(), running.Config, desired.Config, f); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"stream tcp-5432=10.0.0.2:5432,tcp-6432=10.0.0.2:6432"}; !slices.Equal(f.calls, want) {
+		t.Errorf("calls %q, want %q", f.calls, want)
+	}
+	plain := config([]string{"_"}, false)
+	if err := ksync.WriteStreamBridge(context.Background(), plain, plain, nil); err != nil {
+		t.Errorf("no stream servers, no writer: %v", err)
+	}
+}
