@@ -55,8 +55,8 @@ func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, erro
 	w.b.Grow(4096 + 400*countLocations(c))
 	writeMain(w, c, o)
 	w.open("http")
+	writePassthroughRealIP(w, c, o)
 	writeHTTPSettings(w, c.Global)
-	writePassthroughRealIP(w, c)
 	writeServerNamesHash(w, c)
 	writeLua(w, c.Global)
 	writeZones(w, c)
@@ -220,7 +220,11 @@ func writeProxyHeaders(w *confWriter, host string) {
 	w.line("proxy_set_header", "X-Real-IP", "$remote_addr")
 	w.line("proxy_set_header", "X-Forwarded-For", "$proxy_add_x_forwarded_for")
 	w.line("proxy_set_header", "X-Forwarded-Host", "$host")
-	w.line("proxy_set_header", "X-Forwarded-Port", "$server_port")
+	port := "$server_port"
+	if w.forwardedPort != "" {
+		port = w.forwardedPort
+	}
+	w.line("proxy_set_header", "X-Forwarded-Port", port)
 	w.line("proxy_set_header", "X-Forwarded-Proto", "$pass_access_scheme")
 	w.line("proxy_set_header", "X-Scheme", "$pass_access_scheme")
 	w.line("proxy_set_header", "X-Original-URI", "$request_uri")

@@ -38,10 +38,19 @@ func httpsListen(w *confWriter, c *model.Config, o ConfOptions) []string {
 
 // writePassthroughRealIP makes the client address of HTTPS requests the one
 // the SNI router sends in the PROXY protocol header (trusted from loopback
-// only). With use-forwarded-headers the X-Forwarded-For header keeps
-// deciding instead.
-func writePassthroughRealIP(w *confWriter, c *model.Config) {
-	if !c.Stream.Passthrough || c.Global.UseForwardedHeaders {
+// only); with use-forwarded-headers the X-Forwarded-For header keeps
+// deciding instead. X-Forwarded-Port says the public HTTPS port, not the
+// loopback one the request came in on.
+func writePassthroughRealIP(w *confWriter, c *model.Config, o ConfOptions) {
+	if !c.Stream.Passthrough {
+		return
+	}
+	w.open("map", "$server_port", "$pass_server_port")
+	w.line(w.q(strconv.Itoa(o.SSLPassthroughProxyPort)), w.q(strconv.Itoa(o.HTTPSPort)))
+	w.line("default", "$server_port")
+	w.close()
+	w.forwardedPort = "$pass_server_port"
+	if c.Global.UseForwardedHeaders {
 		return
 	}
 	w.line("real_ip_header", "proxy_protocol")

@@ -67,7 +67,7 @@ func tlsEcho(t testing.TB, name, host string) (int, *x509.Certificate) {
 func clientAddrBackend(t testing.TB) int {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "web real-ip=%s", r.Header.Get("X-Real-IP"))
+		fmt.Fprintf(w, "web real-ip=%s port=%s", r.Header.Get("X-Real-IP"), r.Header.Get("X-Forwarded-Port"))
 	}))
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().(*net.TCPAddr).Port
@@ -112,8 +112,8 @@ spec:
 // presents its own certificate (not nginx's); another host still gets
 // TLS terminated by nginx (the default certificate), and its backend sees
 // the client's address (127.0.0.2) through the PROXY protocol header of
-// the SNI router; the passthrough backend's endpoint moves without a
-// reload.
+// the SNI router and the public HTTPS port as X-Forwarded-Port; the
+// passthrough backend's endpoint moves without a reload.
 func TestSSLPassthrough(t *testing.T) {
 	const secure, web = "secure.example.com", "web.example.com"
 	vaultPort, vaultCert := tlsEcho(t, "vault", secure)
@@ -163,8 +163,8 @@ func TestSSLPassthrough(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	c.Close()
-	if resp.StatusCode != 200 || string(body) != "web real-ip=127.0.0.2" {
-		t.Errorf("HTTPS %s answered %d %q, want 200 \"web real-ip=127.0.0.2\"", web, resp.StatusCode, body)
+	if want := fmt.Sprintf("web real-ip=127.0.0.2 port=%d", co.HTTPSPort); resp.StatusCode != 200 || string(body) != want {
+		t.Errorf("HTTPS %s answered %d %q, want 200 %q", web, resp.StatusCode, body, want)
 	}
 
 	// The passthrough backend's endpoint moves: no reload.
