@@ -46,7 +46,7 @@ type statusController struct {
 	stop     func(t testing.TB)
 }
 
-func startStatusController(t testing.TB, cfg *rest.Config, identity, address string, clearOnShutdown bool) *statusController {
+func startStatusController(t testing.TB, cfg *rest.Config, identity, address string) *statusController {
 	t.Helper()
 	requireNginx(t)
 	sc := &statusController{identity: identity, address: address, runningController: runningController{httpPort: freePort(t), logs: &syncBuffer{}}}
@@ -72,7 +72,7 @@ func startStatusController(t testing.TB, cfg *rest.Config, identity, address str
 	}))(t)
 	addrs := must(controller.NewAddressSource(controller.AddressConfig{Client: src.Client(), StatusAddress: address}))(t)
 	writer := must(controller.NewStatusWriter(controller.StatusConfig{Client: src.Client(), Source: src, Addresses: addrs, Build: build}))(t)
-	sc.duties = &controller.StatusDuties{Elector: elector, Writer: writer, UpdateStatusOnShutdown: clearOnShutdown}
+	sc.duties = &controller.StatusDuties{Elector: elector, Writer: writer, UpdateStatusOnShutdown: true}
 	sc.c = must(controller.New(controller.Config{
 		Source:    src,
 		Problems:  controller.NewLogReporter(),
@@ -241,8 +241,8 @@ func TestStatusLeaderElection(t *testing.T) {
 		},
 	}, create))(t)
 
-	a := startStatusController(t, cp.cfg, "replica-a", "192.0.2.1", true)
-	b := startStatusController(t, cp.cfg, "replica-b", "192.0.2.2", false)
+	a := startStatusController(t, cp.cfg, "replica-a", "192.0.2.1")
+	b := startStatusController(t, cp.cfg, "replica-b", "192.0.2.2")
 	replicas := []*statusController{a, b}
 
 	// Sample who leads until the take-over: never both at once.
@@ -286,6 +286,9 @@ func TestStatusLeaderElection(t *testing.T) {
 		return false
 	})
 	t.Logf("%s leads, %v after the crashed replica's last renewal", leader.identity, time.Since(crashed.Spec.RenewTime.Time).Round(time.Millisecond))
+	// The first leader stops with --update-status-on-shutdown, the
+	// second without (set before their stop, which reads it).
+	leader.duties.UpdateStatusOnShutdown, follower.duties.UpdateStatusOnShutdown = true, false
 	ingressStatus := func(name string) string {
 		return statusString(must(ings.Get(ctx, name, metav1.GetOptions{}))(t))
 	}
