@@ -4,7 +4,9 @@
 // on the part of the cluster that can affect the candidate, and denies the
 // request with the Problems that the candidate itself has (a path another,
 // older Ingress owns, a bad annotation value, a snippet annotation, and with
-// Strict a backend Service that does not exist).
+// Strict a backend Service that does not exist), and with those its change
+// gives others by taking over what they served (an older Ingress updated
+// to claim a younger one's host and path, alias or certificate).
 //
 // It never runs nginx and never writes a file for a request: the config a
 // request could inject into is never loaded or tested (the lesson of

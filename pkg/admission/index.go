@@ -99,9 +99,11 @@ type snapshotIndex struct {
 }
 
 // related returns what relatedSnapshot(withCandidate(s, cand, create))
-// returns, from the index (refreshed from s first), and the candidate as
-// placed.
-func (x *snapshotIndex) related(s render.Snapshot, cand *networkingv1.Ingress, o render.Options, create bool) (render.Snapshot, *networkingv1.Ingress) {
+// returns, from the index (refreshed from s first), the candidate as
+// placed, and the Ingress of the same name that it replaces when that one
+// shares a host, alias or backend with it (nil otherwise: the two then
+// contend for nothing in common).
+func (x *snapshotIndex) related(s render.Snapshot, cand *networkingv1.Ingress, o render.Options, create bool) (render.Snapshot, *networkingv1.Ingress, *networkingv1.Ingress) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.refresh(s)
@@ -141,9 +143,12 @@ func (x *snapshotIndex) related(s render.Snapshot, cand *networkingv1.Ingress, o
 			secrets[nsName{ing.Namespace, t.SecretName}] = true
 		}
 	}
+	var old *networkingv1.Ingress
 	for ing := range keep {
 		if ing.Namespace != cand.Namespace || ing.Name != cand.Name {
 			add(ing)
+		} else {
+			old = ing
 		}
 	}
 	add(cand)
@@ -158,7 +163,7 @@ func (x *snapshotIndex) related(s render.Snapshot, cand *networkingv1.Ingress, o
 	for k := range secrets {
 		out.Secrets = append(out.Secrets, x.secrets.byKey[k.namespace+"/"+k.name]...)
 	}
-	return out, cand
+	return out, cand, old
 }
 
 // refresh brings each kind's index up to date with s.

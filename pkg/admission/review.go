@@ -162,7 +162,7 @@ func (h *Handler) Review(req *admissionv1.AdmissionRequest) (*admissionv1.Admiss
 // maxListed of them and maxMessage bytes.
 func denial(ing *networkingv1.Ingress, ps []model.Problem) *metav1.Status {
 	var msg strings.Builder
-	fmt.Fprintf(&msg, "%d problem(s) with this Ingress: ", len(ps))
+	fmt.Fprintf(&msg, "%d problem(s): ", len(ps))
 	details := &metav1.StatusDetails{Name: ing.Name, Group: ingressGVK.Group, Kind: "ingresses"}
 	listed := 0
 	for i, p := range ps {

@@ -206,3 +206,31 @@ func TestReviewMessageBounded(t *testing.T) {
 		t.Errorf("%d causes, want at most %d", n, maxListed)
 	}
 }
+
+// TestReviewUpdateOfAnOwner: an older Ingress may change what it already
+// owned, even while a younger one waits for the same path, but an update
+// that takes a path another Ingress serves is denied (Build would give it
+// to the older one: a takeover of someone else's traffic).
+func TestReviewUpdateOfAnOwner(t *testing.T) {
+	s := fixture()
+	s.Ingresses = append(s.Ingresses,
+		newIngress("young", "a.example.com", "/", "web", created(t0.Add(time.Hour))),
+		newIngress("b-owner", "b.example.com", "/", "web", created(t0.Add(time.Hour))))
+	h := newTestHandler(t, s, false)
+
+	edited := newIngress("old", "a.example.com", "/", "web", created(t0), annotation("proxy-body-size", "8m"))
+	_, out, raw := post(t, h, reviewOf(t, "u1", admissionv1.Update, ingressGVK, edited))
+	if out == nil || !out.Response.Allowed {
+		t.Errorf("an edit of what old already owned was denied: %s", raw)
+	}
+	grab := newIngress("old", "a.example.com", "/", "web", created(t0))
+	grab.Spec.Rules = append(grab.Spec.Rules, newIngress("", "b.example.com", "/", "web").Spec.Rules...)
+	_, out, raw = post(t, h, reviewOf(t, "u2", admissionv1.Update, ingressGVK, grab))
+	want := `ingress default/b-owner: spec.rules[0].http.paths[0]: host "b.example.com" path "/" (Prefix) is already served by ingress default/old (older)`
+	if out == nil || out.Response.Allowed || !strings.Contains(out.Response.Result.Message, want) {
+		t.Errorf("taking b.example.com / from b-owner: %s; want a denial with %q", raw, want)
+	}
+	if out != nil && out.Response.Result != nil && strings.Contains(out.Response.Result.Message, "default/young") {
+		t.Errorf("the denial names young, whose path old already had: %s", out.Response.Result.Message)
+	}
+}

@@ -171,7 +171,7 @@ func checkEquivalent(t *testing.T, s render.Snapshot, o render.Options, every in
 			t.Errorf("%s: the indexed subset Build gives\n  %v\nthe full Build\n  %v", c.name, indexed, want)
 		}
 		problems += len(want)
-		placed, cand := withCandidate(c.snap, c.cand, c.create)
+		placed, cand, _ := withCandidate(c.snap, c.cand, c.create)
 		if len(relatedSnapshot(placed, cand, o).Ingresses) < len(placed.Ingresses) {
 			smaller++
 		}
@@ -265,26 +265,42 @@ func TestSubsetEquivalenceCrossHost(t *testing.T) {
 	other := catchAll.DeepCopy()
 	other.Name, other.CreationTimestamp = "other-default", metav1.Time{}
 	other.Spec.DefaultBackend.Service.Name = "web-v2"
+	// old (the oldest) updated to take b's "/" and the alias of b.
+	takeover := newIngress("old", "a.example.com", "/", "web", created(t0))
+	takeover.Spec.Rules = append(takeover.Spec.Rules, newIngress("", "b.example.com", "/", "web").Spec.Rules...)
+	aliasTakeover := newIngress("old", "a.example.com", "/", "web", created(t0), annotation("server-alias", "alias.example.com"))
+	// canary-a changed in what does not touch its neighbours.
+	untouched := canary.DeepCopy()
+	untouched.Annotations["nginx.ingress.kubernetes.io/canary-weight"] = "6"
 	for _, c := range []struct {
-		name string
-		cand *networkingv1.Ingress
-		want string
+		name   string
+		cand   *networkingv1.Ingress
+		create bool
+		want   string
 	}{
-		{"canary of web-v2 on b", newIngress("canary-b", "b.example.com", "/", "web-v2", annotation("canary", "true"), annotation("canary-weight", "33")),
+		{"old takes the path of b", takeover, false,
+			`ingress default/primary-b: spec.rules[0].http.paths[0]: host "b.example.com" path "/" (Prefix) is already served by ingress default/old (older)`},
+		{"old takes the alias of b", aliasTakeover, false,
+			`ingress default/primary-b: metadata.annotations[nginx.ingress.kubernetes.io/server-alias]: alias "alias.example.com" is already an alias of host "a.example.com" (ingress default/old)`},
+		{"canary-a keeps what it had", untouched, false, ""},
+		{"canary of web-v2 on b", newIngress("canary-b", "b.example.com", "/", "web-v2", annotation("canary", "true"), annotation("canary-weight", "33")), true,
 			"is already a canary with the traffic policy of ingress default/canary-a (older)"},
-		{"alias of b claimed from d", newIngress("alias-d", "d.example.com", "/", "web", annotation("server-alias", "alias.example.com")),
+		{"alias of b claimed from d", newIngress("alias-d", "d.example.com", "/", "web", annotation("server-alias", "alias.example.com")), true,
 			`alias "alias.example.com" is already an alias of host "b.example.com"`},
-		{"a second catch-all default backend", other, "the catch-all server already uses default-web-80"},
+		{"a second catch-all default backend", other, true, "the catch-all server already uses default-web-80"},
 	} {
-		got := candidateProblems(s, c.cand, o, true, false)
-		want := candidateProblems(s, c.cand, o, true, true)
+		got := candidateProblems(s, c.cand, o, c.create, false)
+		want := candidateProblems(s, c.cand, o, c.create, true)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the subset Build gives\n  %v\nthe full Build\n  %v", c.name, got, want)
 		}
 		var x snapshotIndex
-		related, placed := x.related(s, c.cand, o, true)
-		if indexed := problemsOf(related, placed, o); !reflect.DeepEqual(indexed, want) {
+		related, placed, old := x.related(s, c.cand, o, c.create)
+		if indexed := judge(related, placed, old, o); !reflect.DeepEqual(indexed, want) {
 			t.Errorf("%s: the indexed subset Build gives\n  %v\nthe full Build\n  %v", c.name, indexed, want)
+		}
+		if c.want == "" && len(want) > 0 {
+			t.Errorf("%s: problems %v, want none", c.name, want)
 		}
 		if !strings.Contains(fmtProblems(want), c.want) {
 			t.Errorf("%s: %q is not among the problems %v", c.name, c.want, want)

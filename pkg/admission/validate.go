@@ -51,47 +51,92 @@ func (v *Validator) Validate(cand *networkingv1.Ingress, create bool) (Verdict, 
 	return classify(v.problems(s, cand, create), v.strict), nil
 }
 
-// problems returns the Problems of cand put in s, from a Build of the
-// related objects that the index finds.
+// problems returns the Problems of cand put in s (see judge), from a Build
+// of the related objects that the index finds.
 func (v *Validator) problems(s render.Snapshot, cand *networkingv1.Ingress, create bool) []model.Problem {
-	related, placed := v.index.related(s, cand, v.opts, create)
-	return problemsOf(related, placed, v.opts)
+	related, placed, old := v.index.related(s, cand, v.opts, create)
+	return judge(related, placed, old, v.opts)
 }
 
-// candidateProblems puts cand in s and returns the Problems render.Build
-// finds on cand: from a Build of the related objects only (full false), or
-// of all of s (full true; the reference the subset is tested against).
-// Validate does the same through the index it keeps between reviews.
+// candidateProblems puts cand in s and returns what judge finds: from a
+// Build of the related objects only (full false), or of all of s (full
+// true; the reference the subset is tested against). Validate does the
+// same through the index it keeps between reviews.
 func candidateProblems(s render.Snapshot, cand *networkingv1.Ingress, o render.Options, create, full bool) []model.Problem {
-	s, cand = withCandidate(s, cand, create)
+	s, cand, old := withCandidate(s, cand, create)
 	if !full {
 		s = relatedSnapshot(s, cand, o)
 	}
-	return problemsOf(s, cand, o)
+	return judge(s, cand, old, o)
 }
 
-// problemsOf builds s (which holds cand) and returns the Problems of cand.
-func problemsOf(s render.Snapshot, cand *networkingv1.Ingress, o render.Options) []model.Problem {
+// judge builds s, which holds cand, and returns the Problems of cand, then
+// the ones its change gives other Ingresses by taking over what they
+// served: an older Ingress updated to claim a host and path, an alias, an
+// app-root or a certificate that a younger one has (Build gives it to the
+// older one; the younger one's Problem names cand as the owner). Those that
+// old, the version cand replaces (nil for none), had already taken are
+// left out: they are not this change's doing.
+func judge(s render.Snapshot, cand, old *networkingv1.Ingress, o render.Options) []model.Problem {
 	_, ps := render.Build(s, o)
 	ref := model.ObjectRef{Kind: "Ingress", Namespace: cand.Namespace, Name: cand.Name}
-	var out []model.Problem
+	var own, taken []model.Problem
 	for _, p := range ps {
-		if p.Object == ref {
-			out = append(out, p)
+		switch {
+		case p.Object == ref:
+			own = append(own, p)
+		case namesOwner(p, ref):
+			taken = append(taken, p)
 		}
 	}
-	return out
+	if len(taken) == 0 {
+		return own
+	}
+	if old != nil {
+		before := s
+		before.Ingresses = make([]*networkingv1.Ingress, len(s.Ingresses))
+		for i, ing := range s.Ingresses {
+			if ing == cand {
+				ing = old
+			}
+			before.Ingresses[i] = ing
+		}
+		_, was := render.Build(before, o)
+		had := make(map[model.Problem]bool, len(was))
+		for _, p := range was {
+			had[p] = true
+		}
+		kept := taken[:0]
+		for _, p := range taken {
+			if !had[p] {
+				kept = append(kept, p)
+			}
+		}
+		taken = kept
+	}
+	return append(own, taken...)
+}
+
+// namesOwner reports whether a Problem of another object says that ref
+// owns what it wanted (render's reasons for a lost conflict).
+func namesOwner(p model.Problem, ref model.ObjectRef) bool {
+	id := ref.String()
+	return p.Object.Kind == "Ingress" &&
+		(strings.Contains(p.Reason, "ingress "+id+" (older)") || strings.Contains(p.Reason, "(ingress "+id+")"))
 }
 
 // withCandidate returns s with cand in place of the Ingress of the same
-// namespace and name (or added), and the candidate as placed. A created
+// namespace and name (or added), the candidate as placed and the Ingress
+// it replaced (nil for none). A created
 // candidate gets a creationTimestamp one second after the newest Ingress's,
 // so it loses every tie, as the newest object does once it is stored.
-func withCandidate(s render.Snapshot, cand *networkingv1.Ingress, create bool) (render.Snapshot, *networkingv1.Ingress) {
+func withCandidate(s render.Snapshot, cand *networkingv1.Ingress, create bool) (render.Snapshot, *networkingv1.Ingress, *networkingv1.Ingress) {
 	ings := make([]*networkingv1.Ingress, 0, len(s.Ingresses)+1)
 	var newest time.Time
+	var old *networkingv1.Ingress
 	for _, ing := range s.Ingresses {
 		if ing.Namespace == cand.Namespace && ing.Name == cand.Name {
+			old = ing
 			continue
 		}
 		if t := ing.CreationTimestamp.Time; t.After(newest) {
@@ -101,7 +146,7 @@ func withCandidate(s render.Snapshot, cand *networkingv1.Ingress, create bool) (
 	}
 	cand = placeCandidate(cand, create, newest)
 	s.Ingresses = append(ings, cand)
-	return s, cand
+	return s, cand, old
 }
 
 // The kinds of a candidate's Problem.
