@@ -120,13 +120,12 @@ func (e *Elector) newLeaderElector(log klog.Logger, lead func(context.Context)) 
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				e.setLeading(log, true)
+				// Not the leader any more as soon as renewing stops,
+				// before the Lease is released.
+				context.AfterFunc(ctx, func() { e.setLeading(log, false) })
 				lead(ctx)
 			},
-			OnStoppedLeading: func() {
-				if e.leading.Load() {
-					e.setLeading(log, false)
-				}
-			},
+			OnStoppedLeading: func() { e.setLeading(log, false) },
 			OnNewLeader: func(identity string) {
 				if identity != e.cfg.Identity {
 					log.Info("Another replica leads", "lease", e.lease(), "leader", identity)
@@ -140,10 +139,12 @@ func (e *Elector) newLeaderElector(log klog.Logger, lead func(context.Context)) 
 	return le, nil
 }
 
-// setLeading records a change of leadership: the gauge, the counter of
-// transitions and a log line.
+// setLeading records a change of leadership, once: the gauge, the
+// counter of transitions and a log line.
 func (e *Elector) setLeading(log klog.Logger, leading bool) {
-	e.leading.Store(leading)
+	if !e.leading.CompareAndSwap(!leading, leading) {
+		return // no change
+	}
 	e.metrics.set(leading)
 	if leading {
 		log.Info("Became the leader: this replica writes the Ingress status", "lease", e.lease(), "identity", e.cfg.Identity)
