@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/admission"
@@ -29,6 +30,8 @@ func (f *WebhookFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Certificate, "validating-webhook-certificate", f.Certificate, "PEM certificate (chain) of the validating webhook; read again when the file changes")
 	fs.StringVar(&f.Key, "validating-webhook-key", f.Key, "PEM private key of the validating webhook; read again when the file changes")
 	fs.BoolVar(&f.Strict, "strict", f.Strict, "The validating webhook also denies an Ingress whose backend Service or port does not exist (otherwise a warning)")
+	_ = cobra.MarkFlagFilename(fs, "validating-webhook-certificate", "pem", "crt")
+	_ = cobra.MarkFlagFilename(fs, "validating-webhook-key", "pem", "key")
 }
 
 // Validate checks the flags; cluster is false for --from-files.

@@ -111,6 +111,15 @@ func TestWebhookAround(t *testing.T) {
 // selfSignedLoopback writes a self-signed certificate for 127.0.0.1 and
 // returns its files and a pool that trusts it.
 func selfSignedLoopback(t *testing.T) (string, string, *x509.CertPool) {
+	certFile, keyFile, certPEM := selfSignedLoopbackPEM(t)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(certPEM)
+	return certFile, keyFile, pool
+}
+
+// selfSignedLoopbackPEM is selfSignedLoopback with the certificate in PEM
+// (a caBundle) instead of a pool.
+func selfSignedLoopbackPEM(t *testing.T) (string, string, []byte) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -138,7 +147,5 @@ func selfSignedLoopback(t *testing.T) (string, string, *x509.CertPool) {
 	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(certPEM)
-	return certFile, keyFile, pool
+	return certFile, keyFile, certPEM
 }
