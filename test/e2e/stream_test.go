@@ -92,7 +92,13 @@ func startStreamController(t testing.TB, files map[string]string, edit func(*ren
 // "name:line" and returns its port.
 func tcpEcho(t testing.TB, name string) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	return tcpEchoAt(t, "127.0.0.1", name)
+}
+
+// tcpEchoAt is tcpEcho on the address ip.
+func tcpEchoAt(t testing.TB, ip, name string) int {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}

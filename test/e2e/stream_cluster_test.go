@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// TestClusterStreamService: the controller in cluster mode (envtest, real
+// nginx) serves a TCP service of --tcp-services-configmap, watched by name;
+// an EndpointSlice change reaches it without a reload; a bad entry of the
+// ConfigMap is a Warning Event on the ConfigMap.
+func TestClusterStreamService(t *testing.T) {
+	requireNginx(t)
+	cp := startControlPlane(t)
+	ip := endpointIP(t)
+	alpha, beta := tcpEchoAt(t, ip, "alpha"), tcpEchoAt(t, ip, "beta")
+	cs := must(kubernetes.NewForConfig(cp.cfg))(t)
+	ctx := context.Background()
+	for _, ns := range []string{"db", "ingress-nginx"} {
+		must(cs.CoreV1().Namespaces().Create(ctx, kNamespace(ns), metav1.CreateOptions{}))(t)
+	}
+	slice := createService(t, cs, "db", "pg", ip, alpha)
+	port := freePort(t)
+	cm := must(cs.CoreV1().ConfigMaps("ingress-nginx").Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "tcp-services"},
+		Data:       map[string]string{strconv.Itoa(port): "db/pg:80", "1": "db/pg"},
+	}, metav1.CreateOptions{}))(t)
+
+	cc := startStreamClusterController(t, cs, "ingress-nginx/tcp-services")
+	waitFor(t, 20*time.Second, "the TCP service to answer from alpha", func() bool { return tcpAsk(port, "x") == "alpha:x" })
+
+	pids := cc.workerPids(t)
+	before := cc.settle(t)
+	setSlicePort(slice, beta)
+	must(cs.DiscoveryV1().EndpointSlices("db").Update(ctx, slice, metav1.UpdateOptions{}))(t)
+	waitFor(t, 20*time.Second, "the TCP service to answer from beta", func() bool { return tcpAsk(port, "x") == "beta:x" })
+	after := cc.settle(t)
+	if got := cc.workerPids(t); !slices.Equal(got, pids) || after.Reloads != before.Reloads {
+		t.Errorf("an endpoint change reloaded nginx: workers %v → %v, stats %+v → %+v", pids, got, before, after)
+	}
+
+	selector := fields.Set{"involvedObject.kind": "ConfigMap", "involvedObject.name": "tcp-services", "involvedObject.uid": string(cm.UID)}.AsSelector().String()
+	waitFor(t, 20*time.Second, "a Warning Event on the ConfigMap for its bad entry", func() bool {
+		list, err := cs.CoreV1().Events("ingress-nginx").List(ctx, metav1.ListOptions{FieldSelector: selector})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range list.Items {
+			if e.Type == corev1.EventTypeWarning && strings.Contains(e.Message, "data[1]") {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// startStreamClusterController is startClusterController (all namespaces)
+// with a TCP services ConfigMap watched by name and the stream payload
+// written through the nginx instance.
+func startStreamClusterController(t testing.TB, cs kubernetes.Interface, tcpServices string) *clusterController {
+	t.Helper()
+	cc := &clusterController{cs: cs, runningController: runningController{httpPort: freePort(t), logs: &syncBuffer{}}}
+	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	co := render.DefaultConfOptions()
+	co.ListenAddress = "127.0.0.1"
+	co.HTTPPort, co.HTTPSPort, co.StatusAddress = cc.httpPort, freePort(t), statusAddr
+	co.WorkerProcesses = "2"
+	build := render.DefaultOptions()
+	build.TCPServicesConfigMap = tcpServices
+	cc.inst = nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
+	if err := cc.inst.Layout(); err != nil {
+		t.Fatal(err)
+	}
+	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(1), textlogger.Output(cc.logs)))
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	src, err := controller.NewClusterSource(controller.ClusterSourceConfig{Client: cs, StreamConfigMaps: []string{tcpServices}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := controller.NewEvents(ctx, controller.EventsConfig{Client: src.Client(), Objects: src, Host: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc.c, err = controller.New(controller.Config{
+		Source:    src,
+		Problems:  events,
+		Nginx:     cc.inst,
+		Lua:       luaapi.NewClient("http://"+statusAddr, &http.Client{Timeout: 10 * time.Second}),
+		Stream:    cc.inst,
+		Build:     build,
+		Conf:      co,
+		RetryBase: time.Hour,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runErr := make(chan error, 1)
+	go func() { runErr <- cc.c.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-runErr:
+			if err != nil {
+				t.Errorf("controller: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("the controller did not stop")
+		}
+		if t.Failed() {
+			t.Logf("controller log:\n%s", cc.logs.String())
+		}
+		checkLuaErrors(t, filepath.Join(cc.inst.Prefix(), "logs", "error.log"))
+	})
+	waitFor(t, 60*time.Second, "nginx to serve the first config", cc.c.Ready)
+	return cc
+}
