@@ -1,6 +1,8 @@
 package admission
 
 import (
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -54,4 +56,43 @@ func TestIndexFollowsTheSnapshot(t *testing.T) {
 	review("another Ingress on the path", true)
 	current.Ingresses = append(current.Ingresses, current.Ingresses[0])
 	review("an Ingress listed twice", true)
+}
+
+// TestValidateConcurrently: reviews run at once (the HTTP server calls
+// Validate from many goroutines) while the snapshot changes between them;
+// each still gets the verdict of the snapshot it read. Run with -race.
+func TestValidateConcurrently(t *testing.T) {
+	with, without := fixture(), fixture()
+	without.Ingresses = nil
+	var n atomic.Int64
+	v, err := NewValidator(func() (render.Snapshot, error) {
+		if n.Add(1)%2 == 0 {
+			return with, nil
+		}
+		return without, nil
+	}, render.DefaultOptions(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cand := newIngress("new", "a.example.com", "/", "web")
+	var wg sync.WaitGroup
+	var denied atomic.Int64
+	for g := 0; g < 8; g++ {
+		wg.Go(func() {
+			for i := 0; i < 20; i++ {
+				verdict, err := v.Validate(cand, true)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(verdict.Denials) > 0 {
+					denied.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if d := denied.Load(); d != 80 {
+		t.Errorf("%d of 160 reviews denied, want the 80 that read the snapshot with old", d)
+	}
 }
