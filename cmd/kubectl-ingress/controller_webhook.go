@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/admission"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -63,29 +64,31 @@ type webhookSource interface {
 // around returns serve extended with the webhook, when it is on: it
 // listens at once (a taken port or a bad certificate fails the start).
 func (f *WebhookFlags) around(src webhookSource, opts render.Options, serve func(context.Context) error) (func(context.Context) error, error) {
-	srv, err := f.listen(src, opts)
+	srv, v, err := f.listen(src, opts)
 	if err != nil || srv == nil {
 		return serve, err
 	}
-	return withWebhook(srv, src, serve), nil
+	return withWebhook(srv, v, src, serve), nil
 }
 
-// listen makes the webhook's server; nil when the webhook is off.
-func (f *WebhookFlags) listen(src webhookSource, opts render.Options) (*admission.Server, error) {
+// listen makes the webhook's server and its Validator; nil when the
+// webhook is off.
+func (f *WebhookFlags) listen(src webhookSource, opts render.Options) (*admission.Server, *admission.Validator, error) {
 	if f.Address == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	v, err := admission.NewValidator(src.Snapshot, opts, f.Strict)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return admission.Listen(f.Address, f.Certificate, f.Key, admission.NewHandler(v))
+	srv, err := admission.Listen(f.Address, f.Certificate, f.Key, admission.NewHandler(v))
+	return srv, v, err
 }
 
 // withWebhook runs serve and the webhook's server srv together: the webhook
-// answers once src has synced (its Snapshot is the cluster then) and stops
-// with serve's context. When either fails, both stop.
-func withWebhook(srv *admission.Server, src webhookSource, serve func(context.Context) error) func(context.Context) error {
+// answers once src has synced (its Snapshot is the cluster then) and v has
+// indexed it, and stops with serve's context. When either fails, both stop.
+func withWebhook(srv *admission.Server, v *admission.Validator, src webhookSource, serve func(context.Context) error) func(context.Context) error {
 	return func(ctx context.Context) error {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -99,6 +102,9 @@ func withWebhook(srv *admission.Server, src webhookSource, serve func(context.Co
 			if !src.WaitForSync(ctx) {
 				errs <- srv.Close()
 				return
+			}
+			if err := v.Prime(); err != nil {
+				klog.FromContext(ctx).Error(err, "Indexing the cluster for the validating webhook; the first review will")
 			}
 			errs <- srv.Serve(ctx)
 		}()

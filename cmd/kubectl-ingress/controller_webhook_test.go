@@ -65,13 +65,13 @@ func TestWebhookAround(t *testing.T) {
 	}
 	f := WebhookFlags{Address: "127.0.0.1:0", Certificate: certFile, Key: keyFile}
 	src := webhookTestSource{render.Snapshot{Ingresses: []*networkingv1.Ingress{old}}}
-	srv, err := f.listen(src, render.DefaultOptions())
+	srv, v, err := f.listen(src, render.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := srv.Addr().String()
 	inner := make(chan struct{})
-	serve := withWebhook(srv, src, func(ctx context.Context) error { close(inner); <-ctx.Done(); return nil })
+	serve := withWebhook(srv, v, src, func(ctx context.Context) error { close(inner); <-ctx.Done(); return nil })
 	_, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)

@@ -96,3 +96,21 @@ func TestValidateConcurrently(t *testing.T) {
 		t.Errorf("%d of 160 reviews denied, want the 80 that read the snapshot with old", d)
 	}
 }
+
+// TestPrime: Prime indexes the cluster before any review.
+func TestPrime(t *testing.T) {
+	s := fixture()
+	v, err := NewValidator(func() (render.Snapshot, error) { return s, nil }, render.DefaultOptions(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Prime(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(v.index.ingresses.entries); n != len(s.Ingresses) {
+		t.Errorf("%d Ingresses indexed, want %d", n, len(s.Ingresses))
+	}
+	if n := len(v.index.services.byKey["default/web"]); n != 1 {
+		t.Errorf("Service default/web indexed %d times, want once", n)
+	}
+}

@@ -51,6 +51,19 @@ func (v *Validator) Validate(cand *networkingv1.Ingress, create bool) (Verdict, 
 	return classify(v.problems(s, cand, create), v.strict), nil
 }
 
+// Prime indexes the cluster's objects now (tens of milliseconds at 10,000
+// Ingresses), so that the first review does not wait for it.
+func (v *Validator) Prime() error {
+	s, err := v.snapshot()
+	if err != nil {
+		return fmt.Errorf("reading the cluster's objects: %w", err)
+	}
+	v.index.mu.Lock()
+	defer v.index.mu.Unlock()
+	v.index.refresh(s)
+	return nil
+}
+
 // problems returns the Problems of cand put in s (see judge), from a Build
 // of the related objects that the index finds.
 func (v *Validator) problems(s render.Snapshot, cand *networkingv1.Ingress, create bool) []model.Problem {
