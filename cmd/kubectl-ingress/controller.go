@@ -270,6 +270,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	}
 	o.Shutdown.apply(&cfg)
 	cfg.Observers = append(cfg.Observers, duties.observers()...)
+	cfg.ShutdownHooks = append(cfg.ShutdownHooks, duties.shutdownHooks()...)
 	cfg.Observers = append(cfg.Observers, o.eventObservers...)
 	c, err := controller.New(cfg)
 	if err != nil {

@@ -167,32 +167,37 @@ func (s *statusDuties) attach(c *controller.Controller) error {
 	return c.RegisterCollectors(s.d.Elector.Collectors()...)
 }
 
-// around starts the duties, runs run, and shuts the duties down as soon
-// as ctx ends (the signal) or run returns, whichever is first: beside
-// nginx's graceful stop, so that the status is cleared and the lease
-// released while nginx still drains. It returns after both.
+// shutdownHooks stop leading and clear the status (when
+// --update-status-on-shutdown) during a graceful shutdown: after /readyz
+// turned 503 and --shutdown-grace-period passed, before nginx quits, the
+// order ingress-nginx keeps.
+func (s *statusDuties) shutdownHooks() []controller.ShutdownHook {
+	if s == nil {
+		return nil
+	}
+	return []controller.ShutdownHook{func(ctx context.Context) { s.shutdown(ctx) }}
+}
+
+// shutdown shuts the duties down (once: StatusDuties.Shutdown is
+// idempotent), bounded by statusShutdownTimeout.
+func (s *statusDuties) shutdown(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusShutdownTimeout)
+	defer cancel()
+	// Logged, not returned: a graceful shutdown exits 0 all the same.
+	if err := s.d.Shutdown(sctx); err != nil {
+		klog.FromContext(ctx).Error(err, "Clearing the Ingress status at shutdown")
+	}
+}
+
+// around starts the duties and runs run; when run returns without the
+// graceful shutdown having run the hook (a fatal error), it shuts the
+// duties down then, so that the lease is released either way.
 func (s *statusDuties) around(ctx context.Context, run func() error) error {
 	if s == nil {
 		return run()
 	}
 	s.d.Start(ctx)
-	runDone := make(chan struct{})
-	shutdownDone := make(chan struct{})
-	go func() {
-		defer close(shutdownDone)
-		select {
-		case <-ctx.Done():
-		case <-runDone:
-		}
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), statusShutdownTimeout)
-		defer cancel()
-		// Logged, not returned: a graceful shutdown exits 0 all the same.
-		if err := s.d.Shutdown(sctx); err != nil {
-			klog.FromContext(ctx).Error(err, "Clearing the Ingress status at shutdown")
-		}
-	}()
 	err := run()
-	close(runDone)
-	<-shutdownDone
+	s.shutdown(ctx)
 	return err
 }
