@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
@@ -20,14 +19,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/textlogger"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -151,20 +147,10 @@ func startClusterController(t testing.TB, cfg *rest.Config, namespace string) *c
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc := &clusterController{cs: cs, runningController: runningController{httpPort: freePort(t), logs: &syncBuffer{}}}
-	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	co := render.DefaultConfOptions()
-	co.ListenAddress = "127.0.0.1"
-	co.HTTPPort, co.HTTPSPort, co.StatusAddress = cc.httpPort, freePort(t), statusAddr
-	co.WorkerProcesses = "2"
+	cc := &clusterController{cs: cs}
+	co := cc.prepare(t)
 	build := render.DefaultOptions()
-	cc.inst = nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
-	if err := cc.inst.Layout(); err != nil {
-		t.Fatal(err)
-	}
-
-	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(1), textlogger.Output(cc.logs)))
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	ctx, cancel := cc.logContext()
 	src, err := controller.NewClusterSource(controller.ClusterSourceConfig{
 		Config:                controller.TuneRESTConfig(cfg, "kubectl-ingress-e2e"),
 		Namespace:             namespace,
@@ -172,42 +158,15 @@ func startClusterController(t testing.TB, cfg *rest.Config, namespace string) *c
 		DefaultSSLCertificate: build.DefaultSSLCertificate,
 	})
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	events, err := controller.NewEvents(ctx, controller.EventsConfig{Client: src.Client(), Objects: src, Host: "e2e"})
 	if err != nil {
-		t.Fatal(err)
-	}
-	cc.c, err = controller.New(controller.Config{
-		Source:    src,
-		Problems:  events,
-		Nginx:     cc.inst,
-		Lua:       luaapi.NewClient("http://"+statusAddr, &http.Client{Timeout: 10 * time.Second}),
-		Build:     build,
-		Conf:      co,
-		RetryBase: time.Hour,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runErr := make(chan error, 1)
-	go func() { runErr <- cc.c.Run(ctx) }()
-	t.Cleanup(func() {
 		cancel()
-		select {
-		case err := <-runErr:
-			if err != nil {
-				t.Errorf("controller: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("the controller did not stop")
-		}
-		if t.Failed() {
-			t.Logf("controller log:\n%s", cc.logs.String())
-		}
-		checkLuaErrors(t, filepath.Join(cc.inst.Prefix(), "logs", "error.log"))
-	})
-	waitFor(t, 60*time.Second, "nginx to serve the first config", cc.c.Ready)
+		t.Fatal(err)
+	}
+	cc.run(t, ctx, cancel, controller.Config{Source: src, Problems: events, Build: build, Conf: co}, 60*time.Second)
 	return cc
 }
 

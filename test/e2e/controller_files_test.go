@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -16,11 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/textlogger"
-
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
@@ -137,58 +132,20 @@ func startFilesController(t testing.TB, files map[string]string) *filesControlle
 func startFilesControllerDebounced(t testing.TB, files map[string]string, debounce time.Duration) *filesController {
 	t.Helper()
 	requireNginx(t)
-	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests"), runningController: runningController{httpPort: freePort(t), logs: &syncBuffer{}}}
+	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests")}
+	co := fc.prepare(t)
 	for name, content := range files {
 		fc.write(t, name, content)
 	}
 	if err := os.MkdirAll(fc.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	co := render.DefaultConfOptions()
-	co.ListenAddress = "127.0.0.1"
-	co.HTTPPort, co.HTTPSPort, co.StatusAddress = fc.httpPort, freePort(t), statusAddr
-	co.WorkerProcesses = "2"
-	fc.inst = nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
-	if err := fc.inst.Layout(); err != nil {
-		t.Fatal(err)
-	}
 	src, err := controller.NewFileSource(fc.dir, controller.FileSourceOptions{Debounce: debounce})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc.c, err = controller.New(controller.Config{
-		Source:    src,
-		Problems:  controller.NewLogReporter(),
-		Nginx:     fc.inst,
-		Lua:       luaapi.NewClient("http://"+statusAddr, &http.Client{Timeout: 10 * time.Second}),
-		Build:     render.DefaultOptions(),
-		Conf:      co,
-		RetryBase: time.Hour,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(1), textlogger.Output(fc.logs)))
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
-	runErr := make(chan error, 1)
-	go func() { runErr <- fc.c.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-runErr:
-			if err != nil {
-				t.Errorf("controller: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Error("the controller did not stop")
-		}
-		if t.Failed() {
-			t.Logf("controller log:\n%s", fc.logs.String())
-		}
-		checkLuaErrors(t, filepath.Join(fc.inst.Prefix(), "logs", "error.log"))
-	})
-	waitFor(t, 20*time.Second, "nginx to serve the first config", fc.c.Ready)
+	ctx, cancel := fc.logContext()
+	fc.run(t, ctx, cancel, controller.Config{Source: src, Problems: controller.NewLogReporter(), Build: render.DefaultOptions(), Conf: co}, 20*time.Second)
 	return fc
 }
 

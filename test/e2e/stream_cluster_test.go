@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"net/http"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,12 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/klog/v2"
-	"k8s.io/klog/v2/textlogger"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -77,58 +71,21 @@ func TestClusterStreamService(t *testing.T) {
 // written through the nginx instance.
 func startStreamClusterController(t testing.TB, cs kubernetes.Interface, tcpServices string) *clusterController {
 	t.Helper()
-	cc := &clusterController{cs: cs, runningController: runningController{httpPort: freePort(t), logs: &syncBuffer{}}}
-	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	co := render.DefaultConfOptions()
-	co.ListenAddress = "127.0.0.1"
-	co.HTTPPort, co.HTTPSPort, co.StatusAddress = cc.httpPort, freePort(t), statusAddr
-	co.WorkerProcesses = "2"
+	cc := &clusterController{cs: cs}
+	co := cc.prepare(t)
 	build := render.DefaultOptions()
 	build.TCPServicesConfigMap = tcpServices
-	cc.inst = nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
-	if err := cc.inst.Layout(); err != nil {
-		t.Fatal(err)
-	}
-	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(1), textlogger.Output(cc.logs)))
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
+	ctx, cancel := cc.logContext()
 	src, err := controller.NewClusterSource(controller.ClusterSourceConfig{Client: cs, StreamConfigMaps: []string{tcpServices}})
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	events, err := controller.NewEvents(ctx, controller.EventsConfig{Client: src.Client(), Objects: src, Host: "e2e"})
 	if err != nil {
-		t.Fatal(err)
-	}
-	cc.c, err = controller.New(controller.Config{
-		Source:    src,
-		Problems:  events,
-		Nginx:     cc.inst,
-		Lua:       luaapi.NewClient("http://"+statusAddr, &http.Client{Timeout: 10 * time.Second}),
-		Stream:    cc.inst,
-		Build:     build,
-		Conf:      co,
-		RetryBase: time.Hour,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runErr := make(chan error, 1)
-	go func() { runErr <- cc.c.Run(ctx) }()
-	t.Cleanup(func() {
 		cancel()
-		select {
-		case err := <-runErr:
-			if err != nil {
-				t.Errorf("controller: %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("the controller did not stop")
-		}
-		if t.Failed() {
-			t.Logf("controller log:\n%s", cc.logs.String())
-		}
-		checkLuaErrors(t, filepath.Join(cc.inst.Prefix(), "logs", "error.log"))
-	})
-	waitFor(t, 60*time.Second, "nginx to serve the first config", cc.c.Ready)
+		t.Fatal(err)
+	}
+	cc.run(t, ctx, cancel, controller.Config{Source: src, Problems: events, Build: build, Conf: co}, 60*time.Second)
 	return cc
 }

@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/textlogger"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// prepare lays out an nginx under a temporary prefix for a controller of
+// a test, on free loopback ports, and returns its nginx.conf options (two
+// workers). The controller's log goes to rc.logs.
+func (rc *runningController) prepare(t testing.TB) render.ConfOptions {
+	t.Helper()
+	rc.httpPort, rc.logs = freePort(t), &syncBuffer{}
+	co := render.DefaultConfOptions()
+	co.ListenAddress = "127.0.0.1"
+	co.HTTPPort, co.HTTPSPort = rc.httpPort, freePort(t)
+	co.StatusAddress = "127.0.0.1:" + strconv.Itoa(freePort(t))
+	co.WorkerProcesses = "2"
+	rc.inst = nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: "http://" + co.StatusAddress})
+	if err := rc.inst.Layout(); err != nil {
+		t.Fatal(err)
+	}
+	return co
+}
+
+// logContext is a context whose logger writes to rc.logs, and its cancel.
+func (rc *runningController) logContext() (context.Context, context.CancelFunc) {
+	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(1), textlogger.Output(rc.logs)))
+	return context.WithCancel(klog.NewContext(context.Background(), logger))
+}
+
+// run makes the controller of cfg with rc's nginx (as Nginx and Stream)
+// and its Lua endpoint, and runs it on ctx until the test ends, then
+// cancels and waits for Run (an error fails the test), prints the log of
+// a failed test and checks nginx's error.log for Lua errors. It returns
+// once nginx serves the first config. A rejected config is tried again
+// only after a change: the retry backoff is an hour.
+func (rc *runningController) run(t testing.TB, ctx context.Context, cancel context.CancelFunc, cfg controller.Config, readyTimeout time.Duration) {
+	t.Helper()
+	cfg.Nginx, cfg.Stream = rc.inst, rc.inst
+	cfg.Lua = luaapi.NewClient("http://"+cfg.Conf.StatusAddress, &http.Client{Timeout: 10 * time.Second})
+	cfg.RetryBase = time.Hour
+	var err error
+	if rc.c, err = controller.New(cfg); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	runErr := make(chan error, 1)
+	go func() { runErr <- rc.c.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-runErr:
+			if err != nil {
+				t.Errorf("controller: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("the controller did not stop")
+		}
+		if t.Failed() {
+			t.Logf("controller log:\n%s", rc.logs.String())
+		}
+		checkLuaErrors(t, filepath.Join(rc.inst.Prefix(), "logs", "error.log"))
+	})
+	waitFor(t, readyTimeout, "nginx to serve the first config", rc.c.Ready)
+}
