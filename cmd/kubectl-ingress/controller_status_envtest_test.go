@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
 )
@@ -27,19 +28,8 @@ import (
 // /metrics; when its context ends (the signal) it clears the status,
 // releases the Lease and exits 0.
 func TestControllerCommandWritesAndClearsStatus(t *testing.T) {
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
-	}
-	cfg := envtesting.Start(t)
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, cs := clusterForCommand(t)
 	ctx := context.Background()
-	class := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}
-	if _, err := cs.NetworkingV1().IngressClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	ing := &networkingv1.Ingress{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
 		Spec:       networkingv1.IngressSpec{IngressClassName: new("nginx"), Rules: []networkingv1.IngressRule{{Host: "web.example.com"}}},
@@ -140,4 +130,24 @@ func TestControllerCommandWritesAndClearsStatus(t *testing.T) {
 			t.Errorf("log lacks %q", want)
 		}
 	}
+}
+
+// clusterForCommand is what a test of the controller command in cluster
+// mode needs: nginx (skipped without it), a real kube-apiserver, its admin
+// client, and the IngressClass nginx of the controller.
+func clusterForCommand(t *testing.T) (*rest.Config, kubernetes.Interface) {
+	t.Helper()
+	if _, err := exec.LookPath("nginx"); err != nil {
+		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
+	}
+	cfg := envtesting.Start(t)
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	class := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}
+	if _, err := cs.NetworkingV1().IngressClasses().Create(context.Background(), class, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, cs
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +14,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"k8s.io/client-go/kubernetes"
 
-	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/admission"
 )
 
@@ -27,19 +24,8 @@ import (
 // the API: a path another Ingress serves and a snippet are denied, the rest
 // admitted; when the command's context ends the webhook stops listening.
 func TestControllerCommandWebhook(t *testing.T) {
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
-	}
-	cfg := envtesting.Start(t)
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, cs := clusterForCommand(t)
 	ctx := context.Background()
-	class := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}
-	if _, err := cs.NetworkingV1().IngressClasses().Create(ctx, class, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
 	if _, err := cs.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -62,7 +48,7 @@ func TestControllerCommandWebhook(t *testing.T) {
 
 	url := "https://" + webhook + admission.Path
 	fail, none, timeout := admissionregistrationv1.Fail, admissionregistrationv1.SideEffectClassNone, int32(10)
-	_, err = cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{
+	_, err := cs.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: "kubectl-ingress-admission"},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
 			Name:         "validate.nginx.ingress.kubernetes.io",
