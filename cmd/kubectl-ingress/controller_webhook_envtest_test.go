@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testcerts"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -31,7 +33,8 @@ func TestControllerCommandWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	certFile, keyFile, caBundle := selfSignedLoopbackPEM(t)
+	certFile, keyFile, ca := testcerts.Loopback(t, "webhook")
+	caBundle := ca.PEM
 	ports := freeTCPPorts(t, 5)
 	webhook := fmt.Sprintf("127.0.0.1:%d", ports[4])
 	errOut := &lockedWriter{}

@@ -3,21 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testcerts"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -57,7 +51,8 @@ func (s webhookTestSource) Snapshot() (render.Snapshot, error) { return s.snap, 
 // TestWebhookAround: the serve function that around makes serves the
 // webhook over TLS beside the controller's servers and stops with them.
 func TestWebhookAround(t *testing.T) {
-	certFile, keyFile, pool := selfSignedLoopback(t)
+	certFile, keyFile, ca := testcerts.Loopback(t, "webhook")
+	pool := ca.Pool()
 	class := "nginx"
 	old := &networkingv1.Ingress{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "old", CreationTimestamp: metav1.NewTime(time.Unix(1, 0))},
@@ -106,46 +101,4 @@ func TestWebhookAround(t *testing.T) {
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Error("the webhook still listens after its context ended")
 	}
-}
-
-// selfSignedLoopback writes a self-signed certificate for 127.0.0.1 and
-// returns its files and a pool that trusts it.
-func selfSignedLoopback(t *testing.T) (string, string, *x509.CertPool) {
-	certFile, keyFile, certPEM := selfSignedLoopbackPEM(t)
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(certPEM)
-	return certFile, keyFile, pool
-}
-
-// selfSignedLoopbackPEM is selfSignedLoopback with the certificate in PEM
-// (a caBundle) instead of a pool.
-func selfSignedLoopbackPEM(t *testing.T) (string, string, []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile, certPEM
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testcerts"
+
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/admission"
@@ -46,11 +48,11 @@ func servedName(addr string, pool *x509.CertPool, maxVersion uint16) (string, er
 // certificate rewritten in place (as cert-manager's rotation does through a
 // Secret volume) without a restart.
 func TestServerTLS(t *testing.T) {
-	ca := newTestCA(t)
+	ca := testcerts.NewCA(t)
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(ca.PEM)
 	dir := t.TempDir()
-	certFile, keyFile := ca.issue(t, dir, "first", 2)
+	certFile, keyFile := ca.Issue(t, dir, "first", 2)
 	srv, err := admission.Listen("127.0.0.1:0", certFile, keyFile, http.NotFoundHandler())
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +66,7 @@ func TestServerTLS(t *testing.T) {
 		t.Error("a TLS 1.1 handshake succeeded; want TLS 1.2 at least")
 	}
 
-	ca.issue(t, dir, "second", 3)
+	ca.Issue(t, dir, "second", 3)
 	later := time.Now().Add(time.Minute) // a new modification time, whatever the file system's resolution
 	for _, f := range []string{certFile, keyFile} {
 		if err := os.Chtimes(f, later, later); err != nil {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testcerts"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -70,8 +72,8 @@ func TestWebhookEnvtest(t *testing.T) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(admission.Path, admission.NewHandler(v))
-	ca := newTestCA(t)
-	certFile, keyFile := ca.issue(t, t.TempDir(), "webhook", 2)
+	ca := testcerts.NewCA(t)
+	certFile, keyFile := ca.Issue(t, t.TempDir(), "webhook", 2)
 	srv, err := admission.Listen("127.0.0.1:0", certFile, keyFile, mux)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,117 @@
+// Package testcerts makes certificates for tests that serve TLS on
+// loopback (the admission webhook, registered with a caBundle): a CA made
+// for one test and serving certificates for 127.0.0.1 that it signs.
+//
+// It is a test helper: only _test.go files import it, never product code.
+// It imports the standard library only.
+package testcerts
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// CA is a self-signed certificate authority made for one test.
+type CA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	// PEM is the CA certificate: the caBundle of a webhook, or what a
+	// client's pool trusts.
+	PEM []byte
+}
+
+// NewCA makes a CA valid from an hour ago for a day.
+func NewCA(t testing.TB) *CA {
+	t.Helper()
+	key := newKey(t)
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "kubectl-ingress test CA"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// Pool is a certificate pool that trusts the CA.
+func (ca *CA) Pool() *x509.CertPool {
+	pool := x509.NewCertPool()
+	pool.AddCert(ca.cert)
+	return pool
+}
+
+// Issue writes a serving certificate for 127.0.0.1 with common name cn
+// and the given serial, and its key, into dir as tls.crt and tls.key
+// (PEM), and returns their paths.
+func (ca *CA) Issue(t testing.TB, dir, cn string, serial int64) (certFile, keyFile string) {
+	t.Helper()
+	key := newKey(t)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(serial),
+		Subject:      pkix.Name{CommonName: cn},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	write(t, certFile, &pem.Block{Type: "CERTIFICATE", Bytes: der})
+	write(t, keyFile, &pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	return certFile, keyFile
+}
+
+// Loopback makes a CA and a serving certificate for 127.0.0.1 under a
+// temporary directory: the files of the server and the CA for its
+// clients.
+func Loopback(t testing.TB, cn string) (certFile, keyFile string, ca *CA) {
+	t.Helper()
+	ca = NewCA(t)
+	certFile, keyFile = ca.Issue(t, t.TempDir(), cn, 2)
+	return certFile, keyFile, ca
+}
+
+func newKey(t testing.TB) *ecdsa.PrivateKey {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
+
+func write(t testing.TB, path string, block *pem.Block) {
+	t.Helper()
+	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
