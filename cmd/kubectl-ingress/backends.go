@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,9 +30,10 @@ read from the pod's status server (127.0.0.1:10246 inside the pod, GET /configur
 through a port-forward that kubectl ingress makes itself, so that neither kubectl nor curl nor a
 shell is needed, in the image or here. An ingress-nginx controller pod answers the same way.
 
-Which pod: --pod NAME; else the pods of -l SELECTOR; else the pods of --deployment (default
-ingress-nginx-controller); in -n (default ingress-nginx). One running pod is asked, a ready one
-first; --all-pods asks every running pod and shows where they disagree. --url asks a status
+Which pod: --pod NAME; else the pods of -l SELECTOR; else the pods of --deployment, in -n. Without
+--deployment, the Deployment kubectl-ingress-controller (as deploy/ installs it) is looked for,
+then ingress-nginx-controller; without -n, in namespace kubectl-ingress, then ingress-nginx. One
+running pod is asked, a ready one first; --all-pods asks every running pod and shows where they disagree. --url asks a status
 server directly: the local simulator (kubectl ingress controller --from-files), or a port of
 your own.
 
@@ -45,7 +47,8 @@ the backends as the status server holds them (the fields Lua reads, with ingress
 Exit status: 0 on success; 1 on an error (no such pod, pod not running, port-forward refused,
 an answer that is not a JSON array of backends); 2 when --all-pods finds that the pods disagree.`
 
-const backendsExample = `  # The backends of the ingress-nginx-controller Deployment in namespace ingress-nginx
+const backendsExample = `  # The backends of the controller Deployment: kubectl-ingress/kubectl-ingress-controller as
+  # deploy/ installs it, else ingress-nginx/ingress-nginx-controller
   kubectl ingress backends
 
   # One backend of a given pod, as JSON
@@ -77,6 +80,9 @@ type BackendsOptions struct {
 
 	clients clusterClients
 	// set by Complete
+	// queries are where to look for the controller pods, in order;
+	// query is the one that found them.
+	queries   []podQuery
 	query     podQuery
 	clientset kubernetes.Interface
 	dialer    statusDialer
@@ -89,11 +95,10 @@ type BackendsOptions struct {
 // kubeconfig through clients.
 func NewBackendsOptions(streams genericiooptions.IOStreams, clients clusterClients) *BackendsOptions {
 	cf := genericclioptions.NewConfigFlags(true)
-	ns := defaultControllerNamespace
+	ns := ""
 	cf.Namespace = &ns
 	return &BackendsOptions{
 		ConfigFlags: cf,
-		Deployment:  defaultControllerDeployment,
 		StatusPort:  defaultStatusPort,
 		Output:      outputTable,
 		IOStreams:   streams,
@@ -125,7 +130,7 @@ func newCmdBackends(o *BackendsOptions) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Pod, "pod", "", "The controller pod to ask")
-	f.StringVar(&o.Deployment, "deployment", o.Deployment, "The controller Deployment, whose pods are asked")
+	f.StringVar(&o.Deployment, "deployment", "", "The controller Deployment, whose pods are asked (default: "+defaultControllerDeployment+", else "+ingressNginxDeployment+")")
 	f.StringVarP(&o.Selector, "selector", "l", "", "A label selector of the controller pods to ask")
 	f.StringVar(&o.Container, "container", "", `The controller container, which must run (default: the pod's only container, else "controller")`)
 	f.BoolVar(&o.AllPods, "all-pods", false, "Ask every running pod and show where they disagree")
@@ -136,7 +141,7 @@ func newCmdBackends(o *BackendsOptions) *cobra.Command {
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(backendsOutputs, ", "))
 	o.ConfigFlags.AddFlags(f)
 	if ns := f.Lookup("namespace"); ns != nil {
-		ns.Usage = "The namespace of the controller pods"
+		ns.Usage = "The namespace of the controller pods (default: " + defaultControllerNamespace + ", else " + ingressNginxNamespace + ")"
 	}
 	registerBackendsCompletions(cmd, o)
 	return cmd
@@ -151,13 +156,7 @@ func (o *BackendsOptions) Complete(cmd *cobra.Command) error {
 		}
 		o.Output = outputName
 	}
-	o.query = podQuery{
-		Namespace:  o.namespace(),
-		Pod:        o.Pod,
-		Selector:   o.Selector,
-		Deployment: o.Deployment,
-		Container:  o.Container,
-	}
+	o.queries = o.podQueries()
 	if o.http == nil {
 		o.http = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 	}
@@ -181,11 +180,39 @@ func (o *BackendsOptions) Complete(cmd *cobra.Command) error {
 	return nil
 }
 
-func (o *BackendsOptions) namespace() string {
-	if o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "" {
-		return *o.ConfigFlags.Namespace
+// podQueries are where the flags say the controller is, in the order to
+// try: one place when the flags name it, else ours (as deploy/ installs
+// it) and then ingress-nginx's, for what the flags leave open.
+func (o *BackendsOptions) podQueries() []podQuery {
+	ns := ""
+	if o.ConfigFlags.Namespace != nil {
+		ns = *o.ConfigFlags.Namespace
 	}
-	return defaultControllerNamespace
+	q := podQuery{Namespace: ns, Pod: o.Pod, Selector: o.Selector, Deployment: o.Deployment, Container: o.Container}
+	byName := q.Pod != "" || q.Selector != ""
+	if (byName || q.Deployment != "") && ns != "" {
+		return []podQuery{q}
+	}
+	ours, theirs := q, q
+	if ns == "" {
+		ours.Namespace, theirs.Namespace = defaultControllerNamespace, ingressNginxNamespace
+	}
+	if !byName && q.Deployment == "" {
+		ours.Deployment, theirs.Deployment = defaultControllerDeployment, ingressNginxDeployment
+	}
+	return []podQuery{ours, theirs}
+}
+
+// lookupNamespaces are the namespaces the controller is looked for in:
+// -n, else ours and then ingress-nginx's.
+func (o *BackendsOptions) lookupNamespaces() []string {
+	var out []string
+	for _, q := range o.podQueries() {
+		if !slices.Contains(out, q.Namespace) {
+			out = append(out, q.Namespace)
+		}
+	}
+	return out
 }
 
 // Validate checks the flags.
@@ -241,7 +268,8 @@ func (o *BackendsOptions) Run(ctx context.Context) error {
 		}
 		return o.print(shown, all)
 	}
-	pods, err := findPods(ctx, o.clientset, o.query)
+	pods, q, err := findPodsOf(ctx, o.clientset, o.queries)
+	o.query = q
 	if err != nil {
 		return err
 	}

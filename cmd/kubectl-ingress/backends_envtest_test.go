@@ -59,7 +59,7 @@ func TestBackendsEnvtest(t *testing.T) {
 		return err
 	})
 	mustCreate(t, func() error {
-		_, err := cs.AppsV1().Deployments(testNS).Create(ctx, controllerDeployment(testNS, defaultControllerDeployment), metav1.CreateOptions{})
+		_, err := cs.AppsV1().Deployments(testNS).Create(ctx, controllerDeployment(testNS, ingressNginxDeployment), metav1.CreateOptions{})
 		return err
 	})
 	// A Deployment with a set-based selector, resolved by the API server.
@@ -127,11 +127,11 @@ func TestBackendsEnvtest(t *testing.T) {
 		{"port-forward refused by the API server", []string{"--pod", "ctrl-d"},
 			[]string{"error: pod ingress-nginx/ctrl-d: port-forward to pod ingress-nginx/ctrl-d port 10246 refused: error upgrading connection", "node-gone"}},
 		{"nothing listens in the pod", []string{"--pod", "ctrl-e"},
-			[]string{"error: pod ingress-nginx/ctrl-e: port-forward failed: ", "inside the network namespace of pod ctrl-e", "connection refused (GET /configuration/backends: EOF)"}},
+			[]string{"error: pod ingress-nginx/ctrl-e: port-forward failed: ", "inside the network namespace of pod ctrl-e", "connection refused (GET /configuration/backends: " /* EOF or a reset: the kubelet closes the stream either way */}},
 		{"pod not running", []string{"--pod", "ctrl-c"}, []string{"error: pod ingress-nginx/ctrl-c is not running (Pending, ContainerCreating)"}},
-		{"no such pod", []string{"--pod", "ctrl-z"}, []string{`error: pod "ctrl-z" not found in namespace "ingress-nginx"`}},
-		{"no deployment", []string{"-n", "default"}, []string{`error: deployment "ingress-nginx-controller" not found in namespace "default"`}},
-		{"selector without pods", []string{"-l", "tier=none"}, []string{`error: no pods of selector "tier=none" in namespace "ingress-nginx"`}},
+		{"no such pod", []string{"--pod", "ctrl-z"}, []string{`error: no controller found: pod "ctrl-z" not found in namespace "kubectl-ingress"; pod "ctrl-z" not found in namespace "ingress-nginx"; name the controller with`}},
+		{"no deployment", []string{"-n", "default"}, []string{`error: no controller found: deployment "kubectl-ingress-controller" not found in namespace "default"; deployment "ingress-nginx-controller" not found in namespace "default"; name`}},
+		{"selector without pods", []string{"-l", "tier=none"}, []string{`error: no controller found: no pods of selector "tier=none" in namespace "kubectl-ingress"; no pods of selector "tier=none" in namespace "ingress-nginx"; name`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCmd(t, "", append(append([]string{"backends"}, tc.args...), kc...)...)

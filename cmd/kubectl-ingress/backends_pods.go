@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -12,12 +13,45 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// The defaults of ingress-nginx's kubectl plugin and Helm chart.
+// Where the controller is looked for when no flag says: ours as deploy/
+// installs it, then ingress-nginx's (its kubectl plugin's and Helm chart's
+// defaults), so that the command works against either without flags.
 const (
-	defaultControllerNamespace  = "ingress-nginx"
-	defaultControllerDeployment = "ingress-nginx-controller"
+	defaultControllerNamespace  = "kubectl-ingress"
+	defaultControllerDeployment = "kubectl-ingress-controller"
+	ingressNginxNamespace       = "ingress-nginx"
+	ingressNginxDeployment      = "ingress-nginx-controller"
 	defaultControllerContainer  = "controller"
 )
+
+// errNotThere is what findPods's error is (errors.Is) when what it looks
+// for is not in the namespace: no such pod or Deployment, no pod matches
+// the selector.
+var errNotThere = errors.New("not found")
+
+// notThere is such an error, with its own message.
+type notThere struct{ msg string }
+
+func (e notThere) Error() string      { return e.msg }
+func (notThere) Is(target error) bool { return target == errNotThere }
+
+func notTheref(format string, args ...any) error { return notThere{msg: fmt.Sprintf(format, args...)} }
+
+// findPodsOf tries the queries in order and returns the pods of the first
+// that finds any, and that query; an error other than errNotThere ends
+// the search. When none finds pods, the error names every place looked at.
+func findPodsOf(ctx context.Context, cs kubernetes.Interface, queries []podQuery) ([]corev1.Pod, podQuery, error) {
+	var missing []string
+	for _, q := range queries {
+		pods, err := findPods(ctx, cs, q)
+		if !errors.Is(err, errNotThere) {
+			return pods, q, err
+		}
+		missing = append(missing, err.Error())
+	}
+	return nil, podQuery{}, fmt.Errorf("no controller found: %s; name the controller with --deployment, --pod or -l, and its namespace with -n",
+		strings.Join(missing, "; "))
+}
 
 // podQuery says which controller pods to ask: one named pod, the pods of a
 // label selector, or the pods of a Deployment, in one namespace.
@@ -49,7 +83,7 @@ func findPods(ctx context.Context, cs kubernetes.Interface, q podQuery) ([]corev
 	if q.Pod != "" {
 		p, err := pods.Get(ctx, q.Pod, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("pod %q not found in namespace %q (choose the namespace with -n)", q.Pod, q.Namespace)
+			return nil, notTheref("pod %q not found in namespace %q", q.Pod, q.Namespace)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("getting pod %s/%s: %w", q.Namespace, q.Pod, err)
@@ -60,8 +94,7 @@ func findPods(ctx context.Context, cs kubernetes.Interface, q podQuery) ([]corev
 	if selector == "" {
 		d, err := cs.AppsV1().Deployments(q.Namespace).Get(ctx, q.Deployment, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("deployment %q not found in namespace %q: name the controller with --deployment, --pod or -l, and its namespace with -n",
-				q.Deployment, q.Namespace)
+			return nil, notTheref("deployment %q not found in namespace %q", q.Deployment, q.Namespace)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("getting deployment %s/%s: %w", q.Namespace, q.Deployment, err)
@@ -80,6 +113,9 @@ func findPods(ctx context.Context, cs kubernetes.Interface, q podQuery) ([]corev
 	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return nil, fmt.Errorf("listing the pods of %s in namespace %q: %w", what, q.Namespace, err)
+	}
+	if len(list.Items) == 0 && q.Selector != "" {
+		return nil, notTheref("no pods of %s in namespace %q", what, q.Namespace)
 	}
 	if len(list.Items) == 0 {
 		return nil, fmt.Errorf("no pods of %s in namespace %q", what, q.Namespace)

@@ -7,15 +7,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/kubernetes/fake"
 )
 
 const testNS = "ingress-nginx"
 
-var controllerLabels = map[string]string{"app": defaultControllerDeployment}
+var controllerLabels = map[string]string{"app": ingressNginxDeployment}
 
 func TestBackendsFindPods(t *testing.T) {
 	cs := fakeClientset(
-		controllerDeployment(testNS, defaultControllerDeployment),
+		controllerDeployment(testNS, ingressNginxDeployment),
 		controllerDeployment(testNS, "other"),
 		podSpec{name: "ctrl-b", labels: controllerLabels, phase: corev1.PodRunning, ready: true}.pod(testNS),
 		podSpec{name: "ctrl-a", labels: controllerLabels, phase: corev1.PodRunning, ready: true}.pod(testNS),
@@ -29,15 +31,15 @@ func TestBackendsFindPods(t *testing.T) {
 		want    string // pod names, comma-separated
 		wantErr string
 	}{
-		{"deployment", podQuery{Namespace: testNS, Deployment: defaultControllerDeployment}, "ctrl-a,ctrl-b", ""},
+		{"deployment", podQuery{Namespace: testNS, Deployment: ingressNginxDeployment}, "ctrl-a,ctrl-b", ""},
 		{"other deployment", podQuery{Namespace: testNS, Deployment: "other"}, "other-1", ""},
 		{"selector", podQuery{Namespace: testNS, Selector: "app in (other, ingress-nginx-controller)"}, "ctrl-a,ctrl-b,other-1", ""},
-		{"pod", podQuery{Namespace: testNS, Pod: "ctrl-b", Deployment: defaultControllerDeployment}, "ctrl-b", ""},
+		{"pod", podQuery{Namespace: testNS, Pod: "ctrl-b", Deployment: ingressNginxDeployment}, "ctrl-b", ""},
 		{"namespace", podQuery{Namespace: "kube-system", Selector: "app=ingress-nginx-controller"}, "elsewhere", ""},
 		{"no such pod", podQuery{Namespace: testNS, Pod: "ctrl-z"}, "",
-			`pod "ctrl-z" not found in namespace "ingress-nginx" (choose the namespace with -n)`},
-		{"no such deployment", podQuery{Namespace: "kube-system", Deployment: defaultControllerDeployment}, "",
-			`deployment "ingress-nginx-controller" not found in namespace "kube-system": name the controller with --deployment, --pod or -l, and its namespace with -n`},
+			`pod "ctrl-z" not found in namespace "ingress-nginx"`},
+		{"no such deployment", podQuery{Namespace: "kube-system", Deployment: ingressNginxDeployment}, "",
+			`deployment "ingress-nginx-controller" not found in namespace "kube-system"`},
 		{"selector matches nothing", podQuery{Namespace: testNS, Selector: "app=nginx"}, "",
 			`no pods of selector "app=nginx" in namespace "ingress-nginx"`},
 	} {
@@ -63,8 +65,8 @@ func TestBackendsFindPods(t *testing.T) {
 	}
 
 	// A Deployment whose pods are all gone.
-	empty := fakeClientset(controllerDeployment(testNS, defaultControllerDeployment))
-	_, err := findPods(ctx, empty, podQuery{Namespace: testNS, Deployment: defaultControllerDeployment})
+	empty := fakeClientset(controllerDeployment(testNS, ingressNginxDeployment))
+	_, err := findPods(ctx, empty, podQuery{Namespace: testNS, Deployment: ingressNginxDeployment})
 	if want := `no pods of deployment "ingress-nginx-controller" (selector app=ingress-nginx-controller) in namespace "ingress-nginx"`; err == nil || err.Error() != want {
 		t.Errorf("deployment without pods: %v, want %q", err, want)
 	}
@@ -139,7 +141,7 @@ func threePods() []podSpec {
 }
 
 func clusterWith(pods []podSpec, d statusDialer) clusterClients {
-	objs := []runtime.Object{controllerDeployment(testNS, defaultControllerDeployment)}
+	objs := []runtime.Object{controllerDeployment(testNS, ingressNginxDeployment)}
 	for _, p := range pods {
 		objs = append(objs, p.pod(testNS))
 	}
@@ -181,12 +183,12 @@ func TestBackendsErrorsNamePodAndCause(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"no such pod", refused, []string{"--pod", "ctrl-z"}, []string{`error: pod "ctrl-z" not found in namespace "ingress-nginx"`}},
+		{"no such pod", refused, []string{"--pod", "ctrl-z"}, []string{`error: no controller found: pod "ctrl-z" not found in namespace "kubectl-ingress"; pod "ctrl-z" not found in namespace "ingress-nginx"; name the controller with`}},
 		{"pod not running", refused, []string{"--pod", "ctrl-c"}, []string{"error: pod ingress-nginx/ctrl-c is not running (Pending, ContainerCreating)"}},
 		{"port-forward refused", refused, nil, []string{"error: pod ingress-nginx/ctrl-a: port-forward to pod ingress-nginx/ctrl-a port 10246 refused: error upgrading connection"}},
 		{"not JSON", notJSON, nil, []string{`error: pod ingress-nginx/ctrl-a: GET /configuration/backends: the answer is not a JSON array of backends: it begins "<html>hello</html>"`}},
 		{"connection lost", lost, nil, []string{"error: pod ingress-nginx/ctrl-a: port-forward failed: An error occurred forwarding: connect: connection refused (GET /configuration/backends: "}},
-		{"no deployment", refused, []string{"-n", "default"}, []string{`error: deployment "ingress-nginx-controller" not found in namespace "default"`}},
+		{"no deployment", refused, []string{"-n", "default"}, []string{`error: no controller found: deployment "kubectl-ingress-controller" not found in namespace "default"; deployment "ingress-nginx-controller" not found in namespace "default"; name`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runBackends(t, clusterWith(threePods(), tc.d), tc.args...)
@@ -326,3 +328,43 @@ func TestBackendsNoBackends(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// Without flags the controller is looked for where deploy/ installs ours,
+// then where ingress-nginx's install puts its own; -n keeps the two
+// Deployment names in that namespace; --deployment with -n is one place.
+func TestBackendsDefaultLocations(t *testing.T) {
+	ours := podSpec{name: "ours-1", labels: map[string]string{"app": defaultControllerDeployment}, phase: corev1.PodRunning, ready: true}
+	theirs := podSpec{name: "theirs-1", labels: map[string]string{"app": ingressNginxDeployment}, phase: corev1.PodRunning, ready: true}
+	both := fakeClientset(
+		controllerDeployment(defaultControllerNamespace, defaultControllerDeployment), ours.pod(defaultControllerNamespace),
+		controllerDeployment(ingressNginxNamespace, ingressNginxDeployment), theirs.pod(ingressNginxNamespace),
+		controllerDeployment("edge", ingressNginxDeployment), theirs.pod("edge"),
+	)
+	onlyTheirs := fakeClientset(controllerDeployment(ingressNginxNamespace, ingressNginxDeployment), theirs.pod(ingressNginxNamespace))
+	for _, tc := range []struct {
+		name  string
+		cs    *fake.Clientset
+		ns    string
+		flags BackendsOptions
+		want  string // namespace/pod
+	}{
+		{"ours first", both, "", BackendsOptions{}, "kubectl-ingress/ours-1"},
+		{"ingress-nginx's when ours is absent", onlyTheirs, "", BackendsOptions{}, "ingress-nginx/theirs-1"},
+		{"-n with either name", both, "edge", BackendsOptions{}, "edge/theirs-1"},
+		{"--deployment in both namespaces", both, "", BackendsOptions{Deployment: ingressNginxDeployment}, "ingress-nginx/theirs-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.flags
+			ns := tc.ns
+			o.ConfigFlags = genericclioptions.NewConfigFlags(false)
+			o.ConfigFlags.Namespace = &ns
+			pods, q, err := findPodsOf(context.Background(), tc.cs, o.podQueries())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := q.Namespace + "/" + pods[0].Name; got != tc.want {
+				t.Errorf("found %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -66,13 +66,15 @@ func registerBackendsCompletions(cmd *cobra.Command, o *BackendsOptions) {
 			if err != nil {
 				return nil, err
 			}
-			list, err := cs.CoreV1().Pods(o.namespace()).List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
-			if err != nil {
-				return nil, err
-			}
 			var out []string
-			for _, p := range list.Items {
-				out = append(out, p.Name+"\t"+string(p.Status.Phase))
+			for _, ns := range o.lookupNamespaces() {
+				list, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: o.Selector})
+				if err != nil {
+					return nil, err
+				}
+				for _, p := range list.Items {
+					out = append(out, p.Name+"\t"+string(p.Status.Phase))
+				}
 			}
 			return out, nil
 		}, prefix)
@@ -83,13 +85,15 @@ func registerBackendsCompletions(cmd *cobra.Command, o *BackendsOptions) {
 			if err != nil {
 				return nil, err
 			}
-			list, err := cs.AppsV1().Deployments(o.namespace()).List(ctx, metav1.ListOptions{})
-			if err != nil {
-				return nil, err
-			}
 			var out []string
-			for _, d := range list.Items {
-				out = append(out, d.Name)
+			for _, ns := range o.lookupNamespaces() {
+				list, err := cs.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+				if err != nil {
+					return nil, err
+				}
+				for _, d := range list.Items {
+					out = append(out, d.Name)
+				}
 			}
 			return out, nil
 		}, prefix)
@@ -102,7 +106,7 @@ func registerBackendsCompletions(cmd *cobra.Command, o *BackendsOptions) {
 			if o.URL != "" {
 				return nil, nil
 			}
-			pods, err := findPods(ctx, o.clientset, o.query)
+			pods, _, err := findPodsOf(ctx, o.clientset, o.queries)
 			if err != nil {
 				return nil, err
 			}
@@ -135,7 +139,7 @@ func (o *BackendsOptions) backendNames(ctx context.Context, cmd *cobra.Command) 
 	if o.URL != "" {
 		backends, err = o.ask(ctx, nil)
 	} else {
-		pods, ferr := findPods(ctx, o.clientset, o.query)
+		pods, _, ferr := findPodsOf(ctx, o.clientset, o.queries)
 		if ferr != nil {
 			return nil, ferr
 		}

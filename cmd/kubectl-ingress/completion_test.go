@@ -47,7 +47,7 @@ func completionCluster(t *testing.T) clusterClients {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ingress-nginx"}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "kube-system"}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}},
-		controllerDeployment(testNS, defaultControllerDeployment),
+		controllerDeployment(testNS, ingressNginxDeployment),
 		controllerDeployment(testNS, "internal-controller"),
 		podSpec{name: "ingress-nginx-controller-x1", labels: controllerLabels, phase: corev1.PodRunning, ready: true,
 			containers: []string{"controller", "log-shipper"}}.pod(testNS),
