@@ -1,8 +1,11 @@
 -- certificate: chooses the TLS certificate per SNI host name in
 -- ssl_certificate_by_lua from the shared dicts certificate_servers
 -- (host -> id) and certificate_data (id -> PEM: the chain, then the key).
--- When no certificate matches, nothing is set and nginx serves the
--- ssl_certificate of its config (the default certificate).
+-- When no certificate matches, the default certificate is served: the
+-- files certs/default.crt and certs/default.key under nginx's prefix,
+-- read by init() in the master. nginx.conf names them through a variable, so
+-- nginx itself never loads them (loading them once per server block made
+-- nginx -t and reloads slow); this handler replaces nginx's own loader.
 local ssl = require("ngx.ssl")
 
 local ngx = ngx
@@ -29,8 +32,8 @@ local CATCH_ALL = "_"
 
 -- lookup returns the PEM and the certificate id served for hostname: the
 -- exact host, then the wildcard "*." .. (hostname without its first label),
--- then the catch-all server's. It returns nil when only the certificate of
--- nginx.conf (the self-signed one) would be served.
+-- then the catch-all server's. It returns nil when only the default
+-- certificate (the self-signed one) would be served.
 function _M.lookup(hostname)
   if type(hostname) ~= "string" or hostname == "" then
     hostname = CATCH_ALL
@@ -84,29 +87,78 @@ local function parsed(id, pem)
   return cert, key
 end
 
--- call runs in ssl_certificate_by_lua.
-function _M.call()
-  local name, err = ssl.server_name()
-  if not name then
-    if err then
-      ngx_log(ngx_ERR, "certificate: server name: ", err)
-    end
-    name = CATCH_ALL -- no SNI: the default certificate
+-- DEFAULT_CERT and DEFAULT_KEY are the self-signed default certificate
+-- that pkg/nginx lays out, relative to nginx's prefix.
+local DEFAULT_CERT = "certs/default.crt"
+local DEFAULT_KEY = "certs/default.key"
+
+-- default_pem holds the default certificate and key as init() read them
+-- in the master (workers run as another user and may not read the key);
+-- default_pair is their parsed form, made once per worker.
+local default_pem
+local default_pair
+
+local function read_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then
+    return nil, err
   end
-  local pem, id = _M.lookup(name)
-  if not pem then
+  local data = f:read("*a")
+  f:close()
+  return data
+end
+
+-- init reads the default certificate and key files from nginx's prefix.
+-- It runs in init_by_lua, in the master, at every start and reload, when
+-- nginx itself would have read them. An unreadable file is logged; the
+-- handshakes that need the default certificate then fail.
+function _M.init()
+  default_pem, default_pair = nil, nil
+  local prefix = ngx.config.prefix()
+  if string.sub(prefix, -1) ~= "/" then
+    prefix = prefix .. "/"
+  end
+  local crt, err = read_file(prefix .. DEFAULT_CERT)
+  if not crt then
+    ngx_log(ngx_ERR, "certificate: read ", DEFAULT_CERT, ": ", err)
     return
   end
-  local cert, key, perr = parsed(id, pem)
+  local key
+  key, err = read_file(prefix .. DEFAULT_KEY)
+  if not key then
+    ngx_log(ngx_ERR, "certificate: read ", DEFAULT_KEY, ": ", err)
+    return
+  end
+  default_pem = { cert = crt, key = key }
+end
+
+-- default_certificate returns the parsed default certificate and key.
+local function default_certificate()
+  if default_pair then
+    return default_pair.cert, default_pair.key
+  end
+  if not default_pem then
+    return nil, nil, "not read (see the error at the start or reload)"
+  end
+  local cert, perr = ssl.parse_pem_cert(default_pem.cert)
   if not cert then
-    ngx_log(ngx_ERR, "certificate: ", perr, "; serving the default certificate for ", name)
-    return
+    return nil, nil, "parse " .. DEFAULT_CERT .. ": " .. tostring(perr)
   end
-  local ok
-  ok, err = ssl.clear_certs()
+  local pkey
+  pkey, perr = ssl.parse_pem_priv_key(default_pem.key)
+  if not pkey then
+    return nil, nil, "parse " .. DEFAULT_KEY .. ": " .. tostring(perr)
+  end
+  default_pair = { cert = cert, key = pkey }
+  return cert, pkey
+end
+
+-- serve sets cert and key as the certificate of the handshake.
+local function serve(id, cert, key)
+  local ok, err = ssl.clear_certs()
   if not ok then
     ngx_log(ngx_ERR, "certificate: clear_certs: ", err)
-    return
+    return ngx.exit(ngx.ERROR)
   end
   ok, err = ssl.set_cert(cert)
   if not ok then
@@ -118,6 +170,38 @@ function _M.call()
     ngx_log(ngx_ERR, "certificate: set_priv_key ", id, ": ", err)
     return ngx.exit(ngx.ERROR)
   end
+end
+
+-- serve_default serves the default certificate, or fails the handshake
+-- when it can't be read (nothing else could be served).
+local function serve_default()
+  local cert, key, err = default_certificate()
+  if not cert then
+    ngx_log(ngx_ERR, "certificate: default certificate: ", err)
+    return ngx.exit(ngx.ERROR)
+  end
+  return serve("default", cert, key)
+end
+
+-- call runs in ssl_certificate_by_lua.
+function _M.call()
+  local name, err = ssl.server_name()
+  if not name then
+    if err then
+      ngx_log(ngx_ERR, "certificate: server name: ", err)
+    end
+    name = CATCH_ALL -- no SNI: the default certificate
+  end
+  local pem, id = _M.lookup(name)
+  if not pem then
+    return serve_default()
+  end
+  local cert, key, perr = parsed(id, pem)
+  if not cert then
+    ngx_log(ngx_ERR, "certificate: ", perr, "; serving the default certificate for ", name)
+    return serve_default()
+  end
+  return serve(id, cert, key)
 end
 
 return _M

@@ -44,6 +44,7 @@ http {
         configuration = require("configuration")
         balancer = require("balancer")
         certificate = require("certificate")
+        certificate.init()
         configuration.init()
     }
     init_worker_by_lua_block { balancer.init_worker() }

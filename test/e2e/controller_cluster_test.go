@@ -3,8 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -158,17 +156,9 @@ func TestClusterControllerScenarios(t *testing.T) {
 	})
 
 	t.Run("a change nginx -t rejects: the old config keeps serving, one reload error", func(t *testing.T) {
-		// nginx -t loads certs/default.crt, which the running master read
-		// at start: a damaged file fails the test of any new nginx.conf
-		// (the same device as the files tests).
-		crt := filepath.Join(cc.inst.Prefix(), "certs", "default.crt")
-		good, err := os.ReadFile(crt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(crt, []byte("-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		// nginx -t fails for any new nginx.conf; the running nginx
+		// keeps serving what it loaded.
+		repair := breakNginxTest(t, cc.inst)
 		pids, before := cc.workerPids(t), cc.settle(t)
 		setIngress(shop, host, nil, "/", "web", "/cart", "other", "/new", "other")
 		shop = must(ings.Update(ctx, shop, update))(t)
@@ -187,9 +177,7 @@ func TestClusterControllerScenarios(t *testing.T) {
 			t.Error("not ready while the old config serves")
 		}
 		// Repaired: the next change applies.
-		if err := os.WriteFile(crt, good, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		repair()
 		setIngress(shop, host, nil, "/", "web", "/cart", "other", "/new", "other", "/new2", "other")
 		shop = must(ings.Update(ctx, shop, update))(t)
 		cc.eventuallyServes(t, 10*time.Second, host, "/new", 200, "gamma /new")

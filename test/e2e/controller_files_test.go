@@ -294,16 +294,9 @@ func TestFilesControllerScenarios(t *testing.T) {
 	})
 
 	t.Run("a config nginx -t rejects: the old one keeps serving", func(t *testing.T) {
-		// nginx -t loads certs/default.crt; the running master read it
-		// at start. A damaged file fails the test of any new config.
-		crt := filepath.Join(fc.inst.Prefix(), "certs", "default.crt")
-		good, err := os.ReadFile(crt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(crt, []byte("-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		// nginx -t fails for any new nginx.conf; the running nginx
+		// keeps serving what it loaded.
+		repair := breakNginxTest(t, fc.inst)
 		pids, before := fc.workerPids(t), fc.settle(t)
 		fc.write(t, "ing/shop.yaml", filesIngress("shop", host, nil, "/", "web", "/cart", "other", "/new", "other"))
 		waitFor(t, 10*time.Second, "the reload error", func() bool { return fc.c.Stats().ReloadErrors == before.ReloadErrors+1 })
@@ -324,9 +317,7 @@ func TestFilesControllerScenarios(t *testing.T) {
 			t.Error("not ready while the old config serves")
 		}
 		// Fixed, then the next change applies.
-		if err := os.WriteFile(crt, good, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		repair()
 		fc.write(t, "ing/shop.yaml", filesIngress("shop", host, nil, "/", "web", "/cart", "other", "/new", "other", "/new2", "other"))
 		fc.eventuallyServes(t, 10*time.Second, host, "/new", 200, "gamma /new")
 		if st := fc.settle(t); st.Reloads != before.Reloads+1 {

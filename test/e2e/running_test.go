@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -75,4 +76,29 @@ func (rc *runningController) run(t testing.TB, ctx context.Context, cancel conte
 		checkLuaErrors(t, filepath.Join(rc.inst.Prefix(), "logs", "error.log"))
 	})
 	waitFor(t, readyTimeout, "nginx to serve the first config", rc.c.Ready)
+}
+
+// breakNginxTest makes nginx -t fail for any new nginx.conf while the
+// running nginx keeps serving, and returns the repair: nginx -t opens the
+// error log, whose path becomes a directory; the running nginx keeps
+// writing to the file it opened, moved aside meanwhile.
+func breakNginxTest(t testing.TB, inst *nginx.Instance) (repair func()) {
+	t.Helper()
+	logFile := filepath.Join(inst.Prefix(), "logs", "error.log")
+	aside := logFile + ".aside"
+	if err := os.Rename(logFile, aside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(logFile, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		t.Helper()
+		if err := os.Remove(logFile); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(aside, logFile); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
