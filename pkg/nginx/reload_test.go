@@ -108,6 +108,36 @@ func TestNginxReload(t *testing.T) {
 		}
 		assertLive(t, e, live, before)
 	})
+
+	t.Run("a reload whose init_by_lua fails is refused at once", func(t *testing.T) {
+		// nginx -t does not run init_by_lua; the master does at SIGHUP and
+		// keeps the old cycle when it fails.
+		file := filepath.Join(e.in.Prefix(), "lua", "configuration.lua")
+		good, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte("error(\"damaged by the test\")\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if err := os.WriteFile(file, good, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}()
+		err = e.in.Reload(ctxFor(t, 20*time.Second), e.conf("    # init fails\n"))
+		if !errors.Is(err, ErrRejected) || !strings.Contains(err.Error(), "damaged by the test") {
+			t.Fatalf("want ErrRejected quoting the Lua error, got %v", err)
+		}
+		// The master keeps its old cycle (it may start its workers
+		// again): the old file is back and traffic still flows.
+		if onDisk, err := os.ReadFile(e.in.ConfPath()); err != nil || !bytes.Equal(onDisk, live) {
+			t.Errorf("nginx.conf on disk is not the live one (%v)", err)
+		}
+		if code, out := e.proxy(t, "app"); code != http.StatusOK || out != "A" {
+			t.Errorf("proxy after the refused reload: %d %s", code, out)
+		}
+	})
 }
 
 // assertLive checks that conf is on disk and serving, and no reload happened.

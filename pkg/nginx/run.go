@@ -144,8 +144,8 @@ func (in *Instance) mark(p *process) mark {
 
 // waitServing polls the checksum until it equals want and, when old is not
 // nil, the master has a child not in old. It fails when the master exits,
-// when its output or logs/error.log gets an [emerg] line after mark
-// (ErrRejected), or when ctx ends.
+// when its output or logs/error.log says after mark that the master
+// refused the config (ErrRejected, see refused), or when ctx ends.
 func (in *Instance) waitServing(ctx context.Context, p *process, want string, old []int, mark mark) error {
 	delay := pollMin
 	var last string
@@ -156,10 +156,10 @@ func (in *Instance) waitServing(ctx context.Context, p *process, want string, ol
 		if err == nil && got == want && hasNew(p.cmd.Process.Pid, old) {
 			return nil
 		}
-		if logged := readFrom(in.errorLogPath(), mark.log, logTail); strings.Contains(logged, "[emerg]") {
+		if logged := readFrom(in.errorLogPath(), mark.log, logTail); refused(logged) {
 			return fmt.Errorf("%w:\n%s", ErrRejected, strings.TrimSpace(logged))
 		}
-		if out := p.output.Since(mark.output); strings.Contains(out, "[emerg]") {
+		if out := p.output.Since(mark.output); refused(out) {
 			// At start-up nginx also prints to stderr.
 			return fmt.Errorf("%w:\n%s", ErrRejected, strings.TrimSpace(out))
 		}
@@ -179,6 +179,13 @@ func (in *Instance) waitServing(ctx context.Context, p *process, want string, ol
 		}
 		delay = min(2*delay, pollMax)
 	}
+}
+
+// refused tells whether nginx's log says that the master gave up loading
+// a config: an [emerg] line, or an init_by_lua error (which nginx -t does
+// not catch: it does not run init_by_lua).
+func refused(logged string) bool {
+	return strings.Contains(logged, "[emerg]") || strings.Contains(logged, ": init_by_lua error")
 }
 
 // quote returns what the master printed and the end of logs/error.log since
