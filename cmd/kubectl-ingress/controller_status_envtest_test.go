@@ -83,13 +83,7 @@ func TestControllerCommandWritesAndClearsStatus(t *testing.T) {
 
 	waitUntil := func(what string, cond func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s\n%s", what, errOut.String())
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		waitForCommand(t, what, errOut, cond)
 	}
 	waitUntil("the Ingress status", func() bool { return status() == "192.0.2.5,lb.example.com" })
 	if h := holder(); h != "controller-0" {
@@ -150,4 +144,17 @@ func clusterForCommand(t *testing.T) (*rest.Config, kubernetes.Interface) {
 		t.Fatal(err)
 	}
 	return cfg, cs
+}
+
+// waitForCommand waits up to a minute for cond, polling, and fails the
+// test with the command's log when it does not come.
+func waitForCommand(t *testing.T, what string, log fmt.Stringer, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s\n%s", what, log.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -80,13 +80,7 @@ func TestControllerCommandWebhook(t *testing.T) {
 	}
 	waitUntil := func(what string, cond func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s\n%s", what, errOut.String())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		waitForCommand(t, what, errOut, cond)
 	}
 	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 	snippet := ingress("snippet", "/snippet", map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "return 200;"})

@@ -125,44 +125,39 @@ func TestNewElectorErrors(t *testing.T) {
 	}
 }
 
-func TestStatusDutiesShutdownClearsThenReleases(t *testing.T) {
-	cs := fake.NewClientset(ingressClass("nginx", "k8s.io/ingress-nginx"), statusIngress("shop", "nginx"))
-	d := &StatusDuties{Elector: testElector(t, cs, "a"), Writer: newTestWriter(t, cs, "203.0.113.7"), UpdateStatusOnShutdown: true}
-	d.Writer.Synced(context.Background(), SyncResult{Serving: &model.Config{}})
-	d.Start(context.Background())
-	eventually(t, 10*time.Second, "the leader to write the status", func() bool {
-		return len(statusOf(t, cs, "shop")) == 1
-	})
-	if err := d.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := statusOf(t, cs, "shop"); len(got) != 0 {
-		t.Errorf("status %v after Shutdown, want cleared", got)
-	}
-	if h := leaseHolder(t, cs); h != "" {
-		t.Errorf("lease holder %q after Shutdown, want released", h)
-	}
-	if err := d.Shutdown(context.Background()); err != nil {
-		t.Errorf("second Shutdown: %v", err)
-	}
-}
-
-func TestStatusDutiesShutdownLeavesTheStatusToOtherReplicas(t *testing.T) {
-	cs := fake.NewClientset(ingressClass("nginx", "k8s.io/ingress-nginx"), statusIngress("shop", "nginx"))
-	d := &StatusDuties{Elector: testElector(t, cs, "a"), Writer: newTestWriter(t, cs, "203.0.113.7"), UpdateStatusOnShutdown: true,
-		OtherReplicas: func(context.Context) (int, error) { return 1, nil }}
-	d.Writer.Synced(context.Background(), SyncResult{Serving: &model.Config{}})
-	d.Start(context.Background())
-	eventually(t, 10*time.Second, "the leader to write the status", func() bool {
-		return len(statusOf(t, cs, "shop")) == 1
-	})
-	if err := d.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := statusOf(t, cs, "shop"); len(got) != 1 {
-		t.Errorf("status %v after Shutdown with another replica left, want kept", got)
-	}
-	if h := leaseHolder(t, cs); h != "" {
-		t.Errorf("lease holder %q after Shutdown, want released", h)
+// Shutdown clears the status (unless other replicas remain, which the
+// next leader serves) and then releases the Lease; a second Shutdown is a
+// no-op.
+func TestStatusDutiesShutdown(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		others     int
+		wantStatus int
+	}{
+		{"the only replica clears, then releases", 0, 0},
+		{"with another replica left the status stays", 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := fake.NewClientset(ingressClass("nginx", "k8s.io/ingress-nginx"), statusIngress("shop", "nginx"))
+			d := &StatusDuties{Elector: testElector(t, cs, "a"), Writer: newTestWriter(t, cs, "203.0.113.7"), UpdateStatusOnShutdown: true,
+				OtherReplicas: func(context.Context) (int, error) { return tc.others, nil }}
+			d.Writer.Synced(context.Background(), SyncResult{Serving: &model.Config{}})
+			d.Start(context.Background())
+			eventually(t, 10*time.Second, "the leader to write the status", func() bool {
+				return len(statusOf(t, cs, "shop")) == 1
+			})
+			if err := d.Shutdown(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if got := statusOf(t, cs, "shop"); len(got) != tc.wantStatus {
+				t.Errorf("status %v after Shutdown, want %d address(es)", got, tc.wantStatus)
+			}
+			if h := leaseHolder(t, cs); h != "" {
+				t.Errorf("lease holder %q after Shutdown, want released", h)
+			}
+			if err := d.Shutdown(context.Background()); err != nil {
+				t.Errorf("second Shutdown: %v", err)
+			}
+		})
 	}
 }
