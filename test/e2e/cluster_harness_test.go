@@ -142,21 +142,27 @@ type clusterController struct {
 // backoff is an hour), as in the files tests.
 func startClusterController(t testing.TB, cfg *rest.Config, namespace string) *clusterController {
 	t.Helper()
-	requireNginx(t)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startClusterControllerWith(t, cs, controller.ClusterSourceConfig{
+		Config:    controller.TuneRESTConfig(cfg, "kubectl-ingress-e2e"),
+		Namespace: namespace,
+	}, render.DefaultOptions())
+}
+
+// startClusterControllerWith is startClusterController with the source
+// and build options given (the controller ConfigMap and default
+// certificate are watched as build names them); cs is the tests' client.
+func startClusterControllerWith(t testing.TB, cs kubernetes.Interface, scfg controller.ClusterSourceConfig, build render.Options) *clusterController {
+	t.Helper()
+	requireNginx(t)
 	cc := &clusterController{cs: cs}
 	co := cc.prepare(t)
-	build := render.DefaultOptions()
+	scfg.ConfigMap, scfg.DefaultSSLCertificate = build.ConfigMap, build.DefaultSSLCertificate
 	ctx, cancel := cc.logContext()
-	src, err := controller.NewClusterSource(controller.ClusterSourceConfig{
-		Config:                controller.TuneRESTConfig(cfg, "kubectl-ingress-e2e"),
-		Namespace:             namespace,
-		ConfigMap:             build.ConfigMap,
-		DefaultSSLCertificate: build.DefaultSSLCertificate,
-	})
+	src, err := controller.NewClusterSource(scfg)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

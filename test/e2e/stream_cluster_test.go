@@ -71,21 +71,7 @@ func TestClusterStreamService(t *testing.T) {
 // written through the nginx instance.
 func startStreamClusterController(t testing.TB, cs kubernetes.Interface, tcpServices string) *clusterController {
 	t.Helper()
-	cc := &clusterController{cs: cs}
-	co := cc.prepare(t)
 	build := render.DefaultOptions()
 	build.TCPServicesConfigMap = tcpServices
-	ctx, cancel := cc.logContext()
-	src, err := controller.NewClusterSource(controller.ClusterSourceConfig{Client: cs, StreamConfigMaps: []string{tcpServices}})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	events, err := controller.NewEvents(ctx, controller.EventsConfig{Client: src.Client(), Objects: src, Host: "e2e"})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	cc.run(t, ctx, cancel, controller.Config{Source: src, Problems: events, Build: build, Conf: co}, 60*time.Second)
-	return cc
+	return startClusterControllerWith(t, cs, controller.ClusterSourceConfig{Client: cs, StreamConfigMaps: []string{tcpServices}}, build)
 }
