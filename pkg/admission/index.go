@@ -82,7 +82,7 @@ func without[T any](list []*T, o *T) []*T {
 	return list
 }
 
-// snapshotIndex indexes a Snapshot for relatedSnapshot: the Ingresses by
+// snapshotIndex indexes a Snapshot for related: the Ingresses by
 // host and alias (byName) and by backend, the Services, EndpointSlices and
 // Secrets by namespace/name of the Service or Secret. It is kept between
 // reviews; each kind is made again only when its objects changed.
@@ -98,11 +98,26 @@ type snapshotIndex struct {
 	secrets  kindIndex[corev1.Secret]
 }
 
-// related returns what relatedSnapshot(withCandidate(s, cand, create))
-// returns, from the index (refreshed from s first), the candidate as
-// placed, and the Ingress of the same name that it replaces when that one
-// shares a host, alias or backend with it (nil otherwise: the two then
-// contend for nothing in common).
+// related returns the part of s that can change the Problems of cand,
+// with cand placed in it (see placeCandidate), from the index (refreshed
+// from s first); the candidate as placed; and the Ingress of the same name
+// that it replaces when that one shares a host, alias or backend with it
+// (nil otherwise: the two then contend for nothing in common).
+//
+// Build ties an Ingress to others only through shared names, so these are
+// the Ingresses that can matter (a superset is harmless, a missing one is
+// not; TestSubsetEquivalence checks it against a full Build):
+//   - the ones with a rule host, or a server-alias, equal to a host or an
+//     alias of cand (path ownership, regex mode, the host's creator and its
+//     default backend, app-root, the host's certificate, canary primaries,
+//     alias ownership and aliases that are hosts of their own); an Ingress
+//     without rules, or with an empty host, counts as the catch-all host
+//     (the spec.defaultBackend of the catch-all server);
+//   - when cand may be a canary: the Ingresses using one of its backends
+//     (the oldest canary of a backend sets its traffic policy), and the
+//     Ingresses on their hosts (whether such a canary has a primary);
+//   - then the Services, EndpointSlices and Secrets those Ingresses name,
+//     and every IngressClass and ConfigMap (a few objects).
 func (x *snapshotIndex) related(s render.Snapshot, cand *networkingv1.Ingress, o render.Options, create bool) (render.Snapshot, *networkingv1.Ingress, *networkingv1.Ingress) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -207,3 +222,6 @@ func placeCandidate(cand *networkingv1.Ingress, create bool, newest time.Time) *
 	}
 	return &c
 }
+
+// nsName keys namespaced objects.
+type nsName struct{ namespace, name string }

@@ -3,7 +3,6 @@ package admission
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	networkingv1 "k8s.io/api/networking/v1"
 
@@ -71,18 +70,6 @@ func (v *Validator) problems(s render.Snapshot, cand *networkingv1.Ingress, crea
 	return judge(related, placed, old, v.opts)
 }
 
-// candidateProblems puts cand in s and returns what judge finds: from a
-// Build of the related objects only (full false), or of all of s (full
-// true; the reference the subset is tested against). Validate does the
-// same through the index it keeps between reviews.
-func candidateProblems(s render.Snapshot, cand *networkingv1.Ingress, o render.Options, create, full bool) []model.Problem {
-	s, cand, old := withCandidate(s, cand, create)
-	if !full {
-		s = relatedSnapshot(s, cand, o)
-	}
-	return judge(s, cand, old, o)
-}
-
 // judge builds s, which holds cand, and returns the Problems of cand, then
 // the ones its change gives other Ingresses by taking over what they
 // served: an older Ingress updated to claim a host and path, an alias, an
@@ -136,30 +123,6 @@ func namesOwner(p model.Problem, ref model.ObjectRef) bool {
 	id := ref.String()
 	return p.Object.Kind == "Ingress" &&
 		(strings.Contains(p.Reason, "ingress "+id+" (older)") || strings.Contains(p.Reason, "(ingress "+id+")"))
-}
-
-// withCandidate returns s with cand in place of the Ingress of the same
-// namespace and name (or added), the candidate as placed and the Ingress
-// it replaced (nil for none). A created
-// candidate gets a creationTimestamp one second after the newest Ingress's,
-// so it loses every tie, as the newest object does once it is stored.
-func withCandidate(s render.Snapshot, cand *networkingv1.Ingress, create bool) (render.Snapshot, *networkingv1.Ingress, *networkingv1.Ingress) {
-	ings := make([]*networkingv1.Ingress, 0, len(s.Ingresses)+1)
-	var newest time.Time
-	var old *networkingv1.Ingress
-	for _, ing := range s.Ingresses {
-		if ing.Namespace == cand.Namespace && ing.Name == cand.Name {
-			old = ing
-			continue
-		}
-		if t := ing.CreationTimestamp.Time; t.After(newest) {
-			newest = t
-		}
-		ings = append(ings, ing)
-	}
-	cand = placeCandidate(cand, create, newest)
-	s.Ingresses = append(ings, cand)
-	return s, cand, old
 }
 
 // The kinds of a candidate's Problem.
