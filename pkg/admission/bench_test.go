@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -21,7 +26,7 @@ import (
 // changed since the last review (the Ingress index is made again), and
 // "full-build" is the same review with a Build of every object.
 func BenchmarkReview10000(b *testing.B) {
-	s := generatedSnapshot(b, 10000)
+	s := generateCluster(b, 10000)
 	cand := s.Ingresses[len(s.Ingresses)/2].DeepCopy()
 	cand.Name += "-copy"
 	cand.CreationTimestamp = metav1.Time{}
@@ -70,4 +75,24 @@ func BenchmarkReview10000(b *testing.B) {
 			}
 		}
 	})
+}
+
+// generateCluster makes a cluster of n Ingresses with
+// ../shared/bench/genmanifests.py (the benchmark skips without it).
+func generateCluster(b *testing.B, n int) render.Snapshot {
+	b.Helper()
+	script := filepath.Join("..", "..", "..", "shared", "bench", "genmanifests.py")
+	if _, err := os.Stat(script); err != nil {
+		b.Skipf("genmanifests.py not found at %s", script)
+	}
+	dir := b.TempDir()
+	out, err := exec.Command("python3", script, "--ingresses", strconv.Itoa(n), "--out", dir).CombinedOutput()
+	if err != nil {
+		b.Fatalf("genmanifests.py: %v\n%s", err, out)
+	}
+	res, err := manifest.Read([]string{dir}, manifest.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res.Snapshot
 }
