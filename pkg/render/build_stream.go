@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
+	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
@@ -73,9 +73,11 @@ func (b *builder) streamServices(cm *corev1.ConfigMap, protocol string) []model.
 // Service or port is a Problem too, but the entry is kept: nginx listens
 // and closes connections until the Service is there (no reload then).
 func (b *builder) streamService(ref model.ObjectRef, protocol, key, value string) (model.StreamService, error) {
-	port, err := strconv.Atoi(key)
-	if err != nil || port < 1 || port > 65535 {
-		return model.StreamService{}, fmt.Errorf("the key must be a port number from 1 to 65535, got %q", key)
+	port, err := valuePort(key)
+	if err != nil || strconv.Itoa(port) != key {
+		// "09000" would be a second server on port 9000: nginx -t
+		// refuses a duplicate listen.
+		return model.StreamService{}, fmt.Errorf("the key must be a port number from 1 to 65535 without leading zeros, got %q", key)
 	}
 	if slices.Contains(b.opts.ReservedPorts, port) {
 		return model.StreamService{}, fmt.Errorf("port %d is used by the controller itself", port)
@@ -85,16 +87,16 @@ func (b *builder) streamService(ref model.ObjectRef, protocol, key, value string
 		return model.StreamService{}, fmt.Errorf("invalid value %s: want %s", valueQuote(value), streamEntryFormat)
 	}
 	ns, name, ok := strings.Cut(fields[0], "/")
-	if !ok || len(validation.IsDNS1123Label(ns)) > 0 || len(validation.IsDNS1035Label(name)) > 0 {
+	if !ok {
 		return model.StreamService{}, fmt.Errorf("invalid value %s: %q is not namespace/service", valueQuote(value), fields[0])
 	}
 	servicePort := fields[1]
+	backend := networkingv1.IngressServiceBackend{Name: name, Port: networkingv1.ServiceBackendPort{Name: servicePort}}
 	if n, err := strconv.Atoi(servicePort); err == nil {
-		if n < 1 || n > 65535 {
-			return model.StreamService{}, fmt.Errorf("invalid value %s: service port %d is not from 1 to 65535", valueQuote(value), n)
-		}
-	} else if len(validation.IsValidPortName(servicePort)) > 0 {
-		return model.StreamService{}, fmt.Errorf("invalid value %s: %q is not a port number or name", valueQuote(value), servicePort)
+		backend.Port = networkingv1.ServiceBackendPort{Number: int32(max(0, min(n, 65536)))}
+	}
+	if err := checkServiceBackend(ns, &backend); err != nil {
+		return model.StreamService{}, fmt.Errorf("invalid value %s: %v", valueQuote(value), err)
 	}
 	svc := model.StreamService{
 		Protocol:    protocol,
