@@ -21,7 +21,9 @@ func testElector(t *testing.T, cs kubernetes.Interface, identity string) *Electo
 	t.Helper()
 	e, err := NewElector(ElectorConfig{
 		Client: cs, Namespace: "ingress", Name: "lock", Identity: identity,
-		LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 250 * time.Millisecond,
+		// Long enough that a stalled renewal on a busy machine does not lose
+		// the lease; the take-overs the tests check come from releases.
+		LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 250 * time.Millisecond,
 	})
 	if err != nil {
 		t.Fatal(err)

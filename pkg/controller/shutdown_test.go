@@ -45,7 +45,7 @@ func TestGracefulShutdownOrder(t *testing.T) {
 	c, err := New(Config{
 		Source: src, Problems: &recordingReporter{}, Nginx: &orderedNginx{fakeNginx: fn, steps: &steps, c: &c}, Lua: &fakeLua{},
 		Build: render.DefaultOptions(), Conf: render.DefaultConfOptions(),
-		ShutdownGracePeriod: 300 * time.Millisecond,
+		ShutdownGracePeriod: 2 * time.Second,
 		ShutdownHooks: []ShutdownHook{func(ctx context.Context) {
 			mu.Lock()
 			defer mu.Unlock()

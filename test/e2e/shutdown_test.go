@@ -174,13 +174,13 @@ func (bc *binController) waitExit(t *testing.T, timeout time.Duration) error {
 // TestShutdownOnSIGTERMCompletesInFlightRequests runs the real binary
 // (built into a temp dir) on files with a real nginx, holds 20 requests
 // in flight at a backend, and sends SIGTERM: /readyz turns 503 while nginx
-// still serves new requests (--shutdown-grace-period 1), then nginx quits
+// still serves new requests (--shutdown-grace-period 5), then nginx quits
 // gracefully (new connections refused), the 20 requests, released only
 // then, all complete with 200, and the process exits 0 with no nginx left.
 func TestShutdownOnSIGTERMCompletesInFlightRequests(t *testing.T) {
 	const inFlight = 20
 	hb := startHeldBackend(t)
-	bc := startBinController(t, hb, "--shutdown-grace-period", "1", "--nginx-quit-timeout", "30s")
+	bc := startBinController(t, hb, "--shutdown-grace-period", "5", "--nginx-quit-timeout", "30s")
 	master := bc.masterPid(t)
 
 	codes := make([]int, inFlight)
@@ -200,7 +200,7 @@ func TestShutdownOnSIGTERMCompletesInFlightRequests(t *testing.T) {
 	if code := bc.get("/fast"); code != http.StatusOK {
 		t.Errorf("a new request after /readyz turned 503, within the grace period: %d, want 200 (nginx still serving)", code)
 	}
-	waitFor(t, 10*time.Second, "nginx to stop accepting (graceful quit)", func() bool {
+	waitFor(t, 20*time.Second, "nginx to stop accepting (graceful quit)", func() bool {
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(bc.httpPort), time.Second)
 		if err != nil {
 			return errors.Is(err, syscall.ECONNREFUSED)
