@@ -342,7 +342,7 @@ func (o *ControllerOptions) clusterSource(ctx context.Context) (controller.Sourc
 	pod := controller.PodReference(ctx, src.Client(), os.Getenv("POD_NAMESPACE"), os.Getenv("POD_NAME"))
 	o.eventObservers = append(o.eventObservers, controller.NewReloadEvents(events.Recorder(), pod))
 	if !o.DisableSyncEvents {
-		o.eventObservers = append(o.eventObservers, controller.NewSyncEvents(events.Recorder(), src, o.Render.BuildOptions()))
+		o.eventObservers = append(o.eventObservers, controller.NewSyncEvents(events.Recorder(), o.Render.BuildOptions()))
 	}
 	return src, events, nil
 }

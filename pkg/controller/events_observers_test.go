@@ -90,7 +90,7 @@ func TestReloadAndSyncEventsOnAPIServer(t *testing.T) {
 	c, err := New(Config{
 		Source: src, Problems: events, Nginx: fn, Lua: &fakeLua{},
 		Build: render.DefaultOptions(), Conf: render.DefaultConfOptions(), RetryBase: time.Hour,
-		Observers: []SyncObserver{NewReloadEvents(events.Recorder(), podRef), NewSyncEvents(events.Recorder(), src, render.DefaultOptions())},
+		Observers: []SyncObserver{NewReloadEvents(events.Recorder(), podRef), NewSyncEvents(events.Recorder(), render.DefaultOptions())},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -20,11 +20,6 @@ const (
 	MessageScheduledSync = "Scheduled for sync"
 )
 
-// Snapshotter gives the objects the loop syncs; ClusterSource implements it.
-type Snapshotter interface {
-	Snapshot() (render.Snapshot, error)
-}
-
 // SyncEvents is the SyncObserver that makes ingress-nginx's Normal "Sync"
 // Event ("Scheduled for sync") on every Ingress of this controller's class
 // that is new to it (created, or moved to this class) or whose spec or
@@ -33,7 +28,6 @@ type Snapshotter interface {
 // change in. Status-only updates make none (ingress-nginx makes one).
 type SyncEvents struct {
 	recorder record.EventRecorder
-	source   Snapshotter
 	build    render.Options
 	// seen is the version of each Ingress of the class at the last sync;
 	// only Synced touches it (the loop's one worker).
@@ -51,10 +45,10 @@ type ingressVersion struct {
 	resourceVersion string
 }
 
-// NewSyncEvents makes Sync Events with recorder on the Ingresses of
-// source that build's class rules select.
-func NewSyncEvents(recorder record.EventRecorder, source Snapshotter, build render.Options) *SyncEvents {
-	return &SyncEvents{recorder: recorder, source: source, build: build, seen: map[types.UID]ingressVersion{}}
+// NewSyncEvents makes Sync Events with recorder on the Ingresses of each
+// sync's snapshot that build's class rules select.
+func NewSyncEvents(recorder record.EventRecorder, build render.Options) *SyncEvents {
+	return &SyncEvents{recorder: recorder, build: build, seen: map[types.UID]ingressVersion{}}
 }
 
 // Synced makes the Events of the Ingresses new or changed since the last
@@ -63,12 +57,7 @@ func (e *SyncEvents) Synced(ctx context.Context, r SyncResult) {
 	if r.Desired == nil {
 		return
 	}
-	snap, err := e.source.Snapshot()
-	if err != nil {
-		klog.FromContext(ctx).V(2).Info("No Sync events this time", "err", err)
-		return
-	}
-	ours := render.IngressesOfClass(snap, e.build)
+	ours := render.IngressesOfClass(r.Snapshot, e.build)
 	next := make(map[types.UID]ingressVersion, len(ours))
 	made := 0
 	for _, ing := range ours {

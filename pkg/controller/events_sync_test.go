@@ -62,11 +62,11 @@ func syncIngress(name, class string) *networkingv1.Ingress {
 func TestSyncEventsOnlyForNewOrChanged(t *testing.T) {
 	class := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}
 	a, b, other := syncIngress("a", "nginx"), syncIngress("b", "nginx"), syncIngress("other", "other")
-	src := &staticSnapshot{render.Snapshot{IngressClasses: []*networkingv1.IngressClass{class}, Ingresses: []*networkingv1.Ingress{a, b, other}}}
+	snap := render.Snapshot{IngressClasses: []*networkingv1.IngressClass{class}, Ingresses: []*networkingv1.Ingress{a, b, other}}
 	rec := &countingRecorder{}
-	e := NewSyncEvents(rec, src, render.DefaultOptions())
+	e := NewSyncEvents(rec, render.DefaultOptions())
 	sync := func() []string {
-		e.Synced(context.Background(), SyncResult{Desired: &model.Config{}})
+		e.Synced(context.Background(), SyncResult{Snapshot: snap, Desired: &model.Config{}})
 		return rec.take()
 	}
 	steps := []struct {
@@ -97,7 +97,7 @@ func TestSyncEventsOnlyForNewOrChanged(t *testing.T) {
 			t.Errorf("%s: events on %s, want %s", st.name, got, st.want)
 		}
 	}
-	e.Synced(context.Background(), SyncResult{}) // no Desired: the sync did not get as far as a plan
+	e.Synced(context.Background(), SyncResult{Snapshot: snap}) // no Desired: the sync did not get as far as a plan
 	if got := rec.take(); len(got) != 0 {
 		t.Errorf("events without a plan: %v", got)
 	}
@@ -114,8 +114,8 @@ func BenchmarkSyncEvents10000(b *testing.B) {
 		snap.Ingresses = append(snap.Ingresses, ing)
 	}
 	rec := &countingRecorder{}
-	e := NewSyncEvents(rec, &staticSnapshot{snap}, render.DefaultOptions())
-	r := SyncResult{Desired: &model.Config{}}
+	e := NewSyncEvents(rec, render.DefaultOptions())
+	r := SyncResult{Snapshot: snap, Desired: &model.Config{}}
 	e.Synced(context.Background(), r)
 	if n := len(rec.take()); n != 10000 {
 		b.Fatalf("%d events at the first sync", n)

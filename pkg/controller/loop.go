@@ -69,7 +69,6 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		if observed.Desired != nil {
 			observed.Serving = c.state.running.Config
 			observed.Err = err
-			observed.Duration = time.Since(start)
 			c.notify(workerCtx, observed)
 		}
 	}()
@@ -97,7 +96,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		plan.Verdict = ksync.DynamicOnly
 		plan.Reasons = append(plan.Reasons, ksync.Reason{Message: "Lua payloads posted again: the last apply did not finish"})
 	}
-	observed = SyncResult{Desired: cfg, Problems: problems, Verdict: plan.Verdict, Checksum: checksum}
+	observed = SyncResult{Snapshot: snap, Desired: cfg, Verdict: plan.Verdict}
 	if s.luaDirty {
 		plan.PushBackends, plan.PushServers = true, true
 		plan.PushStream = !cfg.Stream.Empty()

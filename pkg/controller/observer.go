@@ -2,18 +2,18 @@ package controller
 
 import (
 	"context"
-	"time"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
 
 // SyncResult is the outcome of one sync, as the observers see it.
 type SyncResult struct {
-	// Desired is the config the sync built (never nil once the snapshot
-	// and Build ran); Problems are Build's.
+	// Snapshot holds the objects the sync built from, and Desired the
+	// config it built (never nil once the snapshot and Build ran).
+	Snapshot render.Snapshot
 	Desired  *model.Config
-	Problems []model.Problem
 	// Serving is the config nginx serves after the sync: Desired when the
 	// sync succeeded, the previous one (possibly nil) otherwise.
 	Serving *model.Config
@@ -21,12 +21,9 @@ type SyncResult struct {
 	// started or reloaded with the new nginx.conf by this sync.
 	Verdict  ksync.Verdict
 	Reloaded bool
-	// Checksum is the md5 of the desired nginx.conf.
-	Checksum string
 	// Err is the sync's error (nil on success); a rejected nginx.conf
 	// is an *nginx.TestError within it.
-	Err      error
-	Duration time.Duration
+	Err error
 }
 
 // SyncObserver is told about every sync that got as far as a plan, from
@@ -35,12 +32,6 @@ type SyncResult struct {
 type SyncObserver interface {
 	Synced(ctx context.Context, r SyncResult)
 }
-
-// SyncObserverFunc adapts a function to SyncObserver.
-type SyncObserverFunc func(ctx context.Context, r SyncResult)
-
-// Synced calls f.
-func (f SyncObserverFunc) Synced(ctx context.Context, r SyncResult) { f(ctx, r) }
 
 // notify tells every observer of Config.Observers.
 func (c *Controller) notify(ctx context.Context, r SyncResult) {
