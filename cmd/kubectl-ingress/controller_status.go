@@ -113,13 +113,12 @@ func (f *StatusFlags) duties(src controller.Source, build render.Options) (*stat
 		return nil, errors.New("leader election needs the Lease's namespace: set POD_NAMESPACE (the deploy manifests do) or --election-namespace, or turn the status off with --update-status=false")
 	}
 	elector, err := controller.NewElector(controller.ElectorConfig{
-		Client:        cs.Client(),
-		Namespace:     namespace,
-		Name:          f.ElectionID,
-		Identity:      identity,
+		Client:    cs.Client(),
+		Namespace: namespace,
+		Name:      f.ElectionID,
+		Identity:  identity,
+		// RenewDeadline and RetryPeriod follow from it (NewElector).
 		LeaseDuration: f.ElectionTTL,
-		RenewDeadline: f.ElectionTTL / 2,
-		RetryPeriod:   f.ElectionTTL / 4,
 	})
 	if err != nil {
 		return nil, err

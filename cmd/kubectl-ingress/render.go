@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,49 +197,47 @@ func (r *rendered) problemsText() []byte {
 	return []byte(b.String())
 }
 
+// renderedFile is one file of the output.
+type renderedFile struct {
+	name string
+	data []byte
+}
+
+// files are the payload files of the output: nginx.conf, the Lua
+// payloads, and stream.json when there are stream servers.
+func (r *rendered) files() []renderedFile {
+	files := []renderedFile{
+		{"nginx.conf", r.NGINXConf},
+		{"backends.json", r.Backends},
+		{"servers.json", r.Servers},
+	}
+	if r.Stream != nil {
+		files = append(files, renderedFile{"stream.json", r.Stream})
+	}
+	return files
+}
+
+// writeDir writes the files and problems.txt into dir, and removes a
+// stream.json of an earlier render that this one has none of.
 func (r *rendered) writeDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating output directory: %w", err)
 	}
-	files := []struct {
-		name string
-		data []byte
-	}{
-		{"nginx.conf", r.NGINXConf},
-		{"backends.json", r.Backends},
-		{"servers.json", r.Servers},
-		{"problems.txt", r.problemsText()},
-	}
-	if r.Stream != nil {
-		files = append(files, struct {
-			name string
-			data []byte
-		}{"stream.json", r.Stream})
-	}
-	for _, f := range files {
+	for _, f := range append(r.files(), renderedFile{"problems.txt", r.problemsText()}) {
 		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
 			return fmt.Errorf("writing %s: %w", f.name, err)
+		}
+	}
+	if r.Stream == nil {
+		if err := os.Remove(filepath.Join(dir, "stream.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the stale stream.json: %w", err)
 		}
 	}
 	return nil
 }
 
 func (r *rendered) writeBundle(w io.Writer) error {
-	parts := []struct {
-		name string
-		data []byte
-	}{
-		{"nginx.conf", r.NGINXConf},
-		{"backends.json", r.Backends},
-		{"servers.json", r.Servers},
-	}
-	if r.Stream != nil {
-		parts = append(parts, struct {
-			name string
-			data []byte
-		}{"stream.json", r.Stream})
-	}
-	for _, p := range parts {
+	for _, p := range r.files() {
 		if _, err := fmt.Fprintf(w, "#### %s\n%s", p.name, p.data); err != nil {
 			return err
 		}

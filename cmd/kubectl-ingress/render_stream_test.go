@@ -28,6 +28,14 @@ func TestRenderStreamFlags(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(plain, "stream.json")); !os.IsNotExist(err) {
 		t.Errorf("stream.json without the flags: %v", err)
 	}
+	// Rendered again into dir without the flags: the stream.json of the
+	// first render goes.
+	if code, _, errOut := runCmd(t, "", "render", "-f", "../../testdata/render/stream-services/input.yaml", "-o", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stream.json")); !os.IsNotExist(err) {
+		t.Errorf("stream.json of the earlier render left in the output directory: %v", err)
+	}
 
 	code, _, errOut = runCmd(t, "", "render", "-f", "../../examples", "--enable-ssl-passthrough", "--ssl-passthrough-proxy-port", "443")
 	if code == 0 || !strings.Contains(errOut, "--ssl-passthrough-proxy-port") {

@@ -43,10 +43,6 @@ func (r *countingRecorder) take() []string {
 	return out
 }
 
-type staticSnapshot struct{ s render.Snapshot }
-
-func (s *staticSnapshot) Snapshot() (render.Snapshot, error) { return s.s, nil }
-
 func syncIngress(name, class string) *networkingv1.Ingress {
 	return &networkingv1.Ingress{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "t", Name: name, UID: types.UID("uid-" + name), Generation: 1, ResourceVersion: "1"},
