@@ -103,10 +103,18 @@ func TestDockerfileBuilderGo(t *testing.T) {
 	}
 	want := "golang:" + string(m[1]) + "-bookworm"
 	d := parseRepoDockerfile(t)
+	builders := 0
 	for _, s := range d.Stages[:len(d.Stages)-1] {
-		if strings.HasPrefix(s.From, "golang:") && s.From != want {
+		if !strings.Contains(s.From, "golang:") {
+			continue
+		}
+		builders++
+		if s.From != want {
 			t.Errorf("line %d: FROM %s, want %s (go.mod's go %s)", s.Line, s.From, want, m[1])
 		}
+	}
+	if builders == 0 {
+		t.Errorf("no golang builder stage found: want FROM %s", want)
 	}
 }
 
