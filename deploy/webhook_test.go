@@ -57,10 +57,18 @@ func TestWebhookComponent(t *testing.T) {
 			t.Errorf("--%s: nothing is mounted at %s", flag, dir)
 			continue
 		}
+		found := false
 		for _, v := range d.Spec.Template.Spec.Volumes {
-			if v.Name == name && (v.Secret == nil || v.Secret.SecretName != "kubectl-ingress-admission") {
+			if v.Name != name {
+				continue
+			}
+			found = true
+			if v.Secret == nil || v.Secret.SecretName != "kubectl-ingress-admission" {
 				t.Errorf("--%s: volume %s is not the Secret kubectl-ingress-admission", flag, name)
 			}
+		}
+		if !found {
+			t.Errorf("--%s: the mount at %s names volume %s, which the pod does not have", flag, dir, name)
 		}
 	}
 	if wh.SideEffects == nil || *wh.SideEffects != admissionregistrationv1.SideEffectClassNone {
