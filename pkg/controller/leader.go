@@ -43,10 +43,11 @@ type ElectorConfig struct {
 // waiting for it to expire. Every change of leadership is a log line and
 // updates the leader metrics.
 type Elector struct {
-	cfg     ElectorConfig
-	lock    *resourcelock.LeaseLock
-	leading atomic.Bool
-	metrics *leaderMetrics
+	cfg       ElectorConfig
+	lock      *resourcelock.LeaseLock
+	leading   atomic.Bool
+	leadingMu sync.Mutex // serialises setLeading
+	metrics   *leaderMetrics
 }
 
 // NewElector checks cfg; nothing talks to the API server until Run.
@@ -141,7 +142,14 @@ func (e *Elector) newLeaderElector(log klog.Logger, lead func(context.Context)) 
 
 // setLeading records a change of leadership, once: the gauge, the
 // counter of transitions and a log line.
+//
+// The change and its gauge are made under one lock: the renewal's end
+// (AfterFunc, its own goroutine) and OnStoppedLeading (in Run) may both
+// report the stop, and whichever comes second must not return before the
+// gauge says so.
 func (e *Elector) setLeading(log klog.Logger, leading bool) {
+	e.leadingMu.Lock()
+	defer e.leadingMu.Unlock()
 	if !e.leading.CompareAndSwap(!leading, leading) {
 		return // no change
 	}
