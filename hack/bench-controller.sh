@@ -7,7 +7,7 @@
 #     - a burst of 1,000 EndpointSlice edits: reloads (target 0) and syncs;
 #     - a rolling update of 100 Ingresses (10 ms apart, each a new path):
 #       reloads (target: a handful);
-#  2. the real binary on 10,000 Ingresses from ../shared/bench/genmanifests.py:
+#  2. the real binary on 10,000 Ingresses from hack/genmanifests:
 #     time to first config (/readyz answers 200), the controller's RSS (now
 #     and peak) and nginx's, then the time to apply genmanifests'
 #     "--change endpoints" (dynamic: no reload) and "--change path" (one
@@ -17,8 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/bench}
 edits=${2:-50}
-gen=../shared/bench/genmanifests.py
 mkdir -p "$out"
+gen="$out/genmanifests"
+go build -o "$gen" ./hack/genmanifests
 
 echo "== go test -bench BenchmarkFilesController (real nginx; default debounce and --sync-rate-limit)"
 go test ./test/e2e -run '^$' -bench 'BenchmarkFilesControllerEndpointEdit' -benchtime "${edits}x" | tee "$out/bench-controller.txt"
@@ -26,9 +27,9 @@ go test ./test/e2e -run '^$' -bench 'BenchmarkFilesController(1000EndpointChange
 
 make -s build
 n=10000
-[ -d "$out/cluster-$n" ] || python3 "$gen" --ingresses "$n" --out "$out/cluster-$n" >/dev/null
+[ -d "$out/cluster-$n" ] || "$gen" --ingresses "$n" --out "$out/cluster-$n" >/dev/null
 for change in endpoints path; do
-	[ -d "$out/cluster-$n-$change" ] || python3 "$gen" --ingresses "$n" --change "$change" --out "$out/cluster-$n-$change" >/dev/null
+	[ -d "$out/cluster-$n-$change" ] || "$gen" --ingresses "$n" --change "$change" --out "$out/cluster-$n-$change" >/dev/null
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

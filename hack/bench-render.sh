@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures render on clusters made by ../shared/bench/genmanifests.py:
+# Measures render on clusters made by hack/genmanifests:
 #  1. Go benchmarks of Build + NGINXConf + JSON at 1,000 and 10,000 Ingresses
 #     (ns/op, B/op, allocs/op, nginx.conf bytes per location);
 #  2. the whole `kubectl-ingress render` command on 10,000 Ingresses
@@ -9,8 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/bench}
-gen=../shared/bench/genmanifests.py
 mkdir -p "$out"
+gen="$out/genmanifests"
+go build -o "$gen" ./hack/genmanifests
 if [ ! -x /usr/bin/time ]; then
 	apt-get install -y -qq time >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq time >/dev/null; }
 fi
@@ -20,7 +21,7 @@ go test ./cmd/kubectl-ingress -run '^$' -bench BenchmarkRender -benchtime 10x -b
 
 make -s build
 for n in 1000 10000; do
-	[ -d "$out/cluster-$n" ] || python3 "$gen" --ingresses "$n" --out "$out/cluster-$n" >/dev/null
+	[ -d "$out/cluster-$n" ] || "$gen" --ingresses "$n" --out "$out/cluster-$n" >/dev/null
 	echo "== kubectl-ingress render -f $out/cluster-$n (whole command, $n Ingresses)"
 	/usr/bin/time -v bin/kubectl-ingress render -f "$out/cluster-$n" -o "$out/render-$n" 2>"$out/time-$n.txt" || { cat "$out/time-$n.txt"; exit 1; }
 	grep -E "Elapsed \(wall clock\)|Maximum resident set size" "$out/time-$n.txt"

@@ -2,15 +2,14 @@ package main
 
 import (
 	"bytes"
-
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
 
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/genmanifests"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
@@ -18,21 +17,14 @@ import (
 var generated sync.Map // ingress count -> *render.Snapshot
 
 // generatedSnapshot reads a cluster of n Ingresses made by
-// ../shared/bench/genmanifests.py, once per test binary.
+// hack/genmanifests, once per test binary.
 func generatedSnapshot(b *testing.B, n int) render.Snapshot {
 	b.Helper()
 	if s, ok := generated.Load(n); ok {
 		return *s.(*render.Snapshot)
 	}
-	script := filepath.Join("..", "..", "..", "shared", "bench", "genmanifests.py")
-	if _, err := os.Stat(script); err != nil {
-		b.Skipf("genmanifests.py not found at %s", script)
-	}
 	dir := b.TempDir()
-	out, err := exec.Command("python3", script, "--ingresses", strconv.Itoa(n), "--out", dir).CombinedOutput()
-	if err != nil {
-		b.Fatalf("genmanifests.py: %v\n%s", err, out)
-	}
+	writeCluster(b, dir, n, genmanifests.ChangeNone)
 	res, err := manifest.Read([]string{dir}, manifest.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -74,17 +66,9 @@ func BenchmarkRender(b *testing.B) {
 // one-line change (a new path) in a 10,000-Ingress cluster: reading both
 // sets, rendering both, planning and printing. Target: under 2 s.
 func BenchmarkDiff10000(b *testing.B) {
-	script := filepath.Join("..", "..", "..", "shared", "bench", "genmanifests.py")
-	if _, err := os.Stat(script); err != nil {
-		b.Skipf("genmanifests.py not found at %s", script)
-	}
 	dir := b.TempDir()
-	for _, side := range []struct{ dir, change string }{{"old", "none"}, {"new", "path"}} {
-		out, err := exec.Command("python3", script, "--ingresses", "10000", "--out", filepath.Join(dir, side.dir), "--change", side.change).CombinedOutput()
-		if err != nil {
-			b.Fatalf("genmanifests.py: %v\n%s", err, out)
-		}
-	}
+	writeCluster(b, filepath.Join(dir, "old"), 10000, genmanifests.ChangeNone)
+	writeCluster(b, filepath.Join(dir, "new"), 10000, genmanifests.ChangePath)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var out, errOut bytes.Buffer
@@ -93,5 +77,16 @@ func BenchmarkDiff10000(b *testing.B) {
 		if code := run(cmd); code != diffExitReload {
 			b.Fatalf("exit %d, want %d: %s", code, diffExitReload, errOut.String())
 		}
+	}
+}
+
+// writeCluster writes the hack/genmanifests cluster of n Ingresses, with
+// change, into dir.
+func writeCluster(b *testing.B, dir string, n int, change genmanifests.Change) {
+	b.Helper()
+	o := genmanifests.DefaultOptions()
+	o.Ingresses, o.Change = n, change
+	if err := genmanifests.Write(dir, o); err != nil {
+		b.Fatalf("genmanifests: %v", err)
 	}
 }

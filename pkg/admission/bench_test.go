@@ -4,23 +4,20 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/genmanifests"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // BenchmarkReview10000 measures one whole review (decode, snapshot, the
 // Build of the related objects, answer) in a cluster of 10,000 Ingresses
-// made by genmanifests.py: the creation of a copy of an existing Ingress,
+// made by hack/genmanifests: the creation of a copy of an existing Ingress,
 // denied for its paths. Target: under 50 ms. "subset" reviews an unchanged
 // cluster (the index is kept), "subset-after-a-change" one where an Ingress
 // changed since the last review (the Ingress index is made again), and
@@ -77,18 +74,14 @@ func BenchmarkReview10000(b *testing.B) {
 	})
 }
 
-// generateCluster makes a cluster of n Ingresses with
-// ../shared/bench/genmanifests.py (the benchmark skips without it).
+// generateCluster makes a cluster of n Ingresses with hack/genmanifests.
 func generateCluster(b *testing.B, n int) render.Snapshot {
 	b.Helper()
-	script := filepath.Join("..", "..", "..", "shared", "bench", "genmanifests.py")
-	if _, err := os.Stat(script); err != nil {
-		b.Skipf("genmanifests.py not found at %s", script)
-	}
 	dir := b.TempDir()
-	out, err := exec.Command("python3", script, "--ingresses", strconv.Itoa(n), "--out", dir).CombinedOutput()
-	if err != nil {
-		b.Fatalf("genmanifests.py: %v\n%s", err, out)
+	o := genmanifests.DefaultOptions()
+	o.Ingresses = n
+	if err := genmanifests.Write(dir, o); err != nil {
+		b.Fatalf("genmanifests: %v", err)
 	}
 	res, err := manifest.Read([]string{dir}, manifest.Options{})
 	if err != nil {

@@ -208,7 +208,7 @@ func TestSubsetEquivalence(t *testing.T) {
 }
 
 // TestSubsetEquivalenceGenerated does the same on a generated cluster of
-// 400 Ingresses (../shared/bench/genmanifests.py), every third review, and
+// 400 Ingresses (hack/genmanifests), every third review, and
 // checks that the subset is smaller than the cluster.
 func TestSubsetEquivalenceGenerated(t *testing.T) {
 	s := generatedSnapshot(t)
@@ -223,7 +223,7 @@ func TestSubsetEquivalenceGenerated(t *testing.T) {
 }
 
 // generatedSnapshot reads the cluster of 120 Ingresses that
-// ../shared/bench/genmanifests.py --ingresses 120 made, committed under
+// hack/genmanifests --ingresses 120 made, committed under
 // testdata/admission so that the test runs wherever the repository is.
 func generatedSnapshot(t testing.TB) render.Snapshot {
 	t.Helper()

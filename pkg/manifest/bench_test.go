@@ -1,32 +1,32 @@
 package manifest
 
 import (
-	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/genmanifests"
 )
 
-// generate runs ../shared/bench/genmanifests.py into a new directory under
-// dir; it skips the test when python3 is missing.
+// generate writes the cluster of hack/genmanifests with the given number
+// of Ingresses (its other options at their defaults) into a new directory
+// under dir.
 func generate(tb testing.TB, dir string, ingresses string) string {
 	tb.Helper()
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		tb.Skip("python3 is not installed: cannot run genmanifests.py")
-	}
-	script, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "bench", "genmanifests.py"))
+	n, err := strconv.Atoi(ingresses)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	o := genmanifests.DefaultOptions()
+	o.Ingresses = n
 	out := filepath.Join(dir, "cluster")
-	cmd := exec.Command(python, script, "--ingresses", ingresses, "--out", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("genmanifests.py: %v\n%s", err, b)
+	if err := genmanifests.Write(out, o); err != nil {
+		tb.Fatalf("genmanifests: %v", err)
 	}
 	return out
 }
 
-// BenchmarkRead10000 reads the 10,000-Ingress cluster of genmanifests.py
+// BenchmarkRead10000 reads the 10,000-Ingress cluster of hack/genmanifests
 // (about 30,000 objects): the first step of rendering it.
 func BenchmarkRead10000(b *testing.B) {
 	dir := generate(b, b.TempDir(), "10000")

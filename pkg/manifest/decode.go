@@ -28,7 +28,7 @@ import (
 // documents of other kinds are counted, never decoded, as kubectl would
 // leave them to their own schema. YAML goes through sigs.k8s.io/yaml's
 // YAMLToJSONStrict (which rejects duplicate keys) first; a document that is
-// already JSON (genmanifests.py writes JSON behind "---") skips that
+// already JSON (hack/genmanifests writes JSON behind "---") skips that
 // conversion, which is most of the cost of reading YAML.
 type decoder struct {
 	serializer *kjson.Serializer

@@ -219,7 +219,7 @@ func TestReadFormats(t *testing.T) {
 			want:    []string{"Service ns/a", "Service ns/b", "Service ns/c"},
 		},
 		{
-			name:    "JSON documents behind separators, as genmanifests.py writes",
+			name:    "JSON documents behind separators, as hack/genmanifests writes",
 			file:    "gen.yaml",
 			content: "---\n" + svc("b") + "\n---\n" + svc("a") + "\n",
 			want:    []string{"Service ns/a", "Service ns/b"},

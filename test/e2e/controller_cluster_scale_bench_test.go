@@ -20,13 +20,14 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/genmanifests"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // BenchmarkClusterFirstConfig10k loads a cluster of 10,000 Ingresses from
-// ../shared/bench/genmanifests.py (with their Services, EndpointSlices,
-// TLS Secrets and the ConfigMap) into a real API server, then runs the
+// hack/genmanifests (with their Services, EndpointSlices, TLS Secrets and
+// the ConfigMap) into a real API server, then runs the
 // real binary, `kubectl-ingress controller --kubeconfig …`, and reports
 // the time from its start to /readyz answering 200 (informers listed,
 // config built, nginx started and Lua loaded) and the controller's
@@ -41,13 +42,11 @@ func BenchmarkClusterFirstConfig10k(b *testing.B) {
 	if s := os.Getenv("KUBECTL_INGRESS_BENCH_INGRESSES"); s != "" {
 		n = must(strconv.Atoi(s))(b)
 	}
-	gen := filepath.Join("..", "..", "..", "shared", "bench", "genmanifests.py")
-	if _, err := os.Stat(gen); err != nil {
-		b.Fatalf("%s: %v (the benchmark needs the shared manifest generator)", gen, err)
-	}
 	dir := b.TempDir()
-	if out, err := exec.Command("python3", gen, "--ingresses", strconv.Itoa(n), "--out", filepath.Join(dir, "cluster")).CombinedOutput(); err != nil {
-		b.Fatalf("genmanifests: %v\n%s", err, out)
+	o := genmanifests.DefaultOptions()
+	o.Ingresses = n
+	if err := genmanifests.Write(filepath.Join(dir, "cluster"), o); err != nil {
+		b.Fatalf("genmanifests: %v", err)
 	}
 	res := must(manifest.Read([]string{filepath.Join(dir, "cluster")}, manifest.Options{}))(b)
 	bin := filepath.Join(dir, "kubectl-ingress")
