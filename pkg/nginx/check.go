@@ -15,6 +15,13 @@ import (
 type TestError struct {
 	Output string
 	Err    error
+	// Message is nginx's first error, without its "nginx: [emerg] " prefix
+	// and its " in FILE:LINE" suffix (see ParseTestOutput).
+	Message string
+	// Line is the line of the tested config that the error names, 1-based;
+	// 0 when it names none (an error of the whole config, such as the
+	// server name hash) or another file.
+	Line int
 }
 
 func (e *TestError) Error() string {
@@ -61,7 +68,14 @@ func (in *Instance) test(ctx context.Context, conf []byte) error {
 		if !errors.As(err, &exit) {
 			return fmt.Errorf("nginx: test: %w", err)
 		}
-		return &TestError{Output: strings.TrimSpace(out.String()), Err: err}
+		output := strings.TrimSpace(out.String())
+		te := &TestError{Output: output, Err: err}
+		var file string
+		te.Message, file, te.Line = ParseTestOutput(output)
+		if file != name {
+			te.Line = 0
+		}
+		return te
 	}
 	return nil
 }

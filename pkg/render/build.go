@@ -127,6 +127,9 @@ func newBuilder(s Snapshot, o Options) *builder {
 			continue
 		}
 		ref := model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}
+		if b.quarantined(ref) {
+			continue
+		}
 		ann, ps := parseIngressAnnotations(ref, ing.Annotations)
 		b.problems = append(b.problems, ps...)
 		p := &parsedIngress{obj: ing, ref: ref, ann: ann}

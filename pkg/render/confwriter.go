@@ -20,6 +20,9 @@ type confWriter struct {
 	// trace, when not nil, records every directive as the writer meant it,
 	// so that a test can check that nginx's tokenizer sees the same.
 	trace *[]confEvent
+	// owners, when not nil, records which Ingresses wrote each server and
+	// location block (NGINXConfWithOwners); the bytes stay the same.
+	owners *ConfOwners
 }
 
 // confEvent is one directive (or block end) as written: its tokens as they

@@ -17,6 +17,11 @@ func listenAddr(o ConfOptions, port int) string {
 
 func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions) {
 	w.comment("start server " + s.Hostname)
+	var owners []model.ObjectRef
+	if w.recordsOwners() {
+		owners = serverIngresses(s)
+	}
+	server := w.beginOwned(s.Hostname, "", owners)
 	w.open("server")
 	names := []string{"server_name", w.q(s.Hostname)}
 	for _, a := range s.Aliases {
@@ -53,9 +58,12 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 	for i := range s.Locations {
 		l := &s.Locations[i]
 		for _, m := range locationMatchers(l, exact) {
-			w.open(append([]string{"location"}, quoteAll(w, m)...)...)
+			args := quoteAll(w, m)
+			block := w.beginOwned(s.Hostname, strings.Join(args, " "), []model.ObjectRef{l.Ingress})
+			w.open(append([]string{"location"}, args...)...)
 			writeLocationBody(w, c, l)
 			w.close()
+			w.endOwned(block)
 		}
 	}
 	if !hasRoot {
@@ -69,6 +77,7 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 		w.close()
 	}
 	w.close()
+	w.endOwned(server)
 	w.comment("end server " + s.Hostname)
 }
 
@@ -274,14 +283,18 @@ func writeZones(w *confWriter, c *model.Config) {
 				name := zoneName(l.Ingress, "rps")
 				if !seen[name] {
 					seen[name] = true
+					zone := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
 					w.line("limit_req_zone", "$binary_remote_addr", w.q("zone="+name+":5m"), "rate="+strconv.Itoa(r)+"r/s")
+					w.endOwned(zone)
 				}
 			}
 			if l.Settings.Limits.Connections > 0 {
 				name := zoneName(l.Ingress, "conn")
 				if !seen[name] {
 					seen[name] = true
+					zone := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
 					w.line("limit_conn_zone", "$binary_remote_addr", w.q("zone="+name+":5m"))
+					w.endOwned(zone)
 				}
 			}
 		}

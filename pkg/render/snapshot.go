@@ -4,6 +4,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
 // Snapshot is the set of objects one Build sees. Order does not matter:
@@ -45,6 +47,12 @@ type Options struct {
 	// the passthrough loopback ports): a TCP or UDP service on one of
 	// them is a Problem.
 	ReservedPorts []int
+	// Quarantined are Ingresses left out of the config because nginx -t
+	// refused a config they wrote (pkg/controller/quarantine.go decides
+	// which, and for how long): each is skipped whole, as if it were of
+	// another class, with a Problem that quotes the value, nginx's message.
+	// nil or empty for none.
+	Quarantined map[model.ObjectRef]string
 }
 
 // DefaultOptions returns the ingress-nginx defaults.

@@ -1,0 +1,192 @@
+package render_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// TestNGINXConfWithOwnersSameBytes: recording the owners never changes a
+// byte, for every golden case.
+func TestNGINXConfWithOwnersSameBytes(t *testing.T) {
+	dirs, err := filepath.Glob("../../testdata/render/*/input.yaml")
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no golden inputs: %v", err)
+	}
+	for _, in := range dirs {
+		res, err := manifest.Read([]string{in}, manifest.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, _ := render.Build(res.Snapshot, render.DefaultOptions())
+		want, err := render.NGINXConf(cfg, render.DefaultConfOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, owners, err := render.NGINXConfWithOwners(cfg, render.DefaultConfOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: NGINXConfWithOwners wrote other bytes than NGINXConf", in)
+		}
+		if owners.Blocks() < len(cfg.Servers)-1 {
+			t.Errorf("%s: %d blocks recorded for %d servers", in, owners.Blocks(), len(cfg.Servers))
+		}
+	}
+}
+
+const ownersInput = `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: a, namespace: one, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: shared.example.com
+    http:
+      paths:
+      - {path: /a, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: b
+  namespace: one
+  creationTimestamp: "2026-01-02T00:00:00Z"
+  annotations: {nginx.ingress.kubernetes.io/limit-rps: "5"}
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: shared.example.com
+    http:
+      paths:
+      - {path: /b, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: c, namespace: two, creationTimestamp: "2026-01-03T00:00:00Z"}
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: own.example.com
+    http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+`
+
+// TestConfOwnersAt: a location line belongs to its path's Ingress, a
+// server's own line to every Ingress with a path on the host, a zone line
+// to its Ingress, a global line to none.
+func TestConfOwnersAt(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.yaml")
+	if err := os.WriteFile(in, []byte(ownersInput), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := manifest.Read([]string{in}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := render.Build(res.Snapshot, render.DefaultOptions())
+	conf, owners, err := render.NGINXConfWithOwners(cfg, render.DefaultConfOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(conf), "\n")
+	ing := func(ns, name string) model.ObjectRef { return model.ObjectRef{Kind: "Ingress", Namespace: ns, Name: name} }
+	a, b, c := ing("one", "a"), ing("one", "b"), ing("two", "c")
+	// lineOf finds the n-th line (0-based) that holds substr, after the
+	// first line that holds after.
+	lineOf := func(after, substr string) int {
+		t.Helper()
+		started := after == ""
+		for i, l := range lines {
+			if !started {
+				started = strings.Contains(l, after)
+				continue
+			}
+			if strings.Contains(l, substr) {
+				return i + 1
+			}
+		}
+		t.Fatalf("no line %q after %q in:\n%s", substr, after, conf)
+		return 0
+	}
+	for _, tc := range []struct {
+		name          string
+		line          int
+		want          []model.ObjectRef
+		host, locPref string
+	}{
+		{"location line", lineOf("", `location "/a/"`), []model.ObjectRef{a}, "shared.example.com", `"/a/"`},
+		{"inside a location", lineOf(`location "/b/"`, "proxy_pass"), []model.ObjectRef{b}, "shared.example.com", `"/b/"`},
+		{"closing brace of a location", lineOf(`location "/b/"`, "}"), []model.ObjectRef{b}, "shared.example.com", `"/b/"`},
+		{"shared server_name", lineOf("", `server_name "shared.example.com"`), []model.ObjectRef{a, b}, "shared.example.com", ""},
+		{"fallback location of a shared host", lineOf(`server_name "shared.example.com"`, `location "/" {`), []model.ObjectRef{a, b}, "shared.example.com", ""},
+		{"own server_name", lineOf("", `server_name "own.example.com"`), []model.ObjectRef{c}, "own.example.com", ""},
+		{"zone of an Ingress", lineOf("", "limit_req_zone"), []model.ObjectRef{b}, "", ""},
+	} {
+		got, ok := owners.At(tc.line)
+		if !ok {
+			t.Errorf("%s (line %d %q): no owner", tc.name, tc.line, lines[tc.line-1])
+			continue
+		}
+		if !slices.Equal(got.Ingresses, tc.want) || got.Host != tc.host || !strings.HasPrefix(got.Location, tc.locPref) {
+			t.Errorf("%s (line %d %q): got %+v, want %v on host %q location %q", tc.name, tc.line, lines[tc.line-1], got, tc.want, tc.host, tc.locPref)
+		}
+		if got.First > tc.line || got.Last < tc.line {
+			t.Errorf("%s: line %d outside the block's lines %d–%d", tc.name, tc.line, got.First, got.Last)
+		}
+	}
+	for _, global := range []string{"worker_processes", "server_names_hash_bucket_size", "proxy_http_version", "stub_status"} {
+		if got, ok := owners.At(lineOf("", global)); ok {
+			t.Errorf("global line %q has owners %+v", global, got)
+		}
+	}
+	if _, ok := owners.At(len(lines) + 5); ok {
+		t.Error("a line past the end has an owner")
+	}
+}
+
+// TestBuildQuarantined: a quarantined Ingress is left out whole, with one
+// Problem quoting nginx; a host it shares keeps the others' paths.
+func TestBuildQuarantined(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.yaml")
+	if err := os.WriteFile(in, []byte(ownersInput), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := manifest.Read([]string{in}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := render.DefaultOptions()
+	a := model.ObjectRef{Kind: "Ingress", Namespace: "one", Name: "a"}
+	c := model.ObjectRef{Kind: "Ingress", Namespace: "two", Name: "c"}
+	o.Quarantined = map[model.ObjectRef]string{a: `pcre2_compile() failed: regular expression is too large in "^/x"`, c: "m"}
+	cfg, problems := render.Build(res.Snapshot, o)
+	if s := cfg.Server("shared.example.com"); s == nil || len(s.Locations) != 1 || s.Locations[0].Path != "/b" {
+		t.Errorf("shared host: %+v, want only /b of one/b", s)
+	}
+	if s := cfg.Server("own.example.com"); s != nil {
+		t.Errorf("the host only the quarantined Ingress had is still served: %+v", s)
+	}
+	var got []string
+	for _, p := range problems {
+		if strings.HasPrefix(p.Reason, render.QuarantineReason) {
+			got = append(got, p.String())
+		}
+	}
+	want := []string{
+		`ingress one/a: metadata: quarantined: nginx -t: pcre2_compile() failed: regular expression is too large in "^/x"`,
+		`ingress two/c: metadata: quarantined: nginx -t: m`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
