@@ -64,6 +64,9 @@ type RenderFlags struct {
 	EnableSSLPassthrough    bool
 	SSLPassthroughProxyPort int
 	SSLPassthroughHopPort   int
+	// AllowCrossNamespaceHostSharing restores ingress-nginx's merge of a
+	// host's paths across namespaces (see render.Options).
+	AllowCrossNamespaceHostSharing bool
 }
 
 // NewRenderFlags returns the ingress-nginx defaults.
@@ -98,6 +101,7 @@ func (f *RenderFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.UDPServicesConfigMap, "udp-services-configmap", "", `A ConfigMap (namespace/name) of UDP services: "<port>": "namespace/service:port"`)
 	fs.BoolVar(&f.EnableSSLPassthrough, "enable-ssl-passthrough", false, "Serve the ssl-passthrough annotation: the HTTPS port routes TLS connections by SNI")
 	fs.IntVar(&f.SSLPassthroughProxyPort, "ssl-passthrough-proxy-port", f.SSLPassthroughProxyPort, "With --enable-ssl-passthrough: the loopback port of the HTTPS servers behind the SNI router")
+	fs.BoolVar(&f.AllowCrossNamespaceHostSharing, "allow-cross-namespace-host-sharing", false, "Merge the paths of a host across namespaces as ingress-nginx does: a younger Ingress may then take requests from an older one of another namespace (a longer prefix, an Exact path, a regex, a canary), and use-regex on one Ingress makes every path of the host a regex")
 	fs.IntVar(&f.SSLPassthroughHopPort, "ssl-passthrough-hop-port", f.SSLPassthroughHopPort, "With --enable-ssl-passthrough: the loopback port through which passthrough connections reach their backend")
 }
 
@@ -142,6 +146,8 @@ func (f *RenderFlags) BuildOptions() render.Options {
 		UDPServicesConfigMap:     f.UDPServicesConfigMap,
 		EnableSSLPassthrough:     f.EnableSSLPassthrough,
 		ReservedPorts:            f.reservedPorts(),
+
+		AllowCrossNamespaceHostSharing: f.AllowCrossNamespaceHostSharing,
 	}
 }
 

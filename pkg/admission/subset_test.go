@@ -55,6 +55,9 @@ func goldenOptions(t *testing.T, dir string) render.Options {
 			o.UDPServicesConfigMap = next()
 		case "--enable-ssl-passthrough":
 			o.EnableSSLPassthrough = true
+		case "--allow-cross-namespace-host-sharing":
+			// Ties Ingresses of one host only: the subset holds them.
+			o.AllowCrossNamespaceHostSharing = true
 		default:
 			t.Fatalf("%s/flags.txt: flag %s unknown to this test: map it to render.Options here (and check that pkg/admission's subset still covers what it changes)", dir, f[i])
 		}

@@ -87,7 +87,6 @@ type aliasOwner struct {
 
 type serverState struct {
 	server    model.Server
-	regex     bool
 	certOwner model.ObjectRef
 	appOwner  model.ObjectRef
 	// creator is the oldest Ingress with a rule for this host: only its

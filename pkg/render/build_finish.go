@@ -9,15 +9,19 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
-// finishLocations decides each server's regex mode, drops invalid and
-// conflicting paths (the older Ingress keeps a contested location), and
-// resolves the backends of the paths that remain.
+// finishLocations decides the regex mode of each server (per namespace,
+// see regexScope), drops invalid and conflicting paths (the older Ingress
+// keeps a contested location, and, unless cross-namespace host sharing is
+// allowed, a path that would take requests from an older Ingress of another
+// namespace: see build_shadow.go), and resolves the backends of the paths
+// that remain.
 func (b *builder) finishLocations() {
 	perHost := make(map[string]int, len(b.servers))
+	regexMode := map[regexScope]bool{}
 	for _, pl := range b.pending {
 		perHost[pl.host]++
 		if pl.ing.ann.UseRegex || pl.ing.ann.Location.RewriteTarget != "" {
-			b.servers[pl.host].regex = true
+			regexMode[b.regexScope(pl)] = true
 		}
 	}
 	for host, n := range perHost {
@@ -28,9 +32,10 @@ func (b *builder) finishLocations() {
 	sort.SliceStable(b.pending, func(i, j int) bool { return !b.pending[i].synthetic && b.pending[j].synthetic })
 	type hostMatcher struct{ host, matcher string }
 	owners := make(map[hostMatcher]*pendingLocation, len(b.pending))
+	claims := map[string]*hostClaims{}
 	for _, pl := range b.pending {
 		s := b.servers[pl.host]
-		regex := s.regex && pl.loc.PathType != model.PathExact
+		regex := regexMode[b.regexScope(pl)] && pl.loc.PathType != model.PathExact
 		if err := checkPath(pl.loc.Path, regex); err != nil {
 			if !pl.synthetic {
 				b.problem(pl.ing.ref, pl.field+".path", "%v; path ignored", err)
@@ -45,9 +50,27 @@ func (b *builder) finishLocations() {
 			}
 			continue
 		}
-		owners[key] = pl
 		loc := pl.loc
 		loc.Regex = regex
+		kept := &keptPath{pl: pl, loc: &loc, claims: claimsOf(&loc)}
+		hc := claims[pl.host]
+		if hc == nil {
+			hc = &hostClaims{}
+			claims[pl.host] = hc
+		}
+		if !b.opts.AllowCrossNamespaceHostSharing {
+			if k := hc.shadowOf(pl, &loc, kept.claims); k != nil {
+				field := pl.field + ".path"
+				if pl.synthetic {
+					field = pl.field
+				}
+				b.problem(pl.ing.ref, field, "host %q path %s would take requests for path %s of ingress %s (older), in another namespace; path ignored (--allow-cross-namespace-host-sharing allows it)",
+					pl.host, describePath(&loc), describePath(k.loc), k.pl.ing.ref)
+				continue
+			}
+		}
+		hc.add(kept)
+		owners[key] = pl
 		loc.Settings = pl.ing.ann.Location
 		loc.Settings.AppRoot = "" // a server setting
 		be := b.useBackend(pl.ing, loc.Service, pl.port, pl.field+".backend")
@@ -63,6 +86,20 @@ func (b *builder) finishLocations() {
 	for _, s := range b.servers {
 		sortLocations(s.server.Locations)
 	}
+}
+
+// regexScope is the set of paths that use-regex or rewrite-target on one of
+// them turns into regexes. ingress-nginx makes it the whole host; here it is
+// the paths that Ingresses of one namespace have on the host, so that one
+// tenant's annotation never changes how another's paths match, unless
+// --allow-cross-namespace-host-sharing restores ingress-nginx's rule.
+type regexScope struct{ host, namespace string }
+
+func (b *builder) regexScope(pl *pendingLocation) regexScope {
+	if b.opts.AllowCrossNamespaceHostSharing {
+		return regexScope{host: pl.host}
+	}
+	return regexScope{host: pl.host, namespace: pl.ing.ref.Namespace}
 }
 
 // customDefaultBackend resolves the default-backend annotation (a Service
@@ -82,16 +119,18 @@ func (b *builder) customDefaultBackend(p *parsedIngress, service string) string 
 // sortLocations puts the longest path first (nginx tries regex locations in
 // order), then by path and type so the order is total.
 func sortLocations(ls []model.Location) {
-	sort.Slice(ls, func(i, j int) bool {
-		a, c := ls[i], ls[j]
-		if len(a.Path) != len(c.Path) {
-			return len(a.Path) > len(c.Path)
-		}
-		if a.Path != c.Path {
-			return a.Path < c.Path
-		}
-		return a.PathType < c.PathType
-	})
+	sort.Slice(ls, func(i, j int) bool { return locationBefore(&ls[i], &ls[j]) })
+}
+
+// locationBefore is the order of sortLocations.
+func locationBefore(a, c *model.Location) bool {
+	if len(a.Path) != len(c.Path) {
+		return len(a.Path) > len(c.Path)
+	}
+	if a.Path != c.Path {
+		return a.Path < c.Path
+	}
+	return a.PathType < c.PathType
 }
 
 // addCanary attaches a canary Ingress's backends as alternatives of the
@@ -128,6 +167,12 @@ func (b *builder) addCanaryPath(p *parsedIngress, host string, path networkingv1
 	primary := b.findLocation(host, value, path.PathType)
 	if primary == nil {
 		b.problem(p.ref, field, "canary for host %q path %q has no primary (non-canary) ingress serving it; ignored", host, value)
+		return
+	}
+	if primary.Ingress.Namespace != p.ref.Namespace && !b.opts.AllowCrossNamespaceHostSharing {
+		// A canary takes a share of its primary's requests: another
+		// namespace's canary would take them from another tenant.
+		b.problem(p.ref, field, "canary for host %q path %q would take requests of ingress %s, in another namespace; ignored (--allow-cross-namespace-host-sharing allows it)", host, value, primary.Ingress)
 		return
 	}
 	svc := path.Backend.Service

@@ -53,6 +53,14 @@ type Options struct {
 	// another class, with a Problem that quotes the value, nginx's message.
 	// nil or empty for none.
 	Quarantined map[model.ObjectRef]string
+	// AllowCrossNamespaceHostSharing restores ingress-nginx's merge of a
+	// host's paths whatever their namespaces
+	// (--allow-cross-namespace-host-sharing): a younger Ingress may take
+	// requests from an older one of another namespace (a longer prefix, an
+	// Exact path, a regex), and use-regex or rewrite-target on any Ingress
+	// of a host makes every path of the host a regex. By default the
+	// younger path is a Problem and the regex mode stays in its namespace.
+	AllowCrossNamespaceHostSharing bool
 }
 
 // DefaultOptions returns the ingress-nginx defaults.

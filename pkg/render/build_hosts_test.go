@@ -1,0 +1,389 @@
+package render
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// sharedHost is the host the cross-namespace tests share.
+const sharedHost = "shared.example.com"
+
+// hostPath is one path of a test Ingress: "Prefix:/admin", "Exact:/x",
+// "ImplementationSpecific:/a.*".
+type hostPath string
+
+// nsIngress is an Ingress in namespace ns, age hours after a fixed time,
+// with annotations (without their prefix) and paths on host, all to the
+// Service web of its namespace.
+func nsIngress(ns, name string, age int, ann map[string]string, host string, paths ...hostPath) *networkingv1.Ingress {
+	ing := newTestIngress(name, age, networkingv1.IngressRule{Host: host, IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{}}})
+	ing.Namespace = ns
+	if len(ann) > 0 {
+		ing.Annotations = map[string]string{}
+		for k, v := range ann {
+			ing.Annotations[annotationPrefix+k] = v
+		}
+	}
+	for _, p := range paths {
+		pt, value, _ := strings.Cut(string(p), ":")
+		t := networkingv1.PathType(pt)
+		ing.Spec.Rules[0].HTTP.Paths = append(ing.Spec.Rules[0].HTTP.Paths, networkingv1.HTTPIngressPath{
+			Path: value, PathType: &t,
+			Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "web", Port: networkingv1.ServiceBackendPort{Number: 80}}},
+		})
+	}
+	return ing
+}
+
+// servedPaths lists the locations of host as "namespace/name Type:/path"
+// with " regex" for a regex location, in the server's order.
+func servedPaths(c *model.Config, host string) []string {
+	s := c.Server(host)
+	if s == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range s.Locations {
+		v := fmt.Sprintf("%s %s:%s", l.Ingress, l.PathType, l.Path)
+		if l.Regex {
+			v += " regex"
+		}
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestCrossNamespaceHostSharing: a younger Ingress of another namespace
+// never takes requests from an older one's paths on the same host, and its
+// use-regex never changes how the older one's paths match; Ingresses of one
+// namespace share a host as in ingress-nginx, and so does everyone with
+// --allow-cross-namespace-host-sharing.
+func TestCrossNamespaceHostSharing(t *testing.T) {
+	regex := map[string]string{"use-regex": "true"}
+	older := func(paths ...hostPath) *networkingv1.Ingress {
+		return nsIngress("team-a", "old", 0, nil, sharedHost, paths...)
+	}
+	olderRegex := func(paths ...hostPath) *networkingv1.Ingress {
+		return nsIngress("team-a", "old", 0, regex, sharedHost, paths...)
+	}
+	younger := func(ann map[string]string, paths ...hostPath) *networkingv1.Ingress {
+		return nsIngress("team-b", "young", 1, ann, sharedHost, paths...)
+	}
+	sameNS := func(ann map[string]string, paths ...hostPath) *networkingv1.Ingress {
+		return nsIngress("team-a", "young", 1, ann, sharedHost, paths...)
+	}
+	const taken = "would take requests for path"
+	cases := []struct {
+		name      string
+		ingresses []*networkingv1.Ingress
+		allow     bool
+		served    []string
+		// problems are "namespace/name field: substring" (one per Problem).
+		problems []string
+	}{
+		{
+			name:      "younger regex of another namespace takes nothing",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin", "Prefix:/secret"), younger(regex, "ImplementationSpecific:/.*")},
+			served:    []string{"team-a/old Prefix:/admin", "team-a/old Prefix:/secret"},
+			problems:  []string{`team-b/young spec.rules[0].http.paths[0].path: host "shared.example.com" path "/.*" (ImplementationSpecific, regex) would take requests for path "/admin" (Prefix) of ingress team-a/old (older), in another namespace`},
+		},
+		{
+			name:      "with the flag: ingress-nginx, every path of the host a regex",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin", "Prefix:/secret"), younger(regex, "ImplementationSpecific:/.*")},
+			allow:     true,
+			served:    []string{"team-a/old Prefix:/admin regex", "team-a/old Prefix:/secret regex", "team-b/young ImplementationSpecific:/.* regex"},
+		},
+		{
+			name:      "same namespace: ingress-nginx, every path of the host a regex",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin", "Prefix:/secret"), sameNS(regex, "ImplementationSpecific:/.*")},
+			served:    []string{"team-a/old Prefix:/admin regex", "team-a/old Prefix:/secret regex", "team-a/young ImplementationSpecific:/.* regex"},
+		},
+		{
+			name:      "younger regex with a literal prefix that differs is served; the older paths stay prefixes",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin", "Exact:/secret"), younger(regex, "ImplementationSpecific:/api/v[0-9]+", "ImplementationSpecific:/administrator")},
+			served:    []string{"team-a/old Exact:/secret", "team-a/old Prefix:/admin", "team-b/young ImplementationSpecific:/administrator regex", "team-b/young ImplementationSpecific:/api/v[0-9]+ regex"},
+		},
+		{
+			name:      "regex literal prefixes compare without case, as ~* matches",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin"), younger(regex, "ImplementationSpecific:/ADMIN/x")},
+			served:    []string{"team-a/old Prefix:/admin"},
+			problems:  []string{"team-b/young spec.rules[0].http.paths[0].path: " + taken},
+		},
+		{
+			name:      "an alternation leaves no literal prefix (^/api|/admin is not anchored)",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin"), younger(regex, "ImplementationSpecific:/api|/admin")},
+			served:    []string{"team-a/old Prefix:/admin"},
+			problems:  []string{"team-b/young spec.rules[0].http.paths[0].path: " + taken},
+		},
+		{
+			name:      "a quantified last character is not literal",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/ad"), younger(regex, "ImplementationSpecific:/adx?min")},
+			served:    []string{"team-a/old Prefix:/ad"},
+			problems:  []string{"team-b/young spec.rules[0].http.paths[0].path: " + taken},
+		},
+		{
+			name:      "rewrite-target turns regex mode on in its namespace only",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin"), younger(map[string]string{"rewrite-target": "/$1"}, "ImplementationSpecific:/app/(.*)")},
+			served:    []string{"team-a/old Prefix:/admin", "team-b/young ImplementationSpecific:/app/(.*) regex"},
+		},
+		{
+			name:      "younger longer prefix under an older one",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin"), younger(nil, "Prefix:/admin/x", "Prefix:/other")},
+			served:    []string{"team-a/old Prefix:/admin", "team-b/young Prefix:/other"},
+			problems:  []string{`team-b/young spec.rules[0].http.paths[0].path: host "shared.example.com" path "/admin/x" (Prefix) would take requests for path "/admin" (Prefix) of ingress team-a/old (older)`},
+		},
+		{
+			name:      "younger path under an older root: the root owns the host",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/"), younger(nil, "Prefix:/api")},
+			served:    []string{"team-a/old Prefix:/"},
+			problems:  []string{"team-b/young spec.rules[0].http.paths[0].path: " + taken + ` "/" (Prefix)`},
+		},
+		{
+			name:      "younger shorter prefix takes only what the older does not serve",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin"), younger(nil, "Prefix:/", "ImplementationSpecific:/adm", "ImplementationSpecific:/admin")},
+			served:    []string{"team-a/old Prefix:/admin", "team-b/young ImplementationSpecific:/adm", "team-b/young ImplementationSpecific:/admin", "team-b/young Prefix:/"},
+		},
+		{
+			name:      "younger Prefix over an older ImplementationSpecific prefix of the same value is longer (/admin/)",
+			ingresses: []*networkingv1.Ingress{older("ImplementationSpecific:/admin"), younger(nil, "Prefix:/admin")},
+			served:    []string{"team-a/old ImplementationSpecific:/admin"},
+			problems:  []string{"team-b/young spec.rules[0].http.paths[0].path: " + taken},
+		},
+		{
+			name:      "younger Exact takes the = location of an older Prefix",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin"), younger(nil, "Exact:/admin", "Exact:/admin/x", "Exact:/adminx")},
+			served:    []string{"team-a/old Prefix:/admin", "team-b/young Exact:/adminx"},
+			problems:  []string{"team-b/young spec.rules[0].http.paths[0].path: " + taken, "team-b/young spec.rules[0].http.paths[1].path: " + taken},
+		},
+		{
+			name:      "younger Prefix beside an older Exact of the same value: the Exact keeps its location",
+			ingresses: []*networkingv1.Ingress{older("Exact:/admin"), younger(nil, "Prefix:/admin")},
+			served:    []string{"team-a/old Exact:/admin", "team-b/young Prefix:/admin"},
+		},
+		{
+			name:      "younger Exact under an older regex",
+			ingresses: []*networkingv1.Ingress{olderRegex("ImplementationSpecific:/api/.*"), younger(nil, "Exact:/api/status", "Exact:/web", "Prefix:/api/v2", "ImplementationSpecific:/api/v3")},
+			served:    []string{"team-a/old ImplementationSpecific:/api/.* regex", "team-b/young Exact:/web", "team-b/young ImplementationSpecific:/api/v3"},
+			problems: []string{
+				"team-b/young spec.rules[0].http.paths[0].path: " + taken + ` "/api/.*" (ImplementationSpecific, regex)`,
+				// The "= /api/v2" that a Prefix path adds wins over any regex.
+				"team-b/young spec.rules[0].http.paths[2].path: " + taken + ` "/api/.*" (ImplementationSpecific, regex)`,
+			},
+		},
+		{
+			name: "younger regex against an older regex: only one nginx tries first can take",
+			ingresses: []*networkingv1.Ingress{olderRegex("ImplementationSpecific:/a.*"),
+				younger(regex, "ImplementationSpecific:/b.*", "ImplementationSpecific:/api/x.*", "ImplementationSpecific:/.")},
+			served:   []string{"team-a/old ImplementationSpecific:/a.* regex", "team-b/young ImplementationSpecific:/. regex", "team-b/young ImplementationSpecific:/b.* regex"},
+			problems: []string{"team-b/young spec.rules[0].http.paths[1].path: " + taken},
+		},
+		{
+			name:      "an older regex of another namespace keeps winning; the younger is not made a regex",
+			ingresses: []*networkingv1.Ingress{olderRegex("ImplementationSpecific:/.*"), younger(nil, "ImplementationSpecific:/admin")},
+			served:    []string{"team-a/old ImplementationSpecific:/.* regex", "team-b/young ImplementationSpecific:/admin"},
+		},
+		{
+			name: "the one that lost leaves no claim: a third namespace sees only what is served",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin"), younger(regex, "ImplementationSpecific:/.*"),
+				nsIngress("team-c", "third", 2, nil, sharedHost, "Prefix:/static")},
+			served:   []string{"team-a/old Prefix:/admin", "team-c/third Prefix:/static"},
+			problems: []string{"team-b/young spec.rules[0].http.paths[0].path: " + taken},
+		},
+		{
+			name:      "with the flag: a younger longer prefix and Exact take their part, as in ingress-nginx",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/"), younger(nil, "Prefix:/api", "Exact:/x")},
+			allow:     true,
+			served:    []string{"team-a/old Prefix:/", "team-b/young Exact:/x", "team-b/young Prefix:/api"},
+		},
+		{
+			name:      "exact duplicates keep today's message",
+			ingresses: []*networkingv1.Ingress{older("Prefix:/admin"), younger(nil, "Prefix:/admin")},
+			served:    []string{"team-a/old Prefix:/admin"},
+			problems:  []string{`team-b/young spec.rules[0].http.paths[0]: host "shared.example.com" path "/admin" (Prefix) is already served by ingress team-a/old (older)`},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Snapshot{Ingresses: tc.ingresses}
+			for _, ns := range []string{"team-a", "team-b", "team-c"} {
+				svc := testService("web")
+				svc.Namespace = ns
+				s.Services = append(s.Services, svc)
+			}
+			o := DefaultOptions()
+			o.AllowCrossNamespaceHostSharing = tc.allow
+			c, problems := Build(s, o)
+			if got := servedPaths(c, sharedHost); !slices.Equal(got, tc.served) {
+				t.Errorf("served:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(tc.served, "\n  "))
+			}
+			checkProblems(t, problems, tc.problems)
+		})
+	}
+}
+
+// checkProblems wants one Problem per entry of want, in order: "namespace/name
+// field: reason", where the reason may be a part of the Problem's.
+func checkProblems(t *testing.T, got []model.Problem, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("got %d Problems, want %d:\n%s", len(got), len(want), problemsText(got))
+		return
+	}
+	for i, w := range want {
+		p := got[i]
+		where, reason, _ := strings.Cut(w, ": ")
+		if p.Object.String()+" "+p.Field != where || !strings.Contains(p.Reason, reason) {
+			t.Errorf("Problem %d:\n  %s %s: %s\nwant\n  %s", i, p.Object, p.Field, p.Reason, w)
+		}
+	}
+}
+
+// TestCrossNamespaceCanary: a canary takes a share of its primary's
+// requests, so a canary of another namespace is a Problem unless the flag
+// allows sharing.
+func TestCrossNamespaceCanary(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		t.Run(fmt.Sprintf("allow=%v", allow), func(t *testing.T) {
+			primary := nsIngress("team-a", "app", 0, nil, sharedHost, "Prefix:/")
+			canary := nsIngress("team-b", "canary", 1, map[string]string{"canary": "true", "canary-weight": "50"}, sharedHost, "Prefix:/")
+			sameNS := nsIngress("team-a", "canary", 2, map[string]string{"canary": "true", "canary-by-header": "X-Canary"}, sharedHost, "Prefix:/")
+			sameNS.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = "next"
+			s := Snapshot{Ingresses: []*networkingv1.Ingress{primary, canary, sameNS}}
+			for _, name := range []string{"team-a/web", "team-b/web", "team-a/next"} {
+				ns, n, _ := strings.Cut(name, "/")
+				svc := testService(n)
+				svc.Namespace = ns
+				s.Services = append(s.Services, svc)
+			}
+			o := DefaultOptions()
+			o.AllowCrossNamespaceHostSharing = allow
+			c, problems := Build(s, o)
+			var alternatives []string
+			for _, be := range c.Backends {
+				if be.Name == "team-a-web-80" {
+					alternatives = be.AlternativeBackends
+				}
+			}
+			want := []string{"team-a-next-80"}
+			var wantProblems []string
+			if allow {
+				want = []string{"team-a-next-80", "team-b-web-80"}
+			} else {
+				wantProblems = []string{`team-b/canary spec.rules[0].http.paths[0]: canary for host "shared.example.com" path "/" would take requests of ingress team-a/app, in another namespace`}
+			}
+			if !slices.Equal(alternatives, want) {
+				t.Errorf("alternative backends of team-a-web-80: %v, want %v", alternatives, want)
+			}
+			checkProblems(t, problems, wantProblems)
+		})
+	}
+}
+
+// TestCrossNamespaceCatchAll: the "/" that a younger Ingress's
+// spec.defaultBackend adds on the catch-all server is a regex when its
+// Ingress uses regex, and then it would take every path of an older
+// Ingress of another namespace there: a Problem, not served.
+func TestCrossNamespaceCatchAll(t *testing.T) {
+	older := nsIngress("team-a", "old", 0, nil, "", "Prefix:/admin")
+	younger := nsIngress("team-b", "young", 1, map[string]string{"use-regex": "true"}, "")
+	younger.Spec.Rules = nil
+	younger.Spec.DefaultBackend = testBackend("web")
+	s := Snapshot{Ingresses: []*networkingv1.Ingress{older, younger}}
+	for _, ns := range []string{"team-a", "team-b"} {
+		svc := testService("web")
+		svc.Namespace = ns
+		s.Services = append(s.Services, svc)
+	}
+	c, problems := Build(s, DefaultOptions())
+	if got, want := servedPaths(c, model.CatchAllHost), []string{"team-a/old Prefix:/admin"}; !slices.Equal(got, want) {
+		t.Errorf("served on the catch-all server: %v, want %v", got, want)
+	}
+	checkProblems(t, problems, []string{`team-b/young spec.defaultBackend: host "_" path "/" (Prefix, regex) would take requests for path "/admin" (Prefix) of ingress team-a/old (older)`})
+
+	// Without use-regex its "/" is the shortest prefix: it takes nothing.
+	younger.Annotations = nil
+	c, problems = Build(s, DefaultOptions())
+	if got, want := servedPaths(c, model.CatchAllHost), []string{"team-a/old Prefix:/admin", "team-b/young Prefix:/"}; !slices.Equal(got, want) {
+		t.Errorf("served on the catch-all server: %v, want %v", got, want)
+	}
+	checkProblems(t, problems, nil)
+}
+
+// TestCrossNamespaceOrderIndependent: which path is left out depends on
+// the creation times only, not on the order of the snapshot.
+func TestCrossNamespaceOrderIndependent(t *testing.T) {
+	a := nsIngress("team-a", "old", 0, nil, sharedHost, "Prefix:/admin")
+	b := nsIngress("team-b", "young", 1, nil, sharedHost, "Prefix:/admin/x")
+	svcs := []*corev1.Service{}
+	for _, ns := range []string{"team-a", "team-b"} {
+		svc := testService("web")
+		svc.Namespace = ns
+		svcs = append(svcs, svc)
+	}
+	for _, order := range [][]*networkingv1.Ingress{{a, b}, {b, a}} {
+		c, problems := Build(Snapshot{Ingresses: order, Services: svcs}, DefaultOptions())
+		if got, want := servedPaths(c, sharedHost), []string{"team-a/old Prefix:/admin"}; !slices.Equal(got, want) {
+			t.Errorf("served: %v, want %v", got, want)
+		}
+		checkProblems(t, problems, []string{"team-b/young spec.rules[0].http.paths[0].path: "})
+	}
+	// Made younger, the /admin/x Ingress wins; the older /admin path is
+	// kept too (it never takes from a longer prefix).
+	b.CreationTimestamp = metav1.NewTime(a.CreationTimestamp.Add(-time.Hour))
+	c, problems := Build(Snapshot{Ingresses: []*networkingv1.Ingress{a, b}, Services: svcs}, DefaultOptions())
+	if got, want := servedPaths(c, sharedHost), []string{"team-a/old Prefix:/admin", "team-b/young Prefix:/admin/x"}; !slices.Equal(got, want) {
+		t.Errorf("served: %v, want %v", got, want)
+	}
+	checkProblems(t, problems, nil)
+}
+
+func TestRegexLiteralPrefix(t *testing.T) {
+	for path, want := range map[string]string{
+		"/api/v[0-9]+":  "/api/v",
+		"/api/v1":       "/api/v1",
+		"/adx?min":      "/ad",
+		"/a+":           "/",
+		"/a{2}":         "/",
+		"/a.b":          "/a",
+		`/a\.b`:         "/a",
+		"/api|/admin":   "",
+		"/(api|admin)":  "",
+		"/(?i)admin":    "/",
+		"/.*":           "/",
+		"/caf\u00e9/x":  "/caf",
+		"/x-y_z~%@:,;=": "/x-y_z~%@:,;=",
+	} {
+		if got := regexLiteralPrefix(path); got != want {
+			t.Errorf("regexLiteralPrefix(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestFoldDiffer(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"/admin", "/admin/", false},
+		{"/ADMIN", "/admin/", false},
+		{"/api", "/admin", true},
+		{"/", "/admin", false},
+		{"", "/x", false},
+		{"/\u212a", "/k", false}, // the Kelvin sign folds onto k in PCRE2's UTF mode: not provably different
+		{"/\u00e9", "/e", false},
+	} {
+		if got := foldDiffer(tc.a, tc.b); got != tc.want {
+			t.Errorf("foldDiffer(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
