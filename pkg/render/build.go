@@ -324,6 +324,7 @@ func (b *builder) useBackend(p *parsedIngress, service string, port networkingv1
 	}
 	be, why := b.services.resolve(p.ref.Namespace, service, port)
 	if why != "" {
+		b.externalNameProblem(p.ref.Namespace, service)
 		b.unresolved[name] = why
 		b.problem(p.ref, field+".service", "%s; requests answer 503", why)
 	}

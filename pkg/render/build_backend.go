@@ -2,15 +2,12 @@ package render
 
 import (
 	"fmt"
-	"net/netip"
 	"sort"
 	"strconv"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
@@ -69,7 +66,8 @@ func (idx serviceIndex) resolve(namespace, service string, port networkingv1.Ser
 	}
 	sp, found := findServicePort(svc, port)
 	if svc.Spec.Type == corev1.ServiceTypeExternalName {
-		if err := checkExternalName(svc.Spec.ExternalName); err != nil {
+		addr, err := checkExternalName(svc.Spec.ExternalName)
+		if err != nil {
 			return b, fmt.Sprintf("service %q: %v", namespace+"/"+service, err)
 		}
 		b.ExternalName = svc.Spec.ExternalName
@@ -82,7 +80,7 @@ func (idx serviceIndex) resolve(namespace, service string, port networkingv1.Ser
 		} else if port.Name != "" {
 			return b, fmt.Sprintf("service %q has no port named %q", namespace+"/"+service, port.Name)
 		}
-		b.Endpoints = []model.Endpoint{{Address: svc.Spec.ExternalName, Port: n}}
+		b.Endpoints = []model.Endpoint{{Address: addr, Port: n}}
 		return b, ""
 	}
 	if !found {
@@ -90,28 +88,6 @@ func (idx serviceIndex) resolve(namespace, service string, port networkingv1.Ser
 	}
 	b.Endpoints = idx.endpoints(nsName{namespace, service}, sp)
 	return b, ""
-}
-
-// checkExternalName refuses an ExternalName that is not a DNS name or an IP
-// address, and one that points back at this host (localhost, a loopback
-// or unspecified address): nginx would proxy to its own loopback listeners,
-// such as the status server that hands out private keys. ingress-nginx
-// refuses these too.
-func checkExternalName(name string) error {
-	if a, err := netip.ParseAddr(name); err == nil {
-		if a = a.Unmap(); a.IsLoopback() || a.IsUnspecified() {
-			return fmt.Errorf("externalName %q is a loopback or unspecified address; refused", name)
-		}
-		return nil
-	}
-	host := strings.ToLower(strings.TrimSuffix(name, "."))
-	if errs := validation.IsDNS1123Subdomain(host); len(errs) > 0 {
-		return fmt.Errorf("externalName %q is not a DNS name or an IP address", name)
-	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return fmt.Errorf("externalName %q names this host; refused", name)
-	}
-	return nil
 }
 
 func describePort(p networkingv1.ServiceBackendPort) string {

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 
@@ -41,10 +40,14 @@ func checkServiceBackend(namespace string, svc *networkingv1.IngressServiceBacke
 	return nil
 }
 
-// checkPath validates an Ingress path. Every path starts with "/" and holds
-// no whitespace or control characters; a path matched as a regex must
-// compile (RE2 syntax, the common part of RE2 and nginx's PCRE).
+// checkPath validates an Ingress path. Every path starts with "/", holds
+// no whitespace or control characters and is at most pathMaxLen bytes; a
+// path matched as a regex must be one that Go's regexp and nginx's PCRE2
+// both read alike (checkRegex).
 func checkPath(path string, regex bool) error {
+	if len(path) > pathMaxLen {
+		return fmt.Errorf("path %s is longer than %d bytes (nginx refuses a parameter of 4096 bytes)", valueQuote(path), pathMaxLen)
+	}
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("path %q must start with \"/\"", path)
 	}
@@ -54,7 +57,7 @@ func checkPath(path string, regex bool) error {
 		}
 	}
 	if regex {
-		if _, err := regexp.Compile(path); err != nil {
+		if err := checkRegex(path); err != nil {
 			return fmt.Errorf("path %q is not a valid regular expression: %v", path, err)
 		}
 	}

@@ -103,8 +103,9 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 }
 
 // writeServerNamesHash sizes nginx's server name hash for the hosts: a
-// bucket must hold the longest name (nginx -t fails on a 140-character host
-// with the default 64), and the table grows with the number of names.
+// bucket must hold the longest name (serverNamesBucketSize), and the table
+// grows with the number of names (nginx tries table sizes up to max_size;
+// one that is too small is a warning, not a failure).
 func writeServerNamesHash(w *confWriter, c *model.Config) {
 	longest, names := 0, 0
 	for _, s := range c.Servers {
@@ -113,12 +114,25 @@ func writeServerNamesHash(w *confWriter, c *model.Config) {
 			names++
 		}
 	}
-	w.line("server_names_hash_bucket_size", strconv.Itoa(max(64, nextPowerOfTwo(longest+16))))
+	w.line("server_names_hash_bucket_size", strconv.Itoa(serverNamesBucketSize(longest)))
 	w.line("server_names_hash_max_size", strconv.Itoa(max(1024, nextPowerOfTwo(2*names))))
 }
 
 func nextPowerOfTwo(n int) int {
 	p := 1
+// serverNamesBucketSize is the smallest bucket size nginx accepts for a
+// name of n bytes, as a power of two of at least 64 (nginx rounds it up to
+// its 64-byte cache line anyway). ngx_hash_init refuses a bucket smaller
+// than an element, NGX_HASH_ELT_SIZE = pointer + align(n + 2, pointer),
+// plus the pointer that ends the bucket: 16 + align8(n + 2) on 64-bit.
+// Checked with nginx 1.22.1: a 47-byte name fails with 64 and passes with
+// 128, a 111-byte one fails with 128.
+func serverNamesBucketSize(n int) int {
+	const ptr = 8
+	elt := ptr + (n+2+ptr-1)/ptr*ptr
+	return max(64, nextPowerOfTwo(elt+ptr))
+}
+
 	for p < n {
 		p <<= 1
 	}

@@ -40,8 +40,12 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 	w.raw(`balancer.rewrite()`)
 	w.close()
 	if s.AppRoot != "" {
+		// A relative Location: the client resolves it against the URL it
+		// asked for. "$scheme://$http_host" would send an absolute-form
+		// request for this server with "Host: evil.example" to evil.example.
+		w.line("absolute_redirect", "off")
 		w.open("if", "($uri", "=", "/)")
-		w.line("return", "302", w.q("$scheme://$http_host"+s.AppRoot))
+		w.line("return", "302", w.q(s.AppRoot))
 		w.close()
 	}
 	exact := map[string]bool{}
@@ -226,9 +230,11 @@ func writeCORS(w *confWriter, c *model.CORS) {
 		origin = w.q(c.AllowOrigins[0])
 	default:
 		w.line("set", "$cors_origin", `""`)
-		w.open("if", "($http_origin", "~*", w.q(originsRegex(c.AllowOrigins)), ")")
-		w.line("set", "$cors_origin", "$http_origin")
-		w.close()
+		for _, re := range originsRegexes(c.AllowOrigins) {
+			w.open("if", "($http_origin", "~*", w.q(re), ")")
+			w.line("set", "$cors_origin", "$http_origin")
+			w.close()
+		}
 	}
 	w.open("if", "($request_method", "=", "OPTIONS)")
 	corsHeaders(w, c, origin)
@@ -257,14 +263,26 @@ func corsHeaders(w *confWriter, c *model.CORS, origin string) {
 	}
 }
 
-// originsRegex matches any of the allowed origins exactly; "*." in an
-// origin stands for one or more DNS labels.
-func originsRegex(origins []string) string {
-	parts := make([]string, 0, len(origins))
+// originsRegexes match the allowed origins exactly; "*." in an origin
+// stands for one or more DNS labels. The origins are spread over as many
+// regexes as it takes for each to stay below regexMaxParam bytes once
+// quoted: nginx refuses a parameter of 4096 bytes, about 90 wildcard
+// origins in one regex.
+func originsRegexes(origins []string) []string {
+	var out, parts []string
+	const frame = len(`"^()$"`)
+	size := frame
 	for _, o := range origins {
-		parts = append(parts, strings.ReplaceAll(regexp.QuoteMeta(o), `\*\.`, `([A-Za-z0-9-]+\.)+`))
+		p := strings.ReplaceAll(regexp.QuoteMeta(o), `\*\.`, `([A-Za-z0-9-]+\.)+`)
+		n := len(p) + strings.Count(p, `\`) + 1 // quoted, and a "|"
+		if len(parts) > 0 && size+n > regexMaxParam {
+			out = append(out, "^("+strings.Join(parts, "|")+")$")
+			parts, size = nil, frame
+		}
+		parts = append(parts, p)
+		size += n
 	}
-	return "^(" + strings.Join(parts, "|") + ")$"
+	return append(out, "^("+strings.Join(parts, "|")+")$")
 }
 
 // zoneName names the rate limit zone of an Ingress. Kubernetes names never

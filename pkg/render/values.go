@@ -405,9 +405,9 @@ func valueHeaderValue(v string) (string, error) {
 	return v, nil
 }
 
-// valueRegexp checks a regular expression matched by Lua: it must compile
-// as a Go (RE2) expression, which PCRE also accepts, and hold no control
-// characters.
+// valueRegexp checks a regular expression matched by Lua (ngx.re, the
+// PCRE2 of nginx): it must hold no control characters and be read alike
+// by Go's regexp and PCRE2 (checkRegex).
 func valueRegexp(v string) (string, error) {
 	if len(v) > 1024 {
 		return "", errors.New("is longer than 1024 bytes")
@@ -417,7 +417,7 @@ func valueRegexp(v string) (string, error) {
 			return "", fmt.Errorf("must not contain control characters (found %q)", v[i])
 		}
 	}
-	if _, err := regexp.Compile(v); err != nil {
+	if err := checkRegex(v); err != nil {
 		return "", fmt.Errorf("must be a valid regular expression: %v", err)
 	}
 	return v, nil

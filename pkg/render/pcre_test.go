@@ -1,0 +1,138 @@
+package render
+
+import (
+	"strings"
+	"testing"
+)
+
+// regexCases are patterns with the verdict of nginx 1.22.1 -t (PCRE2
+// 10.42) on `location ~* "^PATTERN"`, or the reason render refuses a
+// pattern that nginx would read otherwise than Go. want is a part of the
+// error, "" for accepted. nginxcheck_test.go feeds the same cases through
+// a real nginx -t.
+var regexCases = []struct {
+	re, want string
+}{
+	// accepted: what paths use
+	{`/api/(.*)`, ""},
+	{`/foo(/|$)(.*)`, ""},
+	{`/[\w-]+/x`, ""},
+	{`/[-\w.]+`, ""},
+	{`/v[0-9]+/.*`, ""},
+	{`/[^/]+/edit`, ""},
+	{`/[^:]+`, ""},
+	{`/a[.]json`, ""},
+	{`/[:]`, ""},
+	{`/(?i)abc(?-i)D`, ""},
+	{`/(?:a|b)?c*?d+?`, ""},
+	{`/\d{2,4}-\w{3}`, ""},
+	{`/x{,5}`, ""},
+	{`/\x41\x{7f}`, ""},
+	{`/\Q(?P<host>\E`, ""},
+	{`/[[:alpha:][:^digit:]]`, ""},
+	{`/\.well-known/.+`, ""},
+	{`/(^)*`, ""},
+	{`/(ab){1000}`, ""},
+	{`/[]a]`, ""},
+	{`/[a-b-c]`, ""},
+	// named captures: each is an nginx variable
+	{`/(?P<host>.*)`, "named captures"},
+	{`/(?<uri>.*)`, "named captures"},
+	{`/(?P<request_uri>x)`, "named captures"},
+	{`/(?P<remote_addr>x)`, "named captures"},
+	{`/(?P<status>x)`, "named captures"},
+	{`/(?P<proxy_upstream_name>x)`, "named captures"},
+	{`/(?P<a123456789012345678901234567890123>x)`, "named captures"},
+	{`/(?P<a>x)(?P<a>y)`, "named captures"},
+	{`/(?P<foo>x)`, "named captures"},
+	// code points beyond one byte, octal, back references
+	{`/\x{100}`, `\x100 is not supported`},
+	{`/\x{ff}`, `\xff is not supported`},
+	{`/\x80`, `\x80 is not supported`},
+	{`/\777`, `\7 is not supported`},
+	{`/\0`, `\0 is not supported`},
+	{`/\12`, `\1 is not supported`},
+	{"/é", "must be ASCII"},
+	{`/\pL`, `\p is not supported`},
+	{`/\P{Greek}`, `\P is not supported`},
+	{`/\v`, `\v is not supported`},
+	// class ranges at a set
+	{`/[\d-z]`, "starts at a set"},
+	{`/[\w-.]`, "starts at a set"},
+	{`/[[:alpha:]-z]`, "starts at a set"},
+	{`/[\v-z]`, `\v is not supported`},
+	{`/[a-\d]`, "error parsing regexp"},
+	// POSIX syntax outside a class, collating elements
+	{`/[:alpha:]`, "POSIX class"},
+	{`/[.a.]`, "POSIX class"},
+	{`/[=a=]`, "POSIX class"},
+	{`/[[.a.]]`, `"[" at byte`},
+	{`/[[=a=]]`, `"[" at byte`},
+	// quantifiers after assertions
+	{`/\b*`, "does not follow a repeatable item"},
+	{`/x$*`, "does not follow a repeatable item"},
+	{`/x\A+`, "does not follow a repeatable item"},
+	{`/x\z?`, "does not follow a repeatable item"},
+	{`/x(?i){2}`, "does not follow a repeatable item"},
+	// sizes
+	{`/(abcdefgh){1000}`, ""}, // 24 KB compiled
+	{"/(" + strings.Repeat("abcdefgh", 4) + "){1000}", "too large"}, // PCRE2: too large
+	{`/((abcdefghabcdefgh){30}){30}`, "too large"},                  // 36 KB: within PCRE2's 64 KB, beyond our margin
+	{"/" + strings.Repeat("(", 33) + strings.Repeat(")", 33), "nests groups"},
+	{"/" + strings.Repeat("(", 32) + strings.Repeat(")", 32), ""},
+	// Go's own refusals stay
+	{`/(`, "error parsing regexp"},
+	{`/(?=x)`, "error parsing regexp"},
+	{`/a**`, "error parsing regexp"},
+}
+
+func TestCheckRegex(t *testing.T) {
+	for _, c := range regexCases {
+		err := checkRegex(c.re)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("checkRegex(%q) = %v, want accepted", c.re, err)
+		case c.want != "" && err == nil:
+			t.Errorf("checkRegex(%q) accepted, want an error with %q", c.re, c.want)
+		case c.want != "" && !strings.Contains(err.Error(), c.want):
+			t.Errorf("checkRegex(%q) = %v, want an error with %q", c.re, err, c.want)
+		}
+	}
+}
+
+// TestCheckPath checks the length bound of every path type.
+func TestCheckPath(t *testing.T) {
+	long := "/" + strings.Repeat("a", pathMaxLen-1)
+	for _, c := range []struct {
+		path  string
+		regex bool
+		ok    bool
+	}{
+		{long, false, true}, {long, true, true},
+		{long + "a", false, false}, {long + "a", true, false},
+		{"/" + strings.Repeat(`\.`, (pathMaxLen-1)/2), true, true},
+		{"/(?P<host>x)", false, true}, // not a regex: a literal path
+		{"/(?P<host>x)", true, false},
+	} {
+		if err := checkPath(c.path, c.regex); (err == nil) != c.ok {
+			t.Errorf("checkPath(%d bytes, regex %v) = %v, want ok %v", len(c.path), c.regex, err, c.ok)
+		}
+	}
+	// The longest path the writer can make of a path, quoted: every byte a
+	// backslash, behind "(?i)^".
+	worst := len(`"(?i)^"`) + 2*pathMaxLen
+	if worst >= confMaxParam {
+		t.Errorf("a quoted path may take %d bytes, nginx reads %d at most", worst, confMaxParam)
+	}
+}
+
+func TestValueRegexpPCRE(t *testing.T) {
+	for _, v := range []string{`^(?P<v>beta)$`, `\x{100}`, `[\d-z]`} {
+		if _, err := valueRegexp(v); err == nil {
+			t.Errorf("valueRegexp(%q) accepted", v)
+		}
+	}
+	if _, err := valueRegexp(`^(beta|canary)-[0-9]+$`); err != nil {
+		t.Errorf("valueRegexp refused a plain pattern: %v", err)
+	}
+}
