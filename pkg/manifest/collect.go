@@ -5,51 +5,31 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
-// collector gathers decoded objects into a Snapshot, in document order:
-// it defaults namespaces, merges Secret stringData and finds duplicates.
-type collector struct {
-	defaultNamespace string
-	snapshot         render.Snapshot
-	skipped          map[string]int
-	seen             map[objectKey]origin
+// object is a decoded object of a kind render reads, completed, with
+// where it was read and its key.
+type object struct {
+	origin origin
+	obj    runtime.Object
+	key    objectKey
 }
 
 type objectKey struct {
 	kind, namespace, name string
 }
 
-// newCollector returns a collector sized for about n objects.
-func newCollector(defaultNamespace string, n int) *collector {
-	return &collector{
-		defaultNamespace: defaultNamespace,
-		skipped:          make(map[string]int),
-		seen:             make(map[objectKey]origin, n),
-	}
-}
-
-func (c *collector) add(d decoded) error {
-	if d.err != nil {
-		return d.err
-	}
-	for _, key := range d.skipped {
-		c.skipped[key]++
-	}
-	for _, o := range d.objects {
-		if err := c.addObject(o); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (c *collector) addObject(o decodedObject) error {
+// complete checks a decoded object's name, gives it the default namespace
+// (none for cluster-scoped kinds, as the API server does) and merges a
+// Secret's stringData, as the API server would on write.
+func complete(o decodedObject, defaultNamespace string) (object, error) {
 	var (
 		kind       string
 		meta       *metav1.ObjectMeta
@@ -58,42 +38,77 @@ func (c *collector) addObject(o decodedObject) error {
 	switch obj := o.obj.(type) {
 	case *networkingv1.Ingress:
 		kind, meta = "Ingress", &obj.ObjectMeta
-		c.snapshot.Ingresses = append(c.snapshot.Ingresses, obj)
 	case *networkingv1.IngressClass:
 		kind, meta, namespaced = "IngressClass", &obj.ObjectMeta, false
-		c.snapshot.IngressClasses = append(c.snapshot.IngressClasses, obj)
 	case *corev1.Service:
 		kind, meta = "Service", &obj.ObjectMeta
-		c.snapshot.Services = append(c.snapshot.Services, obj)
 	case *discoveryv1.EndpointSlice:
 		kind, meta = "EndpointSlice", &obj.ObjectMeta
-		c.snapshot.EndpointSlices = append(c.snapshot.EndpointSlices, obj)
 	case *corev1.Secret:
 		kind, meta = "Secret", &obj.ObjectMeta
 		mergeStringData(obj)
-		c.snapshot.Secrets = append(c.snapshot.Secrets, obj)
 	case *corev1.ConfigMap:
 		kind, meta = "ConfigMap", &obj.ObjectMeta
-		c.snapshot.ConfigMaps = append(c.snapshot.ConfigMaps, obj)
 	default:
 		// decoder registers exactly the kinds above.
-		return o.origin.errorf("internal error: decoded an unexpected %T", o.obj)
+		return object{}, o.origin.errorf("internal error: decoded an unexpected %T", o.obj)
 	}
 	if meta.Name == "" {
-		return o.origin.errorf("%s: metadata.name is not set", kind)
+		return object{}, o.origin.errorf("%s: metadata.name is not set", kind)
 	}
 	switch {
 	case !namespaced:
-		meta.Namespace = "" // as the API server does for cluster-scoped objects
+		meta.Namespace = ""
 	case meta.Namespace == "":
-		meta.Namespace = c.defaultNamespace
+		meta.Namespace = defaultNamespace
 	}
-	key := objectKey{kind: kind, namespace: meta.Namespace, name: meta.Name}
-	if first, dup := c.seen[key]; dup {
-		return fmt.Errorf("%s %s is defined twice: in %s and in %s", kind, ref(meta), first, o.origin)
+	return object{origin: o.origin, obj: o.obj, key: objectKey{kind: kind, namespace: meta.Namespace, name: meta.Name}}, nil
+}
+
+// Combine puts the objects of files, in order, into one Result (Files are
+// the files' names): each kind sorted by namespace, then name. It fails
+// with the first error in reading order: the same kind, namespace and name
+// twice (the error names both places), or a file's own Err once its
+// objects before the error are in. Combine does not change the files.
+func Combine(files []*File) (*Result, error) {
+	n := 0
+	for _, f := range files {
+		n += len(f.objects)
 	}
-	c.seen[key] = o.origin
-	return nil
+	res := &Result{Files: make([]string, len(files)), Skipped: make(map[string]int)}
+	seen := make(map[objectKey]origin, n)
+	s := &res.Snapshot
+	for i, f := range files {
+		res.Files[i] = f.Name
+		for _, key := range f.skipped {
+			res.Skipped[key]++
+		}
+		for _, o := range f.objects {
+			if first, dup := seen[o.key]; dup {
+				return nil, fmt.Errorf("%s %s is defined twice: in %s and in %s", o.key.kind, o.key.ref(), first, o.origin)
+			}
+			seen[o.key] = o.origin
+			switch obj := o.obj.(type) {
+			case *networkingv1.Ingress:
+				s.Ingresses = append(s.Ingresses, obj)
+			case *networkingv1.IngressClass:
+				s.IngressClasses = append(s.IngressClasses, obj)
+			case *corev1.Service:
+				s.Services = append(s.Services, obj)
+			case *discoveryv1.EndpointSlice:
+				s.EndpointSlices = append(s.EndpointSlices, obj)
+			case *corev1.Secret:
+				s.Secrets = append(s.Secrets, obj)
+			case *corev1.ConfigMap:
+				s.ConfigMaps = append(s.ConfigMaps, obj)
+			}
+		}
+		if f.Err != nil {
+			return nil, f.Err
+		}
+	}
+	sortSnapshot(s)
+	return res, nil
 }
 
 // mergeStringData moves stringData into data, as the API server does on
@@ -112,11 +127,11 @@ func mergeStringData(s *corev1.Secret) {
 	s.StringData = nil
 }
 
-func ref(m *metav1.ObjectMeta) string {
-	if m.Namespace == "" {
-		return m.Name
+func (k objectKey) ref() string {
+	if k.namespace == "" {
+		return k.name
 	}
-	return m.Namespace + "/" + m.Name
+	return k.namespace + "/" + k.name
 }
 
 // sortSnapshot orders every kind by namespace, then name. Keys are unique

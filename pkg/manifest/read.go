@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -30,6 +29,9 @@ type Options struct {
 	DefaultNamespace string
 	// Stdin is read for the path "-"; nil makes "-" an error.
 	Stdin io.Reader
+	// MaxFileSize is the largest file, and the most of Stdin, that is read;
+	// 0 means DefaultMaxFileSize.
+	MaxFileSize int64
 }
 
 // Result is what Read found.
@@ -43,12 +45,21 @@ type Result struct {
 	// Skipped counts the objects of other kinds (and other versions of our
 	// kinds) by "apiVersion/kind", e.g. "apps/v1/Deployment".
 	Skipped map[string]int
+	// SkippedFiles are the entries of the directories given that have a
+	// manifest's name but are not regular files (named pipes, sockets,
+	// devices): they are never read.
+	SkippedFiles []SkippedFile
 }
 
 // Read reads the manifests that paths name, as kubectl -f does: a path is a
 // file (read whatever its name), a directory (its files ending in .yaml,
 // .yml or .json, sorted by name; with Recursive, its subdirectories too), or
 // "-" for o.Stdin.
+//
+// Only regular files are read: a path given that names a named pipe, a
+// socket or a device is an error (a *NotRegularError), and such entries of
+// a directory are left out and listed in Result.SkippedFiles. A file, and
+// standard input, may hold at most o.MaxFileSize bytes (a *TooLargeError).
 //
 // Files hold YAML documents separated by "---" lines or JSON (one object or
 // a stream of objects); List kinds are expanded into their items. Of the
@@ -66,39 +77,27 @@ func Read(paths []string, o Options) (*Result, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("no manifest files given")
 	}
-	if o.DefaultNamespace == "" {
-		o.DefaultNamespace = DefaultNamespace
-	}
-	files, err := findFiles(paths, o.Recursive)
+	files, skipped, err := findFiles(paths, o.Recursive)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Files: make([]string, len(files))}
-	for i, name := range files {
-		res.Files[i] = name
-		if name == Stdin {
-			res.Files[i] = StdinName
-		}
-	}
-	docs, err := readDocuments(files, res.Files, o.Stdin)
+	data, err := readAll(files, o)
 	if err != nil {
 		return nil, err
 	}
-	c := newCollector(o.DefaultNamespace, len(docs))
-	for _, d := range decodeAll(newDecoder(), docs) {
-		if err := c.add(d); err != nil {
-			return nil, err
-		}
+	res, err := Combine(Parse(data, o))
+	if err != nil {
+		return nil, err
 	}
-	sortSnapshot(&c.snapshot)
-	res.Snapshot = c.snapshot
-	res.Skipped = c.skipped
+	res.SkippedFiles = skipped
 	return res, nil
 }
 
-// findFiles expands the paths into the files to read, in order.
-func findFiles(paths []string, recursive bool) ([]string, error) {
+// findFiles expands the paths into the files to read, in order, and the
+// entries of directories left out.
+func findFiles(paths []string, recursive bool) ([]string, []SkippedFile, error) {
 	var files []string
+	var skipped []SkippedFile
 	for _, p := range paths {
 		if p == Stdin {
 			files = append(files, Stdin)
@@ -106,42 +105,23 @@ func findFiles(paths []string, recursive bool) ([]string, error) {
 		}
 		info, err := os.Stat(p)
 		if err != nil {
-			return nil, err // *fs.PathError names p
+			return nil, nil, err // *fs.PathError names p
 		}
-		if !info.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case info.IsDir():
+			found, left, err := FindFiles(p, recursive)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
-			if d.IsDir() {
-				if path != p && !recursive {
-					return fs.SkipDir
-				}
-				return nil
-			}
-			if !isManifestName(path) {
-				return nil
-			}
-			if d.Type()&fs.ModeSymlink != 0 {
-				target, err := os.Stat(path)
-				if err != nil {
-					return err
-				}
-				if target.IsDir() {
-					return nil // directories are not followed through links
-				}
-			}
-			files = append(files, path)
-			return nil
-		})
-		if err != nil {
-			return nil, err
+			files = append(files, found...)
+			skipped = append(skipped, left...)
+		case info.Mode().IsRegular():
+			files = append(files, p)
+		default:
+			return nil, nil, &NotRegularError{Path: p, Mode: info.Mode()}
 		}
 	}
-	return files, nil
+	return files, skipped, nil
 }
 
 func isManifestName(path string) bool {
@@ -152,42 +132,40 @@ func isManifestName(path string) bool {
 	return false
 }
 
-// readDocuments reads and splits the files, several at a time, and returns
-// their documents in file order. names are the names of files for messages.
-func readDocuments(files, names []string, stdin io.Reader) ([]document, error) {
-	stdinData, err := readStdinOnce(files, stdin)
+// readAll reads the files, several at a time, in order; "-" is o.Stdin,
+// named StdinName.
+func readAll(files []string, o Options) ([]Data, error) {
+	stdinData, err := readStdinOnce(files, o.Stdin, o.MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
-	perFile := make([][]document, len(files))
+	out := make([]Data, len(files))
 	err = forEach(len(files), func(i int) error {
-		data := stdinData
-		if files[i] != Stdin {
-			var err error
-			if data, err = os.ReadFile(files[i]); err != nil {
-				return fmt.Errorf("reading %s: %w", files[i], err)
-			}
+		if files[i] == Stdin {
+			out[i] = Data{Name: StdinName, Bytes: stdinData}
+			return nil
 		}
-		perFile[i] = splitDocuments(names[i], data)
+		data, err := ReadFile(files[i], FileOptions{MaxSize: o.MaxFileSize})
+		if err != nil {
+			var notRegular *NotRegularError
+			var tooLarge *TooLargeError
+			if errors.As(err, &notRegular) || errors.As(err, &tooLarge) {
+				return err // the message names the file
+			}
+			return fmt.Errorf("reading %s: %w", files[i], err)
+		}
+		out[i] = Data{Name: files[i], Bytes: data}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	n := 0
-	for _, d := range perFile {
-		n += len(d)
-	}
-	docs := make([]document, 0, n)
-	for _, d := range perFile {
-		docs = append(docs, d...)
-	}
-	return docs, nil
+	return out, nil
 }
 
 // readStdinOnce reads stdin when files name it: once, since it can be
 // read only once.
-func readStdinOnce(files []string, stdin io.Reader) ([]byte, error) {
+func readStdinOnce(files []string, stdin io.Reader, limit int64) ([]byte, error) {
 	n := 0
 	for _, f := range files {
 		if f == Stdin {
@@ -202,9 +180,8 @@ func readStdinOnce(files []string, stdin io.Reader) ([]byte, error) {
 	case stdin == nil:
 		return nil, errors.New(`reading "-": no standard input`)
 	}
-	data, err := io.ReadAll(stdin)
-	if err != nil {
-		return nil, fmt.Errorf("reading standard input: %w", err)
+	if limit <= 0 {
+		limit = DefaultMaxFileSize
 	}
-	return data, nil
+	return readLimited(stdin, "standard input", limit, 0)
 }

@@ -8,7 +8,8 @@ import (
 
 // Summary says what was read, deterministically: "read 2 files: 1
 // ConfigMap, 3 Ingress, 2 Service; skipped 2 objects: 1 apps/v1/Deployment,
-// 1 v1/Pod".
+// 1 v1/Pod; left out 1 file that is not a regular file: dir/x.yaml (a
+// named pipe)".
 func (r *Result) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "read %d %s:", len(r.Files), plural(len(r.Files), "file", "files"))
@@ -47,6 +48,15 @@ func (r *Result) Summary() string {
 				b.WriteByte(',')
 			}
 			fmt.Fprintf(&b, " %d %s", r.Skipped[k], k)
+		}
+	}
+	if n := len(r.SkippedFiles); n > 0 {
+		fmt.Fprintf(&b, "; left out %d %s:", n, plural(n, "file that is not a regular file", "files that are not regular files"))
+		for i, f := range r.SkippedFiles {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, " %s (%s)", f.Path, f.Kind)
 		}
 	}
 	return b.String()
