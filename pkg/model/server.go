@@ -50,7 +50,8 @@ type Location struct {
 	PathType PathType
 	// Regex is true when the location is matched as a case-insensitive
 	// regex anchored at the start (use-regex or rewrite-target on any
-	// Ingress of the server, as in ingress-nginx).
+	// Ingress of the server in the same namespace; in any namespace when
+	// cross-namespace host sharing is allowed, as in ingress-nginx).
 	Regex bool
 	// Backend is the name of the primary Backend; "" only for locations
 	// that never proxy (redirects, app-root).

@@ -19,7 +19,9 @@ type IngressAnnotations struct {
 	// Location holds the settings of every location of the Ingress.
 	Location model.LocationSettings
 	// UseRegex makes the paths of the Ingress (and of every Ingress of the
-	// same host, as in ingress-nginx) case-insensitive regexes.
+	// same host and namespace; of the same host with
+	// --allow-cross-namespace-host-sharing, as in ingress-nginx)
+	// case-insensitive regexes.
 	UseRegex bool
 	// ServerAliases are extra names of the hosts of the Ingress, lower case,
 	// sorted and without duplicates.

@@ -380,7 +380,7 @@ var annotationSpecs = []annotationSpec{
 		set: annInt(1, 1000, func(s *annotationState) *int { return &s.hashBy.SubsetSize })},
 	{Name: "upstream-vhost", Kind: kindHostPort, Description: "Host header sent to the backend.",
 		set: annString(valueHostPort, func(s *annotationState) *string { return &s.out.Location.UpstreamVhost })},
-	{Name: "use-regex", Kind: kindBool, Default: "false", Description: "Match the paths of the host as case-insensitive regexes.",
+	{Name: "use-regex", Kind: kindBool, Default: "false", Description: "Match the paths of the host as case-insensitive regexes: those of the Ingresses of the same namespace (every path of the host with --allow-cross-namespace-host-sharing, as in ingress-nginx).",
 		set: annBool(func(s *annotationState) *bool { return &s.out.UseRegex })},
 	{Name: "whitelist-source-range", Kind: kindCIDRList, Description: "Old name of allowlist-source-range, which wins when both are set.",
 		OnInvalid: "every request to the Ingress's paths is refused until it is fixed (fail closed, as in ingress-nginx)",
