@@ -25,6 +25,11 @@ import (
 // CREATE, UPDATE and DELETE.
 const ReasonInvalidConfiguration = "InvalidConfiguration"
 
+// ReasonQuarantined is the reason of the Warning Event on an Ingress left
+// out because nginx -t refused a config it wrote (quarantine.go); the
+// message quotes nginx.
+const ReasonQuarantined = "Quarantined"
+
 // DefaultEventComponent is the source component of the Events.
 const DefaultEventComponent = "kubectl-ingress-controller"
 
@@ -160,7 +165,7 @@ func (e *Events) ReportProblems(ctx context.Context, problems []model.Problem) {
 			deferred++
 			continue
 		}
-		e.recorder.Event(objectReference(p.Object, uid), corev1.EventTypeWarning, ReasonInvalidConfiguration, eventMessage(p))
+		e.recorder.Event(objectReference(p.Object, uid), corev1.EventTypeWarning, eventReason(p), eventMessage(p))
 		next[k] = struct{}{}
 		made++
 	}
@@ -204,6 +209,14 @@ func apiVersionOf(kind string) string {
 // broadcaster on the client: rate-limited per object and aggregated), for
 // the other Events of the controller (RELOAD, Sync).
 func (e *Events) Recorder() record.EventRecorder { return e.recorder }
+
+// eventReason is the Event reason of a Problem.
+func eventReason(p model.Problem) string {
+	if isQuarantineProblem(p) {
+		return ReasonQuarantined
+	}
+	return ReasonInvalidConfiguration
+}
 
 // eventMessage is "field: reason" (the Event names the object already),
 // cut to what the API accepts.

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
@@ -40,6 +41,9 @@ type loopState struct {
 	// failures are the times nginx exited on its own or failed to start,
 	// within the restart window.
 	failures []time.Time
+	// quarantine holds the Ingresses left out because nginx -t refused
+	// them (quarantine.go), until they change.
+	quarantine map[model.ObjectRef]quarantineEntry
 }
 
 func (s *loopState) failedUntil(t time.Time) { s.retryAt = t }
@@ -80,7 +84,9 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	cfg, problems := render.Build(snap, c.cfg.Build)
+	build := c.cfg.Build
+	build.Quarantined = c.quarantined(ctx, snap)
+	cfg, problems := render.Build(snap, build)
 	c.cfg.Problems.ReportProblems(ctx, problems)
 	c.metrics.setProblems(problems)
 	conf, err := render.NGINXConf(cfg, c.cfg.Conf)
@@ -91,16 +97,8 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	checksum := nginx.Checksum(conf)
 
 	s := &c.state
-	plan := ksync.NewPlan(s.running, desired)
-	if s.luaDirty && plan.Verdict == ksync.NoChange {
-		plan.Verdict = ksync.DynamicOnly
-		plan.Reasons = append(plan.Reasons, ksync.Reason{Message: "Lua payloads posted again: the last apply did not finish"})
-	}
+	plan := c.newPlan(desired)
 	observed = SyncResult{Snapshot: snap, Desired: cfg, Verdict: plan.Verdict}
-	if s.luaDirty {
-		plan.PushBackends, plan.PushServers = true, true
-		plan.PushStream = !cfg.Stream.Empty()
-	}
 	verdict = verdictLabel(plan.Verdict)
 
 	if plan.Verdict == ksync.ReloadRequired && s.held(checksum, start) {
@@ -131,6 +129,23 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		reloader = &starter{c: c, watchCtx: workerCtx}
 	}
 	err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua, c.cfg.Stream)
+	confFor := func(*model.Config) render.ConfOptions { return c.cfg.Conf }
+	if res, ok := c.quarantine(ctx, snap, build, confFor, cfg, err); ok {
+		// nginx -t refused desired; res leaves out the Ingresses that
+		// made it (quarantine.go) and passes. Lua may hold the bridge
+		// payloads of the failed attempt.
+		s.luaDirty = s.luaDirty || s.running.Config != nil
+		problems = res.problems
+		c.cfg.Problems.ReportProblems(ctx, problems)
+		c.metrics.setProblems(problems)
+		cfg, checksum = res.cfg, nginx.Checksum(res.conf)
+		desired = ksync.State{Config: cfg, NGINXConf: res.conf}
+		plan = c.newPlan(desired)
+		observed.Desired, observed.Verdict = cfg, plan.Verdict
+		verdict = verdictLabel(plan.Verdict)
+		logPlan(log, plan, len(problems))
+		err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua, c.cfg.Stream)
+	}
 	err = c.settle(plan, desired, checksum, err)
 	// settle makes desired the running state when nginx serves its
 	// nginx.conf (the reload worked, even if a push after it failed).
@@ -139,6 +154,23 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		log.Info("Applied", "verdict", plan.Verdict.String(), "checksum", checksum, "duration", time.Since(start).Round(time.Microsecond))
 	}
 	return err
+}
+
+// newPlan is sync.NewPlan(running, desired), with every payload posted
+// again when Lua may hold others than running's (luaDirty).
+func (c *Controller) newPlan(desired ksync.State) ksync.Plan {
+	s := &c.state
+	plan := ksync.NewPlan(s.running, desired)
+	if !s.luaDirty {
+		return plan
+	}
+	if plan.Verdict == ksync.NoChange {
+		plan.Verdict = ksync.DynamicOnly
+		plan.Reasons = append(plan.Reasons, ksync.Reason{Message: "Lua payloads posted again: the last apply did not finish"})
+	}
+	plan.PushBackends, plan.PushServers = true, true
+	plan.PushStream = !desired.Config.Stream.Empty()
+	return plan
 }
 
 // settle updates the state and the metrics after Apply.

@@ -15,7 +15,7 @@ const metricsNamespace = "kubectl_ingress"
 // problemFamilies are the values of the family label of the problems
 // gauge: a bounded set, never free text.
 func problemFamilies() []string {
-	return []string{"annotation", "backend", "configmap", "rule", "tls", "other"}
+	return []string{"annotation", "backend", "configmap", "rule", "tls", "quarantined", "other"}
 }
 
 // loopMetrics are the Prometheus metrics of one Controller, registered on
@@ -32,6 +32,7 @@ type loopMetrics struct {
 	lastSuccess    prometheus.Gauge
 	configInfo     *prometheus.GaugeVec
 	problems       *prometheus.GaugeVec
+	quarantined    prometheus.Gauge
 
 	// The serving config's hosts and certificates (metrics_serving.go)
 	// and the Lua pushes (metrics_lua.go).
@@ -71,13 +72,14 @@ func newLoopMetrics() *loopMetrics {
 		problems: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: metricsNamespace,
 			Name:      "problems",
-			Help:      "Problems in the input at the last sync, by family: annotation, backend, configmap, rule, tls, other.",
+			Help:      "Problems in the input at the last sync, by family: annotation, backend, configmap, rule, tls, quarantined (an Ingress nginx -t refused, see kubectl_ingress_quarantined), other.",
 		}, []string{"family"}),
 	}
 	m.sslExpire, m.hosts = newServingMetrics()
 	m.luaPush = newLuaPushMetric()
+	m.quarantined = newQuarantineMetric()
 	m.registry.MustRegister(m.reloads, m.reloadErrors, m.dynamicUpdates, m.dynamicErrors, m.restarts,
-		m.syncDuration, m.lastSuccess, m.configInfo, m.problems, m.sslExpire, m.hosts, m.luaPush,
+		m.syncDuration, m.lastSuccess, m.configInfo, m.problems, m.sslExpire, m.hosts, m.luaPush, m.quarantined,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.setProblems(nil)
 	return m
@@ -105,6 +107,8 @@ func (m *loopMetrics) setConfig(checksum string) {
 func problemFamily(p model.Problem) string {
 	f := p.Field
 	switch {
+	case isQuarantineProblem(p):
+		return "quarantined"
 	case strings.HasPrefix(f, "metadata.annotations"):
 		return "annotation"
 	case p.Object.Kind == "ConfigMap":
@@ -128,6 +132,8 @@ type Stats struct {
 	Restarts       int
 	// Syncs counts every sync, whatever its verdict and result.
 	Syncs int
+	// Quarantined is how many Ingresses nginx -t refused are left out.
+	Quarantined int
 }
 
 func (m *loopMetrics) stats() Stats {
@@ -138,6 +144,7 @@ func (m *loopMetrics) stats() Stats {
 		DynamicErrors:  counterValue(m.dynamicErrors),
 		Restarts:       counterValue(m.restarts),
 		Syncs:          m.syncCount(),
+		Quarantined:    intGauge(m.quarantined),
 	}
 }
 
@@ -147,6 +154,14 @@ func counterValue(c prometheus.Counter) int {
 		return 0
 	}
 	return int(d.GetCounter().GetValue())
+}
+
+func intGauge(g prometheus.Gauge) int {
+	var d dto.Metric
+	if err := g.Write(&d); err != nil {
+		return 0
+	}
+	return int(d.GetGauge().GetValue())
 }
 
 func (m *loopMetrics) syncCount() int {

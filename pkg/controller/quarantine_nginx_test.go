@@ -1,0 +1,121 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// realTester is nginx -t under a throwaway prefix; the test is skipped
+// only when nginx is not installed.
+func realTester(t *testing.T) *nginx.Instance {
+	t.Helper()
+	if _, err := exec.LookPath("nginx"); err != nil {
+		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
+	}
+	in := nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{})
+	if err := in.Layout(); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// TestQuarantineMappingRealNginx: the line a real nginx -t names in a
+// config of our writer maps to the Ingress that wrote it. The invalid
+// values are set in the model directly (render would refuse some of them
+// from an Ingress), so the test stays valid whatever render learns to
+// refuse; the controller tests in test/e2e feed real Ingresses.
+func TestQuarantineMappingRealNginx(t *testing.T) {
+	in := realTester(t)
+	snap := snapshot(t, ingressYAML("t", "a", 1, "shared.example.com", "/a")+
+		ingressYAML("t", "b", 2, "shared.example.com", "/b")+
+		ingressYAML("u", "c", 3, "own.example.com", "/c", "/d")+ingressClassYAML)
+	for _, tc := range []struct {
+		name  string
+		stub  func(*model.Config)
+		want  []model.ObjectRef
+		inMsg string
+	}{
+		{
+			name: "a regex PCRE2 refuses in a location",
+			stub: func(c *model.Config) {
+				l := location(c, "own.example.com", "/d")
+				l.Regex, l.Path = true, `/d(?P<uri>.*)`
+			},
+			want:  []model.ObjectRef{ingRef("u", "c")},
+			inMsg: `duplicate "uri" variable`,
+		},
+		{
+			name: "a rewrite regex PCRE2 refuses",
+			stub: func(c *model.Config) {
+				l := location(c, "shared.example.com", "/b")
+				l.Regex, l.Path, l.Settings.RewriteTarget = true, `/b[\d-z]`, "/"
+			},
+			want:  []model.ObjectRef{ingRef("t", "b")},
+			inMsg: "invalid range in character class",
+		},
+		{
+			name: "a location parameter too long for nginx",
+			stub: func(c *model.Config) {
+				location(c, "shared.example.com", "/a").Path = "/a" + strings.Repeat("x", 5000)
+			},
+			want:  []model.ObjectRef{ingRef("t", "a")},
+			inMsg: "too long parameter",
+		},
+		{
+			name: "a server alias nginx refuses: the host's Ingresses",
+			stub: func(c *model.Config) {
+				s := c.Server("shared.example.com")
+				s.Aliases = append(s.Aliases, "~(")
+			},
+			want:  []model.ObjectRef{ingRef("t", "a"), ingRef("t", "b")},
+			inMsg: "pcre2_compile() failed",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, _ := render.Build(snap, render.DefaultOptions())
+			tc.stub(cfg)
+			conf, owners, err := render.NGINXConfWithOwners(cfg, render.DefaultConfOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			err = in.Test(ctx, conf)
+			var te *nginx.TestError
+			if !errors.As(err, &te) {
+				t.Fatalf("nginx -t: %v, want a *nginx.TestError", err)
+			}
+			if te.Line == 0 || !strings.Contains(te.Message, tc.inMsg) {
+				t.Fatalf("TestError line %d message %q, want a line and %q", te.Line, te.Message, tc.inMsg)
+			}
+			if strings.Contains(te.Message, ".test-") {
+				t.Errorf("the message names the test file: %q", te.Message)
+			}
+			block, ok := owners.At(te.Line)
+			if !ok || !slices.Equal(block.Ingresses, tc.want) {
+				t.Errorf("line %d → %v (host %q, location %.40q), %v; want %v", te.Line, block.Ingresses, block.Host, block.Location, ok, tc.want)
+			}
+		})
+	}
+}
+
+// location is the location of path on host in c.
+func location(c *model.Config, host, path string) *model.Location {
+	s := c.Server(host)
+	for i := range s.Locations {
+		if s.Locations[i].Path == path {
+			return &s.Locations[i]
+		}
+	}
+	panic("no location " + host + path)
+}
