@@ -7,21 +7,34 @@
 --   GET      /configuration/certs?hostname=H   the PEM served for H
 --   GET      /configuration/checksum   md5 of the nginx.conf these workers loaded
 --
--- A POST is validated in full (validate.lua) before anything is stored: a
--- bad body answers 400 with a message, a body that does not fit in the
--- shared dict 413, and either leaves the last good data in place. Unknown
--- paths answer 404, a wrong method 405. See CONTRACT.md.
+-- A POST is validated one entry at a time (validate.lua): a bad backend,
+-- host or certificate is dropped (or keeps its last accepted version),
+-- named in the answer and in the error log, and the rest is applied. A
+-- body unusable as a whole answers 400 with a message, a body that does
+-- not fit in the shared dict 413, and either leaves the last good data in
+-- place. Unknown paths answer 404, a wrong method 405. See CONTRACT.md.
+--
+-- init() (init_by_lua, in the master) also loads the payloads that the
+-- controller left under the prefix (preload/) into the shared dicts that
+-- are empty, through the same checks as a POST: a master started after a
+-- crash, or a reload that resized a dict, serves them from the first
+-- request.
+local cjson = require("cjson.safe")
+local ssl = require("ngx.ssl")
 local store = require("store")
 local validate = require("validate")
 local general = require("general")
 local certificate = require("certificate")
+local util = require("util")
 
 local ngx = ngx
 local io_open = io.open
 local ipairs = ipairs
 local pairs = pairs
+local type = type
 local tostring = tostring
 local tonumber = tonumber
+local string_lower = string.lower
 local table_sort = table.sort
 local table_concat = table.concat
 
@@ -31,6 +44,11 @@ local JSON = "application/json"
 local BACKENDS = "backends"
 local HTTP_TOO_LARGE = 413 -- no ngx.HTTP_REQUEST_ENTITY_TOO_LARGE in lua-nginx-module 0.10.23
 
+-- The payload files of a start, relative to the prefix (pkg/nginx.Preload
+-- writes them).
+local PRELOAD_BACKENDS = "preload/backends.json"
+local PRELOAD_SERVERS = "preload/servers.json"
+
 local _M = {}
 
 -- checksum is computed once by init() in the master (init_by_lua) and
@@ -39,19 +57,22 @@ local _M = {}
 -- with the new value while the old ones drain.
 local checksum = ""
 
--- init runs in init_by_lua: it computes the md5 hex of $prefix/nginx.conf
--- (the empty string when that file cannot be read).
-function _M.init()
-  checksum = ""
-  local f = io_open(ngx.config.prefix() .. "nginx.conf", "rb")
+local function read_file(path)
+  local f = io_open(path, "rb")
   if not f then
-    return
+    return nil
   end
   local data = f:read("*a")
   f:close()
-  if data then
-    checksum = ngx.md5(data)
+  return data
+end
+
+local function prefix_path(name)
+  local prefix = ngx.config.prefix()
+  if prefix:sub(-1) ~= "/" then
+    prefix = prefix .. "/"
   end
+  return prefix .. name
 end
 
 -- backends_data returns the backends JSON that serves and its version (see
@@ -73,14 +94,53 @@ local function respond(status, body, content_type)
   end
 end
 
+-- A result is what applying a payload came to, in a request (a POST) or in
+-- init_by_lua (a preload): status, a message for an error, and the entries
+-- dropped from a payload that was applied.
+local function result(status, message, dropped)
+  return { status = status, message = message, dropped = dropped }
+end
+
 local function bad_request(msg)
-  return respond(ngx.HTTP_BAD_REQUEST, msg .. "\n")
+  return result(ngx.HTTP_BAD_REQUEST, msg)
 end
 
 local function too_large(what, size, dict)
-  return respond(HTTP_TOO_LARGE, what .. ": " .. tostring(size)
+  return result(HTTP_TOO_LARGE, what .. ": " .. tostring(size)
     .. " bytes do not fit in the shared dict (capacity " .. tostring(dict:capacity())
-    .. " bytes, beside the current data)\n")
+    .. " bytes, with the data it holds)")
+end
+
+-- answer sends a result: the message as text for an error; for a success,
+-- no body (ingress-nginx's answer) or, when entries were dropped, the JSON
+-- object {"dropped": [{kind, name, reason, kept[, index]}, …]}.
+local function answer(r)
+  if r.status >= 300 then
+    return respond(r.status, (r.message or "") .. "\n")
+  end
+  if r.dropped and #r.dropped > 0 then
+    return respond(r.status, cjson.encode({ dropped = r.dropped }), JSON)
+  end
+  return respond(r.status)
+end
+
+-- MAX_LOGGED_DROPS bounds the log lines of one payload's dropped entries.
+local MAX_LOGGED_DROPS = 20
+
+-- log_dropped writes one warning per dropped entry to the error log (at
+-- most MAX_LOGGED_DROPS, then their count).
+local function log_dropped(what, dropped)
+  if not dropped then
+    return
+  end
+  for i, d in ipairs(dropped) do
+    if i > MAX_LOGGED_DROPS then
+      ngx.log(ngx.WARN, "configuration: ", what, ": dropped ", #dropped - MAX_LOGGED_DROPS, " more entries")
+      return
+    end
+    ngx.log(ngx.WARN, "configuration: ", what, ": dropped ", d.kind, " ", d.name, ": ", d.reason,
+      d.kept and " (its last accepted version stays)" or "")
+  end
 end
 
 -- read_body returns the request body, also when nginx buffered it to a
@@ -113,37 +173,99 @@ local function read_body(limit)
 end
 
 local function get_backends()
-  local raw = _M.backends_data()
+  local raw, version = _M.backends_data()
+  if not raw and version then
+    -- a POST that did not fit beside the current backends is replacing
+    -- them in place right now
+    return respond(ngx.HTTP_SERVICE_UNAVAILABLE, "backends: being replaced, ask again\n")
+  end
   return respond(ngx.HTTP_OK, raw or "[]", JSON)
 end
 
--- post_versioned validates and publishes the body of a POST for a value
--- kept with store.lua (backends, general).
-local function post_versioned(name, check)
-  local dict = ngx.shared.configuration_data
-  local body, err, big, size = read_body(dict:capacity())
-  if big then
-    return too_large(name, size, dict)
-  end
-  if not body then
-    return bad_request(name .. ": " .. err)
-  end
-  local _, verr = check(body)
-  if verr then
-    return bad_request(verr)
-  end
-  local version, perr = store.publish(dict, name, body)
+-- publish stores text as the current value of name (store.lua).
+local function publish(dict, name, text, dropped)
+  local version, perr = store.publish(dict, name, text)
   if not version then
     if perr == store.ERR_TOO_LARGE then
-      return too_large(name, #body, dict)
+      return too_large(name, #text, dict)
     end
-    return respond(ngx.HTTP_SERVICE_UNAVAILABLE, name .. ": cannot store: " .. tostring(perr) .. "\n")
+    return result(ngx.HTTP_SERVICE_UNAVAILABLE, name .. ": cannot store: " .. tostring(perr))
   end
-  return respond(ngx.HTTP_CREATED)
+  return result(ngx.HTTP_CREATED, nil, dropped)
+end
+
+-- accepted_backends returns the text to store for a backends payload
+-- with bad entries, and the list of dropped entries to report. Each good
+-- entry is copied byte for byte from body; a bad entry whose name the
+-- current backends hold keeps that version ("kept"); other bad entries are
+-- left out. elements are the texts of body's elements.
+local function accepted_backends(dict, elements, bad)
+  local previous -- name -> element text of the current backends
+  for _, b in ipairs(bad) do
+    if b.name then
+      previous = {}
+      local raw = store.current(dict, BACKENDS)
+      local old = raw and cjson.decode(raw)
+      local old_elements = raw and util.array_elements(raw)
+      if type(old) == "table" and old_elements and #old_elements == #old then
+        for i = 1, #old do
+          if type(old[i]) == "table" and type(old[i].name) == "string" then
+            previous[old[i].name] = old_elements[i]
+          end
+        end
+      end
+      break
+    end
+  end
+  local is_bad = {}
+  local dropped = {}
+  for _, b in ipairs(bad) do
+    local kept = b.name ~= nil and not b.duplicate and previous[b.name] ~= nil
+    is_bad[b.index] = kept and previous[b.name] or true
+    dropped[#dropped + 1] = { kind = "backend", name = b.name or "", index = b.index - 1, reason = b.reason, kept = kept }
+  end
+  local parts = {}
+  for i = 1, #elements do
+    local verdict = is_bad[i]
+    if not verdict then
+      parts[#parts + 1] = elements[i]
+    elseif verdict ~= true then
+      parts[#parts + 1] = verdict
+    end
+  end
+  return "[" .. table_concat(parts, ",") .. "]", dropped
+end
+
+-- apply_backends validates and publishes a backends payload.
+local function apply_backends(body)
+  local dict = ngx.shared.configuration_data
+  local backends, bad = validate.backends(body)
+  if not backends then
+    return bad_request(bad)
+  end
+  if #bad == 0 then
+    return publish(dict, BACKENDS, body)
+  end
+  local elements = util.array_elements(body)
+  if not elements or #elements ~= #backends then
+    return result(ngx.HTTP_INTERNAL_SERVER_ERROR, "backends: cannot split the payload into its entries")
+  end
+  local text, dropped = accepted_backends(dict, elements, bad)
+  return publish(dict, BACKENDS, text, dropped)
 end
 
 local function post_backends()
-  return post_versioned(BACKENDS, validate.backends)
+  local dict = ngx.shared.configuration_data
+  local body, err, big, size = read_body(dict:capacity())
+  if big then
+    return answer(too_large(BACKENDS, size, dict))
+  end
+  if not body then
+    return answer(bad_request(BACKENDS .. ": " .. err))
+  end
+  local r = apply_backends(body)
+  log_dropped(BACKENDS, r.dropped)
+  return answer(r)
 end
 
 local function get_general()
@@ -151,7 +273,19 @@ local function get_general()
 end
 
 local function post_general()
-  return post_versioned(general.NAME, validate.general)
+  local dict = ngx.shared.configuration_data
+  local body, err, big, size = read_body(dict:capacity())
+  if big then
+    return answer(too_large(general.NAME, size, dict))
+  end
+  if not body then
+    return answer(bad_request(general.NAME .. ": " .. err))
+  end
+  local _, verr = validate.general(body)
+  if verr then
+    return answer(bad_request(verr))
+  end
+  return answer(publish(dict, general.NAME, body))
 end
 
 -- store_all stores every entry of map in dict with safe_set (which never
@@ -188,20 +322,94 @@ local function delete_absent(dict, map)
   end
 end
 
-local function post_servers()
+-- pem_error tells why pem (the chain, then the key) cannot be served, nil
+-- when it can.
+local function pem_error(pem)
+  local cert, err = ssl.parse_pem_cert(pem)
+  if not cert then
+    return "the certificate does not parse: " .. tostring(err)
+  end
+  local key
+  key, err = ssl.parse_pem_priv_key(pem)
+  if not key then
+    return "the private key does not parse: " .. tostring(err)
+  end
+  return nil
+end
+
+-- accepted_servers checks each certificate that changed (its PEM must
+-- parse) and each host's certificate, and returns the maps to store and
+-- the dropped entries. A dropped certificate keeps its stored version when
+-- there is one ("kept"); a host whose certificate is neither accepted nor
+-- kept is dropped too, so that the wildcard or catch-all entry serves it.
+local function accepted_servers(data, index, hosts, certs, bad)
+  local dropped = {}
+  local ids = {}
+  for id in pairs(certs) do
+    ids[#ids + 1] = id
+  end
+  table_sort(ids)
+  for _, id in ipairs(ids) do
+    local pem = certs[id]
+    if data:get(id) ~= pem then
+      local err = pem_error(pem)
+      if err then
+        certs[id] = nil
+        bad[#bad + 1] = { kind = "certificate", name = id, reason = "certificates[" .. id .. "]: " .. err }
+      end
+    end
+  end
+  -- certificates first: a host dropped with a bad value keeps its last
+  -- mapping only when that certificate stays
+  table_sort(bad, function(a, b)
+    if a.kind ~= b.kind then
+      return a.kind == "certificate"
+    end
+    return a.name < b.name
+  end)
+  for _, b in ipairs(bad) do
+    local kept = false
+    if b.kind == "certificate" then
+      local old = data:get(b.name)
+      if old then
+        certs[b.name] = old
+        kept = true
+      end
+    else
+      local host = string_lower(b.name)
+      local old = index:get(host)
+      if old and hosts[host] == nil and certs[old] ~= nil then
+        hosts[host] = old
+        kept = true
+      end
+    end
+    dropped[#dropped + 1] = { kind = b.kind, name = b.name, reason = b.reason, kept = kept }
+  end
+  local orphans = {}
+  for host, id in pairs(hosts) do
+    if certs[id] == nil then
+      orphans[#orphans + 1] = host
+    end
+  end
+  table_sort(orphans)
+  for _, host in ipairs(orphans) do
+    dropped[#dropped + 1] = { kind = "server", name = host, kept = false,
+      reason = "servers[" .. host .. "]: certificate " .. hosts[host] .. " is not in the payload or was dropped" }
+    hosts[host] = nil
+  end
+  return hosts, certs, dropped
+end
+
+-- apply_servers validates and stores a servers payload.
+local function apply_servers(body)
   local data = ngx.shared.certificate_data
   local index = ngx.shared.certificate_servers
-  local body, err, big, size = read_body(data:capacity())
-  if big then
-    return too_large("servers", size, data)
-  end
-  if not body then
-    return bad_request("servers: " .. err)
-  end
-  local hosts, certs, verr = validate.servers(body)
+  local hosts, certs, bad = validate.servers(body)
   if not hosts then
-    return bad_request(verr)
+    return bad_request(bad)
   end
+  local dropped
+  hosts, certs, dropped = accepted_servers(data, index, hosts, certs, bad)
   -- New PEMs first, then the host map, then the stale entries: a handshake
   -- meanwhile sees the old or the new certificate, never none.
   local undo, serr = store_all(data, certs)
@@ -209,7 +417,7 @@ local function post_servers()
     if serr == store.ERR_TOO_LARGE then
       return too_large("servers: certificates", #body, data)
     end
-    return respond(ngx.HTTP_INTERNAL_SERVER_ERROR, "servers: cannot store certificates: " .. tostring(serr) .. "\n")
+    return result(ngx.HTTP_INTERNAL_SERVER_ERROR, "servers: cannot store certificates: " .. tostring(serr))
   end
   local ok, herr = store_all(index, hosts)
   if not ok then
@@ -223,17 +431,75 @@ local function post_servers()
     if herr == store.ERR_TOO_LARGE then
       return too_large("servers: host map", #body, index)
     end
-    return respond(ngx.HTTP_INTERNAL_SERVER_ERROR, "servers: cannot store the host map: " .. tostring(herr) .. "\n")
+    return result(ngx.HTTP_INTERNAL_SERVER_ERROR, "servers: cannot store the host map: " .. tostring(herr))
   end
   delete_absent(index, hosts)
   delete_absent(data, certs)
-  return respond(ngx.HTTP_CREATED)
+  return result(ngx.HTTP_CREATED, nil, dropped)
+end
+
+local function post_servers()
+  local data = ngx.shared.certificate_data
+  local body, err, big, size = read_body(data:capacity())
+  if big then
+    return answer(too_large("servers", size, data))
+  end
+  if not body then
+    return answer(bad_request("servers: " .. err))
+  end
+  local r = apply_servers(body)
+  log_dropped("servers", r.dropped)
+  return answer(r)
+end
+
+-- preload applies the payload file name (relative to the prefix) with
+-- apply when it exists, and logs the outcome.
+local function preload(name, what, apply)
+  local body = read_file(prefix_path(name))
+  if not body or body == "" then
+    return
+  end
+  local r = apply(body)
+  if r.status >= 300 then
+    ngx.log(ngx.ERR, "configuration: preload ", name, ": ", r.message)
+    return
+  end
+  log_dropped(what, r.dropped)
+  ngx.log(ngx.NOTICE, "configuration: preloaded ", what, " from ", name, " (", #body, " bytes)")
+end
+
+-- init runs in init_by_lua, in the master, at every start and reload: it
+-- computes the md5 hex of $prefix/nginx.conf (the empty string when that
+-- file cannot be read), then loads the preload payloads into the shared
+-- dicts that hold none yet: at a start, and at a reload that changed a
+-- dict's size (nginx then gives the new workers a new, empty zone). A dict
+-- that survived the reload keeps what the controller pushed last: the old
+-- workers, draining, share it.
+function _M.init()
+  local data = read_file(prefix_path("nginx.conf"))
+  checksum = data and ngx.md5(data) or ""
+  local preloaded = false
+  local dict = ngx.shared.configuration_data
+  if dict and store.version(dict, BACKENDS) == nil then
+    preload(PRELOAD_BACKENDS, BACKENDS, apply_backends)
+    preloaded = true
+  end
+  local certs, index = ngx.shared.certificate_data, ngx.shared.certificate_servers
+  if certs and index and #certs:get_keys(1) == 0 and #index:get_keys(1) == 0 then
+    preload(PRELOAD_SERVERS, "servers", apply_servers)
+    preloaded = true
+  end
+  if preloaded then
+    -- the decoded payloads are garbage now: do not hand them to every
+    -- worker this master forks
+    collectgarbage("collect")
+  end
 end
 
 local function get_certs()
   local hostname = ngx.var.arg_hostname
   if not hostname or hostname == "" then
-    return bad_request("certs: the hostname query parameter is required")
+    return answer(bad_request("certs: the hostname query parameter is required"))
   end
   hostname = ngx.unescape_uri(hostname)
   local pem = certificate.lookup(hostname)

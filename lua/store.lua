@@ -1,15 +1,16 @@
--- store: one versioned value per name in a shared dict, replaced without a
--- moment where readers find none and without losing the old value when the
--- new one does not fit.
+-- store: one versioned value per name in a shared dict, replaced without
+-- losing the old value when the new one does not fit, and (when there is
+-- room for both) without a moment where readers find none.
 --
 -- Keys for a name N: "N:version" (the number of the value that serves),
 -- "N:<version>" (the value), "N:seq" (the last number handed out) and
 -- "N:lock" (held while a value is published). publish stores the new value
 -- under a new number beside the current one, then moves "N:version" to it,
--- then deletes the old value: a payload is accepted when it fits beside the
--- current one, and when it does not ("no memory") nothing changes. Readers
--- compare "N:version" to what they decoded last and read the value only
--- when it moved.
+-- then deletes the old value, so that readers never find none. A value
+-- that does not fit beside the current one replaces it in place (the old
+-- one is deleted first; see replace_in_place); one that does not fit alone
+-- either ("no memory") changes nothing. Readers compare "N:version" to
+-- what they decoded last and read the value only when it moved.
 local ngx = ngx
 local ngx_sleep = ngx.sleep
 local ngx_now = ngx.now
@@ -49,9 +50,30 @@ local function lock(dict, name)
   end
 end
 
+-- replace_in_place stores value under version when it does not fit
+-- beside the current value (version old): it deletes the current value
+-- first, and puts it back when value does not fit alone either. Meanwhile
+-- readers find "N:version" naming a value that is gone: current() then
+-- answers nil and the version, and the workers keep serving what they
+-- decoded before (balancer.lua, general.lua).
+local function replace_in_place(dict, name, old, version, value)
+  local old_key = name .. ":" .. old
+  local previous = dict:get(old_key)
+  dict:delete(old_key)
+  local ok, err = dict:safe_set(name .. ":" .. version, value)
+  if not ok and previous ~= nil then
+    local put, perr = dict:safe_set(old_key, previous)
+    if not put then
+      ngx.log(ngx.ERR, "store: cannot put back ", old_key, " after a failed update: ", perr)
+    end
+  end
+  return ok, err
+end
+
 -- publish makes value the current value of name. It returns the new version
 -- number, or nil and an error; the error is ERR_TOO_LARGE when the value
--- does not fit beside the current one (nothing changed then). It may wait
+-- does not fit in the dict even in place of the current one (nothing
+-- changed then). It may wait
 -- (ngx.sleep) for another publish of the same name.
 function _M.publish(dict, name, value)
   local ok, err = lock(dict, name)
@@ -72,12 +94,15 @@ function _M.publish(dict, name, value)
     dict:delete(name .. ":lock")
     return nil, "next version: " .. tostring(err)
   end
+  local old = dict:get(name .. ":version")
   ok, err = dict:safe_set(name .. ":" .. version, value)
+  if not ok and err == _M.ERR_TOO_LARGE and old then
+    ok, err = replace_in_place(dict, name, old, version, value)
+  end
   if not ok then
     dict:delete(name .. ":lock")
     return nil, err
   end
-  local old = dict:get(name .. ":version")
   ok, err = dict:safe_set(name .. ":version", version)
   if not ok then
     dict:delete(name .. ":" .. version)

@@ -9,6 +9,7 @@ local string_find = string.find
 local string_match = string.match
 local string_gmatch = string.gmatch
 local string_sub = string.sub
+local string_byte = string.byte
 local string_lower = string.lower
 local table_concat = table.concat
 
@@ -53,6 +54,78 @@ end
 -- array from a JSON object even when both decode to an empty table.
 function _M.first_char(s)
   return string_match(s, "^%s*(.)")
+end
+
+-- array_elements returns the text of each element of the JSON array text
+-- (a list of strings, in order, without the blanks around them), or nil
+-- when text does not start with "[". text must be valid JSON (cjson
+-- decoded it): the scan only tracks strings, nesting and commas. It lets
+-- configuration.lua store the accepted entries of a payload byte for byte.
+local ELEMENT_SPECIALS = '[%[%]{}",]'
+local BYTE_QUOTE, BYTE_BACKSLASH, BYTE_COMMA = 34, 92, 44
+local BYTE_OPEN_ARRAY, BYTE_CLOSE_ARRAY = 91, 93
+local BYTE_OPEN_OBJECT, BYTE_CLOSE_OBJECT = 123, 125
+
+local function last_solid(text, i)
+  while i > 0 and string_find(string_sub(text, i, i), "^%s") do
+    i = i - 1
+  end
+  return i
+end
+
+function _M.array_elements(text)
+  local first = string_find(text, "%S")
+  if not first or string_byte(text, first) ~= BYTE_OPEN_ARRAY then
+    return nil
+  end
+  local out = {}
+  local depth = 0          -- nesting inside the top-level array
+  local start = first + 1  -- where the current element starts
+  local pos = first + 1
+  while true do
+    local i = string_find(text, ELEMENT_SPECIALS, pos)
+    if not i then
+      return nil -- unterminated: not valid JSON
+    end
+    local c = string_byte(text, i)
+    if c == BYTE_QUOTE then
+      -- skip the string: find its closing quote, stepping over escapes
+      local j = i + 1
+      while true do
+        local k = string_find(text, '["\\]', j)
+        if not k then
+          return nil
+        end
+        if string_byte(text, k) == BYTE_BACKSLASH then
+          j = k + 2
+        else
+          pos = k + 1
+          break
+        end
+      end
+    elseif c == BYTE_OPEN_ARRAY or c == BYTE_OPEN_OBJECT then
+      depth = depth + 1
+      pos = i + 1
+    elseif depth > 0 then
+      if c == BYTE_CLOSE_ARRAY or c == BYTE_CLOSE_OBJECT then
+        depth = depth - 1
+      end
+      pos = i + 1
+    elseif c == BYTE_COMMA or c == BYTE_CLOSE_ARRAY then
+      local s = string_find(text, "%S", start)
+      local e = last_solid(text, i - 1)
+      if s and s <= e then
+        out[#out + 1] = string_sub(text, s, e)
+      end
+      if c == BYTE_CLOSE_ARRAY then
+        return out
+      end
+      start = i + 1
+      pos = i + 1
+    else
+      pos = i + 1 -- a stray "}" at the top: not valid JSON, ignored
+    end
+  end
 end
 
 -- port returns p as an integer port (1..65535) when p is a number or a

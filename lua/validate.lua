@@ -1,7 +1,8 @@
--- validate: checks the shape of the payloads of the configuration API
--- before anything is stored (see CONTRACT.md). Each function takes the raw
--- body and returns the decoded value, or nil and a message naming the first
--- bad field. Fields that the Lua modules read must have the documented type
+-- validate: checks the payloads of the configuration API before anything
+-- is stored (see CONTRACT.md), one entry (backend, host, certificate) at a
+-- time: a bad entry is reported with a message naming its bad field, and
+-- the others are applied. Only a body that is unusable as a whole (not
+-- JSON, not of the right shape) is refused. Fields that the Lua modules read must have the documented type
 -- (or be absent or null); other fields are free, so that ingress-nginx's
 -- controller, which sends more, is accepted.
 local cjson = require("cjson.safe")
@@ -14,6 +15,7 @@ local tostring = tostring
 local tonumber = tonumber
 local math_floor = math.floor
 local string_lower = string.lower
+local table_sort = table.sort
 
 local _M = {}
 
@@ -173,7 +175,14 @@ local function check_backend(b)
   return nil
 end
 
--- backends checks a POST /configuration/backends body.
+-- backends checks a POST /configuration/backends body, one backend at a
+-- time. It returns the decoded array and the list of the entries to drop,
+-- each {index = i (1-based), name = the entry's name or nil, reason = …,
+-- duplicate = true for a repeated name}:
+-- an entry that is not an object, has no name, repeats the name of an
+-- earlier entry, or has a bad field. It returns nil and a message when the
+-- body as a whole is unusable: not JSON, not an array, or an array in
+-- which no entry has a name (nothing could be applied or named).
 function _M.backends(body)
   if util.first_char(body) ~= "[" then
     return nil, "backends: the body must be a JSON array"
@@ -186,21 +195,39 @@ function _M.backends(body)
     return nil, "backends: the body must be a JSON array"
   end
   local names = {}
+  local bad = {}
+  local named = 0
   for i = 1, #backends do
     local b = backends[i]
+    local name = util.is_object(b) and b.name
+    if type(name) ~= "string" or name == "" then
+      name = nil
+    else
+      named = named + 1
+    end
+    local path, err, duplicate
     if not util.is_object(b) then
-      return nil, "backends[" .. (i - 1) .. "]: must be an object"
+      path, err = "", "must be an object"
+    elseif name and names[name] then
+      path, err, duplicate = "name", "duplicate backend " .. name .. " (the first one is used)", true
+    else
+      path, err = check_backend(b)
     end
-    local path, err = check_backend(b)
     if path then
-      return nil, "backends[" .. (i - 1) .. "]." .. path .. ": " .. err
+      local where = "backends[" .. (i - 1) .. "]"
+      if path ~= "" then
+        where = where .. "." .. path
+      end
+      bad[#bad + 1] = { index = i, name = name, reason = where .. ": " .. err, duplicate = duplicate }
     end
-    if names[b.name] then
-      return nil, "backends[" .. (i - 1) .. "].name: duplicate backend " .. b.name
+    if name and not names[name] then
+      names[name] = true
     end
-    names[b.name] = true
   end
-  return backends
+  if #backends > 0 and named == 0 then
+    return nil, "backends: no entry has a name: " .. bad[1].reason
+  end
+  return backends, bad
 end
 
 -- general checks a POST /configuration/general body: a JSON object.
@@ -215,25 +242,35 @@ function _M.general(body)
   return general
 end
 
--- string_map checks that v is absent, null or a JSON object of non-empty
--- strings to non-empty strings, and returns it as a table.
-local function string_map(v, field)
+-- a_map checks that v is absent, null or a JSON object, and returns it
+-- as a table.
+local function a_map(v, field)
   if is_null(v) then
     return {}
   end
   if not util.is_object(v) then
     return nil, "servers: " .. field .. ": must be an object"
   end
-  for k, s in pairs(v) do
-    if k == "" or type(s) ~= "string" or s == "" then
-      return nil, "servers: " .. field .. "[" .. k .. "]: must be a non-empty string"
-    end
-  end
   return v
 end
 
--- servers checks a POST /configuration/servers body and returns the host
--- map (host names lower-cased) and the certificate map.
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do
+    keys[#keys + 1] = k
+  end
+  table_sort(keys)
+  return keys
+end
+
+-- servers checks a POST /configuration/servers body. It returns the host
+-- map (host names lower-cased) and the certificate map of the entries
+-- whose value is a non-empty string, and the list of the other entries,
+-- each {kind = "server" or "certificate", name = …, reason = …}, in a
+-- stable order. A host spelt twice (in another case) keeps its first
+-- spelling in sorted order. It returns nil, nil and a message when the
+-- body is not a JSON object or servers or certificates is present and not
+-- an object. Whether a PEM parses is checked by configuration.lua.
 function _M.servers(body)
   local payload, derr = cjson.decode(body)
   if payload == nil then
@@ -243,23 +280,42 @@ function _M.servers(body)
     return nil, nil, "servers: the body must be a JSON object"
   end
   local servers, certs, err
-  servers, err = string_map(payload.servers, "servers")
+  servers, err = a_map(payload.servers, "servers")
   if not servers then
     return nil, nil, err
   end
-  certs, err = string_map(payload.certificates, "certificates")
+  certs, err = a_map(payload.certificates, "certificates")
   if not certs then
     return nil, nil, err
   end
-  local hosts = {}
-  for host, id in pairs(servers) do
-    local h = string_lower(host)
-    if hosts[h] and hosts[h] ~= id then
-      return nil, nil, "servers: servers[" .. host .. "]: another spelling of this host names another certificate"
+  local bad = {}
+  local good_certs = {}
+  for _, id in ipairs(sorted_keys(certs)) do
+    local pem = certs[id]
+    if id == "" then
+      bad[#bad + 1] = { kind = "certificate", name = id, reason = "certificates: the ID must not be empty" }
+    elseif type(pem) ~= "string" or pem == "" then
+      bad[#bad + 1] = { kind = "certificate", name = id, reason = "certificates[" .. id .. "]: must be a non-empty string" }
+    else
+      good_certs[id] = pem
     end
-    hosts[h] = id
   end
-  return hosts, certs
+  local hosts = {}
+  for _, host in ipairs(sorted_keys(servers)) do
+    local id = servers[host]
+    local h = string_lower(host)
+    if host == "" then
+      bad[#bad + 1] = { kind = "server", name = host, reason = "servers: the host name must not be empty" }
+    elseif type(id) ~= "string" or id == "" then
+      bad[#bad + 1] = { kind = "server", name = host, reason = "servers[" .. host .. "]: must be a non-empty string" }
+    elseif hosts[h] and hosts[h] ~= id then
+      bad[#bad + 1] = { kind = "server", name = host,
+        reason = "servers[" .. host .. "]: another spelling of this host names another certificate (the first is used)" }
+    else
+      hosts[h] = id
+    end
+  end
+  return hosts, good_certs, bad
 end
 
 return _M

@@ -147,7 +147,7 @@ func New(cfg Config) (*Controller, error) {
 	metrics := newLoopMetrics()
 	// The metrics see every sync first, and every POST to Lua is timed.
 	cfg.Observers = append([]SyncObserver{metrics}, cfg.Observers...)
-	cfg.Lua = timedPusher{next: cfg.Lua, hist: metrics.luaPush}
+	cfg.Lua = newTimedPusher(cfg.Lua, metrics)
 	backoff := &recordingLimiter{TypedRateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax)}
 	return &Controller{
 		cfg:     cfg,

@@ -89,7 +89,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	cfg, problems := render.Build(snap, build)
 	c.cfg.Problems.ReportProblems(ctx, problems)
 	c.metrics.setProblems(problems)
-	conf, err := render.NGINXConf(cfg, c.cfg.Conf)
+	conf, err := render.NGINXConf(cfg, c.confOptions(cfg))
 	if err != nil {
 		return fmt.Errorf("writing nginx.conf: %w", err)
 	}
@@ -129,8 +129,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		reloader = &starter{c: c, watchCtx: workerCtx}
 	}
 	err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua, c.cfg.Stream)
-	confFor := func(*model.Config) render.ConfOptions { return c.cfg.Conf }
-	if res, ok := c.quarantine(ctx, snap, build, confFor, cfg, err); ok {
+	if res, ok := c.quarantine(ctx, snap, build, c.confOptions, cfg, err); ok {
 		// nginx -t refused desired; res leaves out the Ingresses that
 		// made it (quarantine.go) and passes. Lua may hold the bridge
 		// payloads of the failed attempt.
@@ -267,10 +266,23 @@ func (c *Controller) countFailure(now time.Time, why error) error {
 }
 
 // starter is the Reloader of the first apply: it starts nginx with the
-// config, and watches the master until watchCtx ends.
+// config, and watches the master until watchCtx ends. It hands the Lua
+// payloads to nginx before the start (sync.Preloader), so that the first
+// request after a start (the first, or after the master died) finds the
+// backends and certificates.
 type starter struct {
 	c        *Controller
 	watchCtx context.Context
+}
+
+var _ ksync.Preloader = (*starter)(nil)
+
+// Preload hands the payloads to nginx when it takes them.
+func (st *starter) Preload(ctx context.Context, backends, servers []byte) error {
+	if pl, ok := st.c.cfg.Nginx.(ksync.Preloader); ok {
+		return pl.Preload(ctx, backends, servers)
+	}
+	return nil
 }
 
 func (st *starter) Reload(ctx context.Context, conf []byte) error {

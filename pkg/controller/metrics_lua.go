@@ -2,9 +2,13 @@ package controller
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/klog/v2"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
@@ -17,6 +21,9 @@ const (
 	luaEndpointServers  = "servers"
 )
 
+// maxLoggedDrops bounds the entries one "dropped" log line names.
+const maxLoggedDrops = 20
+
 func newLuaPushMetric() *prometheus.HistogramVec {
 	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: metricsNamespace,
@@ -27,33 +34,116 @@ func newLuaPushMetric() *prometheus.HistogramVec {
 	}, []string{"endpoint", "result"})
 }
 
+// reportingPusher is a Pusher that also says which entries nginx dropped
+// from a payload it applied (*luaapi.Client).
+type reportingPusher interface {
+	PostBackendsReport(ctx context.Context, backends []luaapi.Backend) ([]luaapi.Dropped, error)
+	PostServersReport(ctx context.Context, servers luaapi.Servers) ([]luaapi.Dropped, error)
+}
+
 // timedPusher is the Pusher the loop uses: the configured one, with each
-// POST timed into lua_push_duration_seconds.
+// POST timed into lua_push_duration_seconds, and the entries nginx dropped
+// from the last payload of each endpoint in lua_dropped_entries and the
+// log.
 type timedPusher struct {
-	next ksync.Pusher
-	hist *prometheus.HistogramVec
+	next    ksync.Pusher
+	hist    *prometheus.HistogramVec
+	dropped *prometheus.GaugeVec
+	total   *prometheus.CounterVec
+
+	mu   sync.Mutex
+	last map[string][]luaapi.Dropped // endpoint -> what the last POST dropped
 }
 
-var _ ksync.Pusher = timedPusher{}
+var _ ksync.Pusher = (*timedPusher)(nil)
 
-func (p timedPusher) PostBackends(ctx context.Context, backends []luaapi.Backend) error {
+// newTimedPusher wraps next and registers its drop metrics on m.
+func newTimedPusher(next ksync.Pusher, m *loopMetrics) *timedPusher {
+	p := &timedPusher{
+		next: next,
+		hist: m.luaPush,
+		dropped: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: metricsNamespace,
+			Name:      "lua_dropped_entries",
+			Help: "Entries that nginx's Lua dropped from the last payload it applied (1 each): endpoint is backends or servers, " +
+				"kind backend, certificate or server (a host), name the entry; kept is true when nginx still serves the entry's last accepted version.",
+		}, []string{"endpoint", "kind", "name", "kept"}),
+		total: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metricsNamespace,
+			Name:      "lua_dropped_entries_total",
+			Help:      "Entries that nginx's Lua dropped from the payloads it applied, by endpoint (backends or servers).",
+		}, []string{"endpoint"}),
+		last: map[string][]luaapi.Dropped{},
+	}
+	m.registry.MustRegister(p.dropped, p.total)
+	return p
+}
+
+func (p *timedPusher) PostBackends(ctx context.Context, backends []luaapi.Backend) error {
 	start := time.Now()
-	err := p.next.PostBackends(ctx, backends)
+	var dropped []luaapi.Dropped
+	var err error
+	if r, ok := p.next.(reportingPusher); ok {
+		dropped, err = r.PostBackendsReport(ctx, backends)
+	} else {
+		err = p.next.PostBackends(ctx, backends)
+	}
 	p.observe(luaEndpointBackends, start, err)
+	if err == nil {
+		p.report(ctx, luaEndpointBackends, dropped)
+	}
 	return err
 }
 
-func (p timedPusher) PostServers(ctx context.Context, servers luaapi.Servers) error {
+func (p *timedPusher) PostServers(ctx context.Context, servers luaapi.Servers) error {
 	start := time.Now()
-	err := p.next.PostServers(ctx, servers)
+	var dropped []luaapi.Dropped
+	var err error
+	if r, ok := p.next.(reportingPusher); ok {
+		dropped, err = r.PostServersReport(ctx, servers)
+	} else {
+		err = p.next.PostServers(ctx, servers)
+	}
 	p.observe(luaEndpointServers, start, err)
+	if err == nil {
+		p.report(ctx, luaEndpointServers, dropped)
+	}
 	return err
 }
 
-func (p timedPusher) observe(endpoint string, start time.Time, err error) {
+func (p *timedPusher) observe(endpoint string, start time.Time, err error) {
 	result := "success"
 	if err != nil {
 		result = "error"
 	}
 	p.hist.WithLabelValues(endpoint, result).Observe(time.Since(start).Seconds())
+}
+
+// report sets the drop metrics of endpoint to what its last POST dropped,
+// and logs the dropped entries when they differ from the last POST's.
+func (p *timedPusher) report(ctx context.Context, endpoint string, dropped []luaapi.Dropped) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total.WithLabelValues(endpoint).Add(float64(len(dropped)))
+	p.dropped.DeletePartialMatch(prometheus.Labels{"endpoint": endpoint})
+	for _, d := range dropped {
+		p.dropped.WithLabelValues(endpoint, d.Kind, d.Name, fmt.Sprint(d.Kept)).Set(1)
+	}
+	if slices.Equal(p.last[endpoint], dropped) {
+		return
+	}
+	log := klog.FromContext(ctx)
+	if len(dropped) == 0 {
+		log.Info("nginx applies every entry of the Lua payload again", "endpoint", endpoint)
+	} else {
+		shown := make([]string, 0, min(len(dropped), maxLoggedDrops)+1)
+		for _, d := range dropped[:min(len(dropped), maxLoggedDrops)] {
+			shown = append(shown, d.String())
+		}
+		if more := len(dropped) - maxLoggedDrops; more > 0 {
+			shown = append(shown, fmt.Sprintf("… and %d more", more))
+		}
+		log.Error(nil, "nginx dropped entries of a Lua payload and applied the others", "endpoint", endpoint, "count", len(dropped), "dropped", shown)
+	}
+	p.last[endpoint] = slices.Clone(dropped)
 }

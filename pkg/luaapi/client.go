@@ -56,7 +56,7 @@ type StatusError struct {
 }
 
 // IsStatus reports whether err is (or wraps) a *StatusError with code:
-// http.StatusBadRequest for a payload nginx refused, and
+// http.StatusBadRequest for a payload nginx refused as a whole, and
 // http.StatusRequestEntityTooLarge for one larger than its shared dict.
 // The old configuration still serves after either.
 func IsStatus(err error, code int) bool {
@@ -88,17 +88,39 @@ func (c *Client) GetBackends(ctx context.Context) ([]Backend, error) {
 	return backends, nil
 }
 
-// PostBackends replaces the backends of nginx.
+// PostBackends replaces the backends of nginx. A backend that nginx drops
+// (see PostBackendsReport) is no error: the others are applied.
 func (c *Client) PostBackends(ctx context.Context, backends []Backend) error {
+	_, err := c.PostBackendsReport(ctx, backends)
+	return err
+}
+
+// PostBackendsReport replaces the backends of nginx and returns the
+// backends that nginx dropped while it applied the others: each names the
+// bad field and says whether nginx kept the last version it had accepted.
+// A body that nginx refuses as a whole is a *StatusError (400), as is one
+// larger than its shared dict (413).
+func (c *Client) PostBackendsReport(ctx context.Context, backends []Backend) ([]Dropped, error) {
 	if backends == nil {
 		backends = []Backend{}
 	}
-	return c.postJSON(ctx, PathBackends, backends)
+	return c.postReport(ctx, PathBackends, backends)
 }
 
 // PostServers replaces the host to certificate map and the certificates.
+// Hosts and certificates that nginx drops (see PostServersReport) are no
+// error: the others are applied.
 func (c *Client) PostServers(ctx context.Context, s Servers) error {
-	return c.postJSON(ctx, PathServers, s)
+	_, err := c.PostServersReport(ctx, s)
+	return err
+}
+
+// PostServersReport replaces the host to certificate map and the
+// certificates, and returns the hosts and certificates that nginx dropped
+// (a certificate whose PEM does not parse, a host whose certificate is not
+// served …) while it applied the others.
+func (c *Client) PostServersReport(ctx context.Context, s Servers) ([]Dropped, error) {
+	return c.postReport(ctx, PathServers, s)
 }
 
 // GetCertificate returns the PEM that nginx serves for hostname. When only
@@ -131,7 +153,8 @@ func (c *Client) PostGeneral(ctx context.Context, general json.RawMessage) error
 	if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
 		return fmt.Errorf("POST %s: the general settings must be a JSON object", PathGeneral)
 	}
-	return c.post(ctx, PathGeneral, trimmed)
+	_, err := c.post(ctx, PathGeneral, trimmed)
+	return err
 }
 
 // GetChecksum returns the md5 (hex) of the nginx.conf that the running
@@ -156,22 +179,29 @@ func (c *Client) get(ctx context.Context, path string, query url.Values) ([]byte
 	return c.do(req, path, http.StatusOK)
 }
 
-func (c *Client) postJSON(ctx context.Context, path string, v any) error {
+func (c *Client) postReport(ctx context.Context, path string, v any) ([]Dropped, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("POST %s: encoding: %w", path, err)
+		return nil, fmt.Errorf("POST %s: encoding: %w", path, err)
 	}
-	return c.post(ctx, path, body)
+	answer, err := c.post(ctx, path, body)
+	if err != nil {
+		return nil, err
+	}
+	dropped, err := parseDropped(answer)
+	if err != nil {
+		return nil, fmt.Errorf("POST %s: %w", path, err)
+	}
+	return dropped, nil
 }
 
-func (c *Client) post(ctx context.Context, path string, body []byte) error {
+func (c *Client) post(ctx context.Context, path string, body []byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.baseURL+path, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("POST %s: %w", path, err)
+		return nil, fmt.Errorf("POST %s: %w", path, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	_, err = c.do(req, path, http.StatusCreated, http.StatusOK)
-	return err
+	return c.do(req, path, http.StatusCreated, http.StatusOK)
 }
 
 // do sends req and returns the body of an answer whose status is one of

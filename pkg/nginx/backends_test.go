@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -89,7 +90,6 @@ func TestNginxBackends(t *testing.T) {
 	})
 
 	t.Run("bad bodies are refused and change nothing", func(t *testing.T) {
-		ep := func(s string) string { return `[{"name": "app", "endpoints": [` + s + `]}]` }
 		for _, body := range []string{
 			``,
 			`not json`,
@@ -97,15 +97,6 @@ func TestNginxBackends(t *testing.T) {
 			`[1]`,
 			`[{"endpoints": []}]`,
 			`[{"name": ""}]`,
-			`[{"name": "x"}, {"name": "x"}]`,
-			`[{"name": "app", "endpoints": {"address": "127.0.0.1"}}]`,
-			ep(`{"address": "", "port": "80"}`),
-			ep(`{"address": "127.0.0.1"}`),
-			ep(`{"address": "127.0.0.1", "port": "abc"}`),
-			ep(`{"address": "127.0.0.1", "port": 0}`),
-			ep(`{"address": "127.0.0.1", "port": 65536}`),
-			ep(`{"address": "127.0.0.1", "port": 80.5}`),
-			ep(`"127.0.0.1:80"`),
 		} {
 			code, out := e.api(t, http.MethodPost, "/configuration/backends", body)
 			if code != http.StatusBadRequest || strings.TrimSpace(out) == "" {
@@ -115,16 +106,72 @@ func TestNginxBackends(t *testing.T) {
 		if code, out := e.api(t, http.MethodGet, "/configuration/backends", ""); out != backendsJSON(a, b) {
 			t.Errorf("backends changed by a refused POST: %d %s", code, out)
 		}
-		got := map[string]bool{}
-		for range 4 {
-			code, out := e.proxy(t, "app")
-			if code != http.StatusOK {
-				t.Fatalf("GET app after bad POSTs: %d %s", code, out)
-			}
-			got[out] = true
+		e.servesBoth(t, a, b, "bad POSTs")
+	})
+
+	t.Run("a bad entry is dropped, its last version kept, the rest applied", func(t *testing.T) {
+		bad := func(s string) string {
+			return strings.Replace(backendsJSON(a, b), `{"name": "app", "port": 80, "endpoints": [`, `{"name": "app", "port": 80, "endpoints": [`+s+`, `, 1)
 		}
-		if !got["A"] || !got["B"] {
-			t.Errorf("want A and B after bad POSTs, got %v", got)
+		for _, c := range []struct{ body, reason string }{
+			{bad(`{"address": "", "port": "80"}`), "backends[0].endpoints[0].address: must be a non-empty string"},
+			{bad(`{"address": "127.0.0.1"}`), "backends[0].endpoints[0].port: must be a number"},
+			{bad(`{"address": "127.0.0.1", "port": "abc"}`), "backends[0].endpoints[0].port"},
+			{bad(`{"address": "127.0.0.1", "port": 0}`), "backends[0].endpoints[0].port"},
+			{bad(`{"address": "127.0.0.1", "port": 65536}`), "backends[0].endpoints[0].port"},
+			{bad(`{"address": "127.0.0.1", "port": 80.5}`), "backends[0].endpoints[0].port"},
+			{bad(`{"address": "127.1", "port": 80}`), "127.1 is neither an IP address nor a DNS name"},
+			{bad(`"127.0.0.1:80"`), "backends[0].endpoints[0]: must be an object"},
+		} {
+			// Another backend comes with it: the rest of the payload applies.
+			body := strings.Replace(c.body, `{"name": "empty"`, fmt.Sprintf(`{"name": "new", "endpoints": [{"address": "127.0.0.1", "port": %s}]}, {"name": "empty"`, b), 1)
+			code, out := e.api(t, http.MethodPost, "/configuration/backends", body)
+			if code != http.StatusCreated {
+				t.Fatalf("POST with a bad app: %d %q, want 201", code, out)
+			}
+			var answer struct {
+				Dropped []struct {
+					Kind, Name, Reason string
+					Index              int
+					Kept               bool
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &answer); err != nil || len(answer.Dropped) != 1 {
+				t.Fatalf("answer %q: want one dropped entry (%v)", out, err)
+			}
+			d := answer.Dropped[0]
+			if d.Kind != "backend" || d.Name != "app" || d.Index != 0 || !d.Kept || !strings.Contains(d.Reason, c.reason) {
+				t.Errorf("dropped %+v, want backend app at 0, kept, reason with %q", d, c.reason)
+			}
+			e.servesBoth(t, a, b, "a bad version of app")
+			if code, out := e.proxy(t, "new"); code != http.StatusOK || out != "B" {
+				t.Errorf("the backend beside the bad one: %d %s, want B", code, out)
+			}
+		}
+		// A duplicate is dropped; the first one serves.
+		body := strings.Replace(backendsJSON(a, b), `{"name": "empty"`, `{"name": "app", "endpoints": []}, {"name": "empty"`, 1)
+		if code, out := e.api(t, http.MethodPost, "/configuration/backends", body); code != http.StatusCreated || !strings.Contains(out, "duplicate backend app") {
+			t.Errorf("POST with a duplicate: %d %q", code, out)
+		}
+		e.servesBoth(t, a, b, "a duplicate")
+		// What serves is the good entries byte for byte, and the kept one.
+		if code, out := e.api(t, http.MethodPost, "/configuration/backends", bad(`{"address": "127.1", "port": 80}`)); code != http.StatusCreated {
+			t.Fatalf("POST: %d %s", code, out)
+		}
+		want := "[" + strings.Join(elements(t, backendsJSON(a, b)), ",") + "]"
+		if _, got := e.api(t, http.MethodGet, "/configuration/backends", ""); got != want {
+			t.Errorf("GET backends after a drop:\n%s\nwant\n%s", got, want)
+		}
+		// A new backend that is bad is left out.
+		body = strings.Replace(backendsJSON(a, b), `{"name": "empty"`, `{"name": "ext", "endpoints": [{"address": "127.1", "port": "80"}]}, {"name": "empty"`, 1)
+		if code, out := e.api(t, http.MethodPost, "/configuration/backends", body); code != http.StatusCreated || !strings.Contains(out, `"kept":false`) {
+			t.Errorf("POST with a bad new backend: %d %q", code, out)
+		}
+		if code, _ := e.proxy(t, "ext"); code != http.StatusServiceUnavailable {
+			t.Errorf("the dropped new backend: %d, want 503", code)
+		}
+		if code, out := e.api(t, http.MethodPost, "/configuration/backends", backendsJSON(a, b)); code != http.StatusCreated || out != "" {
+			t.Fatalf("POST good backends: %d %q, want 201 without a body", code, out)
 		}
 	})
 
@@ -210,4 +257,35 @@ func TestNginxStatusAPI(t *testing.T) {
 	if got := h.Get("Allow"); got != "GET, POST" {
 		t.Errorf("Allow: %q", got)
 	}
+}
+
+// servesBoth fails the test unless backend app answers from both of its
+// endpoints (A and B).
+func (e *env) servesBoth(t *testing.T, a, b, after string) {
+	t.Helper()
+	got := map[string]bool{}
+	for range 4 {
+		code, out := e.proxy(t, "app")
+		if code != http.StatusOK {
+			t.Fatalf("GET app after %s: %d %s", after, code, out)
+		}
+		got[out] = true
+	}
+	if !got["A"] || !got["B"] {
+		t.Errorf("want A and B after %s, got %v", after, got)
+	}
+}
+
+// elements splits a JSON array into the compact text of its elements.
+func elements(t *testing.T, array string) []string {
+	t.Helper()
+	var raw []json.RawMessage
+	if err := json.Unmarshal([]byte(array), &raw); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]string, len(raw))
+	for i, r := range raw {
+		out[i] = string(r)
+	}
+	return out
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -104,9 +105,8 @@ func TestNginxCertificates(t *testing.T) {
 		for _, body := range []string{
 			``, `[]`, `not json`,
 			`{"servers": ["a.example.com"]}`,
-			`{"servers": {"a.example.com": 1}}`,
-			`{"servers": {"a.example.com": ""}}`,
-			`{"certificates": {"x": {"pem": "..."}}}`,
+			`{"servers": "a.example.com"}`,
+			`{"certificates": ["x"]}`,
 		} {
 			if code, out := e.api(t, http.MethodPost, "/configuration/servers", body); code != http.StatusBadRequest {
 				t.Errorf("POST servers %s: %d %q, want 400", body, code, out)
@@ -115,6 +115,70 @@ func TestNginxCertificates(t *testing.T) {
 		if cn, _ := e.served(t, "x.wild.example.com"); cn != "wild" {
 			t.Errorf("after bad POSTs: served %q", cn)
 		}
+	})
+
+	t.Run("a bad entry is dropped, its last version kept, the rest applied", func(t *testing.T) {
+		good := map[string]any{"a.example.com": "default-a", "*.wild.example.com": "default-wild"}
+		for _, c := range []struct {
+			name         string
+			servers      map[string]any
+			certs        map[string]any
+			kind, dropID string
+		}{
+			{"host to a number", map[string]any{"a.example.com": 1}, nil, "server", "a.example.com"},
+			{"host to nothing", map[string]any{"a.example.com": ""}, nil, "server", "a.example.com"},
+			{"certificate not a string", nil, map[string]any{"default-a": map[string]string{"pem": "..."}}, "certificate", "default-a"},
+			{"certificate that does not parse", nil, map[string]any{"default-a": "-----BEGIN CERTIFICATE-----\nnope\n-----END CERTIFICATE-----\n"}, "certificate", "default-a"},
+			{"certificate without its key", nil, map[string]any{"default-a": exactCertOnly(t, exact)}, "certificate", "default-a"},
+		} {
+			servers := map[string]any{"new.example.com": "default-new"}
+			for k, v := range good {
+				servers[k] = v
+			}
+			for k, v := range c.servers {
+				servers[k] = v
+			}
+			certs := map[string]any{"default-a": exact, "default-wild": wild, "default-new": pemFor(t, "new", "new.example.com")}
+			for k, v := range c.certs {
+				certs[k] = v
+			}
+			body, err := json.Marshal(map[string]any{"servers": servers, "certificates": certs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, out := e.api(t, http.MethodPost, "/configuration/servers", string(body))
+			if code != http.StatusCreated || !strings.Contains(out, `"kind":"`+c.kind+`"`) || !strings.Contains(out, `"name":"`+c.dropID+`"`) ||
+				!strings.Contains(out, `"kept":true`) {
+				t.Errorf("%s: %d %q, want 201 naming %s %s, kept", c.name, code, out, c.kind, c.dropID)
+			}
+			for host, want := range map[string]string{"a.example.com": "exact", "x.wild.example.com": "wild", "new.example.com": "new"} {
+				if cn, _ := e.served(t, host); cn != want {
+					t.Errorf("%s: %s served %q, want %q", c.name, host, cn, want)
+				}
+			}
+		}
+		// A new certificate that does not parse is left out with its hosts:
+		// they get the default certificate.
+		body, err := json.Marshal(map[string]any{
+			"servers":      map[string]string{"a.example.com": "default-a", "*.wild.example.com": "default-wild", "bad.example.com": "bad"},
+			"certificates": map[string]string{"default-a": exact, "default-wild": wild, "bad": "not a pem"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out := e.api(t, http.MethodPost, "/configuration/servers", string(body))
+		if code != http.StatusCreated || !strings.Contains(out, `"name":"bad"`) || !strings.Contains(out, `"name":"bad.example.com"`) {
+			t.Errorf("a new bad certificate: %d %q", code, out)
+		}
+		if cn, _ := e.served(t, "bad.example.com"); cn != DefaultCertificateCN {
+			t.Errorf("host of a dropped certificate served %q", cn)
+		}
+		if cn, _ := e.served(t, "a.example.com"); cn != "exact" {
+			t.Errorf("a.example.com beside a dropped certificate served %q", cn)
+		}
+		e.pushServers(t,
+			map[string]string{"a.example.com": "default-a", "*.wild.example.com": "default-wild"},
+			map[string]string{"default-a": exact, "default-wild": wild})
 	})
 
 	t.Run("a host left out falls back to the default", func(t *testing.T) {
@@ -157,4 +221,14 @@ func TestNginxCertificates(t *testing.T) {
 			t.Errorf("certificates pushed before the reload: served %q", cn)
 		}
 	})
+}
+
+// exactCertOnly returns the certificate block of pem without its key.
+func exactCertOnly(t *testing.T, pem string) string {
+	t.Helper()
+	i := strings.Index(pem, "-----END CERTIFICATE-----")
+	if i < 0 {
+		t.Fatal("no certificate in the PEM")
+	}
+	return pem[:i+len("-----END CERTIFICATE-----")] + "\n"
 }

@@ -129,6 +129,16 @@ func ctxFor(t *testing.T, d time.Duration) context.Context {
 // newEnv lays out a prefix in a temp dir and starts nginx on it.
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	e := layoutEnv(t)
+	if err := e.in.Start(ctxFor(t, 20*time.Second), e.conf("")); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// layoutEnv lays out a prefix in a temp dir for nginx; the test starts it.
+func layoutEnv(t *testing.T) *env {
+	t.Helper()
 	requireNginx(t)
 	p := freePorts(t, 3)
 	e := &env{http: p[0], https: p[1], status: p[2]}
@@ -136,9 +146,6 @@ func newEnv(t *testing.T) *env {
 	e.client = &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{Proxy: nil}}
 	t.Cleanup(e.client.CloseIdleConnections)
 	if err := e.in.Layout(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.in.Start(ctxFor(t, 20*time.Second), e.conf("")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

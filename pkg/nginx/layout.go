@@ -33,7 +33,7 @@ const (
 // Layout creates the prefix layout of lua/CONTRACT.md: the directories
 // (0755), the embedded Lua modules in lua/ (0644, rewritten every time), and
 // a self-signed default certificate in certs/default.crt|.key unless both
-// exist. As root it also makes the ancestors of the prefix searchable by
+// exist. It removes the preload files of an earlier run (see Preload). As root it also makes the ancestors of the prefix searchable by
 // the worker user (see the package doc).
 func (in *Instance) Layout() error {
 	// nginx creates the temp paths of its config (tmp/client_body, …)
@@ -53,6 +53,9 @@ func (in *Instance) Layout() error {
 		}
 	}
 	if err := in.writeLua(); err != nil {
+		return err
+	}
+	if err := in.clearPreload(); err != nil {
 		return err
 	}
 	crt, key := in.path(defaultCertName), in.path(defaultKeyName)

@@ -29,6 +29,8 @@ type ConfOptions struct {
 	// loopback port of the passthrough hop (see nginxconf_stream.go).
 	SSLPassthroughProxyPort int
 	SSLPassthroughHopPort   int
+	// LuaDicts size the shared dicts of the Lua payloads (zero: defaults).
+	LuaDicts LuaDicts
 }
 
 // DefaultConfOptions are the settings of a controller pod.
@@ -58,7 +60,7 @@ func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, erro
 	writePassthroughRealIP(w, c, o)
 	writeHTTPSettings(w, c.Global)
 	writeServerNamesHash(w, c)
-	writeLua(w, c.Global)
+	writeLua(w, c.Global, o)
 	writeZones(w, c)
 	for i := range c.Servers {
 		writeServer(w, c, &c.Servers[i], o)
@@ -118,8 +120,6 @@ func writeServerNamesHash(w *confWriter, c *model.Config) {
 	w.line("server_names_hash_max_size", strconv.Itoa(max(1024, nextPowerOfTwo(2*names))))
 }
 
-func nextPowerOfTwo(n int) int {
-	p := 1
 // serverNamesBucketSize is the smallest bucket size nginx accepts for a
 // name of n bytes, as a power of two of at least 64 (nginx rounds it up to
 // its 64-byte cache line anyway). ngx_hash_init refuses a bucket smaller
@@ -133,6 +133,8 @@ func serverNamesBucketSize(n int) int {
 	return max(64, nextPowerOfTwo(elt+ptr))
 }
 
+func nextPowerOfTwo(n int) int {
+	p := 1
 	for p < n {
 		p <<= 1
 	}
@@ -258,13 +260,9 @@ func writeProxyHeaders(w *confWriter, host string) {
 	w.line("proxy_set_header", "Connection", "$connection_upgrade")
 }
 
-func writeLua(w *confWriter, g model.Global) {
+func writeLua(w *confWriter, g model.Global, o ConfOptions) {
 	w.line("lua_package_path", `"$prefix/lua/?.lua;;"`)
-	w.line("lua_shared_dict", "configuration_data", "64m")
-	w.line("lua_shared_dict", "certificate_data", "32m")
-	w.line("lua_shared_dict", "certificate_servers", "8m")
-	// ewma scores, shared by the workers (lua/balancer_ewma.lua)
-	w.line("lua_shared_dict", "balancer_ewma", "10m")
+	writeLuaDicts(w, o.LuaDicts)
 	w.open("init_by_lua_block")
 	w.raw(`require("resty.core")`)
 	w.raw(`configuration = require("configuration")`)
@@ -302,7 +300,7 @@ func writeStatusServer(w *confWriter, o ConfOptions) {
 	w.open("server")
 	w.line("listen", w.q(o.StatusAddress))
 	w.line("access_log", "off")
-	w.line("client_max_body_size", "64m")
+	w.line("client_max_body_size", statusBodyLimit(o.LuaDicts))
 	w.line("client_body_buffer_size", "64m")
 	w.open("location", "=", "/healthz")
 	w.line("return", "200")

@@ -2,6 +2,7 @@ package sync
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,6 +17,16 @@ import (
 // config that nginx rejects leaves the running one serving.
 type Reloader interface {
 	Reload(ctx context.Context, conf []byte) error
+}
+
+// Preloader is a Reloader that takes the Lua payloads of the config it is
+// about to start or reload with (pkg/nginx.Instance implements it): nginx's
+// master loads them into the shared dicts that are empty then (all of
+// them at a start; the resized ones at a reload, see Plan.ResizedDicts),
+// before its workers accept a connection. backends and servers are the
+// JSON bodies of POST /configuration/backends and /configuration/servers.
+type Preloader interface {
+	Preload(ctx context.Context, backends, servers []byte) error
 }
 
 // Pusher posts the Lua payloads to nginx's status server
@@ -81,9 +92,11 @@ const (
 //     when PushStream says so.
 //   - ReloadRequired: (1) when desired needs backends, certificates or
 //     host mappings that running lacks, post the bridge payloads: the
-//     desired ones plus what only running has (Bridge); (2) reload and wait
-//     until workers forked with the new config serve it; (3) post the
-//     desired backends and servers, whatever the plan's Push flags say.
+//     desired ones plus what only running has (Bridge), each unless the
+//     reload resizes its dict; (2) when r is a Preloader, hand it the
+//     desired payloads; (3) reload (or start) and wait until workers forked
+//     with the new config serve it; (4) post the desired backends and
+//     servers, whatever the plan's Push flags say.
 //
 // What the order guarantees. lua_shared_dict zones of the same name and
 // size survive a SIGHUP, so the payloads in them are read by the new
@@ -94,8 +107,12 @@ const (
 // (they are the truth for both configs). Step 3 then drops what only the
 // old config used. Without step 1, a location added with a new backend
 // would answer 503 from the moment new workers accept until the push.
-// Step 3 also covers a reload that changed a zone's size (nginx then starts
-// the new workers with an empty zone): that window is not closed.
+// A reload that changes a zone's size gives the new workers a new, empty
+// zone: the bridge would go to the old zone only (and may not fit there:
+// the payloads outgrew it), so it is left out for that zone, and step 2
+// fills the new zone in the master before the workers start. Step 2 also
+// makes a start (the first, or after the master died) serve the payloads
+// from the first request.
 //
 // A reload that fails (nginx -t rejects the config, the master refuses
 // it, ctx ends) leaves the running nginx.conf serving and Lua with the
@@ -123,7 +140,9 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 		return nil
 	}
 	if running.Config != nil && needsBridge(plan) {
-		if err := PushBridge(ctx, running.Config, desired.Config, p); err != nil {
+		doBackends := !plan.Resized(luaapi.DictConfiguration)
+		doServers := !plan.Resized(luaapi.DictCertificates) && !plan.Resized(luaapi.DictServers)
+		if err := pushBridge(ctx, running.Config, desired.Config, p, doBackends, doServers); err != nil {
 			return err
 		}
 	}
@@ -143,14 +162,39 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 			return err
 		}
 	}
+	backends, servers := luaapi.FromModel(desired.Config)
+	if pl, ok := r.(Preloader); ok {
+		if err := preload(ctx, pl, backends, servers); err != nil {
+			return &ApplyError{Stage: StageBridge, Err: err}
+		}
+	}
 	if err := r.Reload(ctx, desired.NGINXConf); err != nil {
 		return &ApplyError{Stage: StageReload, Err: err}
 	}
-	backends, servers := luaapi.FromModel(desired.Config)
 	if err := push(ctx, p, backends, servers, true, true); err != nil {
 		return err
 	}
 	return writeStream(ctx, sw, desired.Config)
+}
+
+// preload encodes the payloads as the Pusher would post them and hands
+// them to pl.
+func preload(ctx context.Context, pl Preloader, backends []luaapi.Backend, servers luaapi.Servers) error {
+	if backends == nil {
+		backends = []luaapi.Backend{}
+	}
+	b, err := json.Marshal(backends)
+	if err != nil {
+		return fmt.Errorf("preload: encoding the backends: %w", err)
+	}
+	s, err := json.Marshal(servers)
+	if err != nil {
+		return fmt.Errorf("preload: encoding the servers: %w", err)
+	}
+	if err := pl.Preload(ctx, b, s); err != nil {
+		return fmt.Errorf("preload: %w", err)
+	}
+	return nil
 }
 
 // writeStream writes the stream payload of c (removes it when c has no
@@ -290,8 +334,15 @@ func WriteStreamBridge(ctx context.Context, running, desired *model.Config, sw S
 // rejects uses it to keep endpoints and certificates current for the
 // running config meanwhile.
 func PushBridge(ctx context.Context, running, desired *model.Config, p Pusher) error {
+	return pushBridge(ctx, running, desired, p, true, true)
+}
+
+func pushBridge(ctx context.Context, running, desired *model.Config, p Pusher, doBackends, doServers bool) error {
+	if !doBackends && !doServers {
+		return nil
+	}
 	backends, servers := Bridge(running, desired)
-	err := push(ctx, p, backends, servers, true, true)
+	err := push(ctx, p, backends, servers, doBackends, doServers)
 	var ae *ApplyError
 	if errors.As(err, &ae) {
 		ae.Stage = StageBridge

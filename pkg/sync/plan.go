@@ -77,6 +77,11 @@ type Plan struct {
 	// be posted (after a reload they are posted whatever these say).
 	PushBackends bool
 	PushServers  bool
+	// ResizedDicts names the lua_shared_dict zones (luaapi.DictConfiguration
+	// …) whose size the reload changes: nginx gives the new workers new,
+	// empty zones, which the master fills from the preload files (see
+	// Preloader) while the old workers keep theirs.
+	ResizedDicts []string
 	// PushStream says that the stream payload (endpoints of TCP/UDP
 	// services and SSL passthrough hosts) differs and must be written.
 	PushStream bool
@@ -114,6 +119,9 @@ func NewPlan(running, desired State) Plan {
 		var rs []Reason
 		rs, p.ChangedServers = confReasons(running.Config, desired.Config)
 		rs = append(rs, streamConfReasons(running.Config, desired.Config)...)
+		var dictReasons []Reason
+		dictReasons, p.ResizedDicts = dictChanges(running.NGINXConf, desired.NGINXConf)
+		rs = append(rs, dictReasons...)
 		if len(rs) == 0 {
 			rs = []Reason{{Reload: true, Message: "nginx.conf changed"}}
 		}

@@ -2,7 +2,8 @@ package e2e
 
 // Bad payloads on the configuration API: not JSON, the wrong shape, or too
 // large for the shared dict get 400 or 413, and nginx keeps serving what it
-// served before.
+// served before; a bad entry (backend, host, certificate) is dropped and
+// named, and the rest of its payload applied.
 
 import (
 	"context"
@@ -99,23 +100,8 @@ func TestBadPayloadsChangeNothing(t *testing.T) {
 			{"/configuration/backends", `{"name": "x"}`},
 			{"/configuration/backends", `[1]`},
 			{"/configuration/backends", `[{"endpoints": []}]`},
-			{"/configuration/backends", `[{"name": "a"}, {"name": "a"}]`},
-			{"/configuration/backends", ep("127.0.0.1", `"0"`)},
-			{"/configuration/backends", ep("127.0.0.1", `"http"`)},
-			{"/configuration/backends", ep("not an ip!", `80`)},
-			{"/configuration/backends", ep("-bad-.example.com", `80`)},
-			{"/configuration/backends", ep("10.0.0.1:80", `80`)},
-			{"/configuration/backends", ep("fe80::1::2", `80`)},
-			{"/configuration/backends", ep("", `80`)},
-			{"/configuration/backends", field(`"alternativeBackends": "x"`)},
-			{"/configuration/backends", field(`"trafficShapingPolicy": {"weight": -1}`)},
-			{"/configuration/backends", field(`"sessionAffinityConfig": "cookie"`)},
-			{"/configuration/backends", field(`"sessionAffinityConfig": {"name": "cookie", "cookieSessionAffinity": {"maxage": "soon"}}`)},
-			{"/configuration/backends", field(`"upstreamHashByConfig": {"upstream-hash-by": 5}`)},
-			{"/configuration/backends", field(`"load-balance": ["ewma"]`)},
 			{"/configuration/servers", `[]`},
-			{"/configuration/servers", `{"servers": {"a.example.com": 5}}`},
-			{"/configuration/servers", `{"certificates": {"id": ""}}`},
+			{"/configuration/servers", `{"servers": ["a.example.com"]}`},
 			{"/configuration/general", `[1]`},
 			{"/configuration/general", `not json`},
 		} {
@@ -130,6 +116,45 @@ func TestBadPayloadsChangeNothing(t *testing.T) {
 		serves(t, "the refused POSTs")
 	})
 
+	t.Run("a bad entry is dropped and named", func(t *testing.T) {
+		current := n.getRaw(t, "/configuration/backends")
+		for _, c := range []struct{ path, body, name string }{
+			{"/configuration/backends", ep("127.0.0.1", `"0"`), "e2e-web-80"},
+			{"/configuration/backends", ep("127.0.0.1", `"http"`), "e2e-web-80"},
+			{"/configuration/backends", ep("not an ip!", `80`), "e2e-web-80"},
+			{"/configuration/backends", ep("-bad-.example.com", `80`), "e2e-web-80"},
+			{"/configuration/backends", ep("10.0.0.1:80", `80`), "e2e-web-80"},
+			{"/configuration/backends", ep("fe80::1::2", `80`), "e2e-web-80"},
+			{"/configuration/backends", ep("", `80`), "e2e-web-80"},
+			{"/configuration/backends", ep("127.1", `80`), "e2e-web-80"},
+			{"/configuration/backends", field(`"alternativeBackends": "x"`), "e2e-web-80"},
+			{"/configuration/backends", field(`"trafficShapingPolicy": {"weight": -1}`), "e2e-web-80"},
+			{"/configuration/backends", field(`"sessionAffinityConfig": "cookie"`), "e2e-web-80"},
+			{"/configuration/backends", field(`"sessionAffinityConfig": {"name": "cookie", "cookieSessionAffinity": {"maxage": "soon"}}`), "e2e-web-80"},
+			{"/configuration/backends", field(`"upstreamHashByConfig": {"upstream-hash-by": 5}`), "e2e-web-80"},
+			{"/configuration/backends", field(`"load-balance": ["ewma"]`), "e2e-web-80"},
+			{"/configuration/backends", `[{"name": "a"}, {"name": "a"}]`, "a"},
+		} {
+			status, msg := n.post(t, c.path, c.body)
+			if status != http.StatusCreated || !strings.Contains(msg, `"name":"`+c.name+`"`) {
+				t.Errorf("POST %s %s = %d %q, want 201 naming %s", c.path, c.body, status, msg, c.name)
+			}
+			if c.name == "e2e-web-80" {
+				// The last good version of the backend still serves.
+				if got := n.getRaw(t, "/configuration/backends"); got != current {
+					t.Errorf("POST %s: backends now %s, want the last good ones", c.body, got)
+				}
+				serves(t, "a bad version of the backend")
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := n.lua.PostBackends(ctx, good); err != nil {
+			t.Fatal(err)
+		}
+		serves(t, "the dropped entries")
+	})
+
 	t.Run("addresses", func(t *testing.T) {
 		for _, c := range []struct {
 			address string
@@ -141,10 +166,10 @@ func TestBadPayloadsChangeNothing(t *testing.T) {
 			{"256.1.1.1", false}, {"1.2.3", false}, {"01.2.3.4", false}, {"fe80::1::2", false},
 			{"2001:db8:::1", false}, {"1:2:3:4:5:6:7:8:9", false}, {"12345::1", false}, {"[10.0.0.1]", false},
 			{"exa_mple.com", false}, {"-a.example.com", false}, {"a-.example.com", false}, {"a..example.com", false},
-			{" 10.0.0.1", false}, {strings.Repeat("a", 64) + ".example.com", false},
+			{" 10.0.0.1", false}, {strings.Repeat("a", 64) + ".example.com", false}, {"127.1", false}, {"2130706433", false},
 		} {
 			status, msg := n.post(t, "/configuration/backends", ep(c.address, "80"))
-			if ok := status == http.StatusCreated; ok != c.ok {
+			if ok := status == http.StatusCreated && msg == ""; ok != c.ok {
 				t.Errorf("endpoint address %q: %d %q, want accepted=%v", c.address, status, msg, c.ok)
 			}
 		}
@@ -159,11 +184,20 @@ func TestBadPayloadsChangeNothing(t *testing.T) {
 	t.Run("the client carries nginx's answer", func(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		bad := []luaapi.Backend{{Name: "x", Endpoints: []luaapi.Endpoint{{Address: "no way", Port: "80"}}}}
-		err := n.lua.PostBackends(ctx, bad)
+		bad := append([]luaapi.Backend{{Name: "x", Endpoints: []luaapi.Endpoint{{Address: "no way", Port: "80"}}}}, good...)
+		dropped, err := n.lua.PostBackendsReport(ctx, bad)
+		if err != nil || len(dropped) != 1 || dropped[0].Name != "x" || dropped[0].Kind != luaapi.DroppedBackend ||
+			!strings.Contains(dropped[0].Reason, "neither an IP address nor a DNS name") {
+			t.Errorf("PostBackendsReport with a bad address = %+v, %v; want x dropped with nginx's reason", dropped, err)
+		}
+		serves(t, "a payload with a dropped backend")
+		_, err = n.lua.PostBackendsReport(ctx, []luaapi.Backend{{Name: ""}})
 		var se *luaapi.StatusError
-		if !errors.As(err, &se) || se.Code != http.StatusBadRequest || !strings.Contains(se.Body, "neither an IP address nor a DNS name") {
-			t.Errorf("PostBackends with a bad address = %v, want a 400 StatusError with nginx's message", err)
+		if !errors.As(err, &se) || se.Code != http.StatusBadRequest || !strings.Contains(se.Body, "no entry has a name") {
+			t.Errorf("PostBackendsReport without a name = %v, want a 400 StatusError with nginx's message", err)
+		}
+		if dropped, err := n.lua.PostBackendsReport(ctx, good); err != nil || len(dropped) != 0 {
+			t.Errorf("PostBackendsReport of good backends = %v, %v; want nothing dropped", dropped, err)
 		}
 	})
 
@@ -173,21 +207,23 @@ func TestBadPayloadsChangeNothing(t *testing.T) {
 		if status != http.StatusRequestEntityTooLarge {
 			t.Errorf("POST 1.2 MB into a 1 MB dict = %d %q, want 413", status, msg)
 		}
-		// 600 kB fits; a second 600 kB does not fit beside it.
+		serves(t, "the refused large POST")
+		// 600 kB fits; another 610 kB does not fit beside it and replaces
+		// it in place.
 		big := fillerBackends(t, 600<<10, good)
 		if status, msg := n.post(t, "/configuration/backends", big); status != http.StatusCreated {
 			t.Fatalf("POST 600 kB = %d %q, want 201", status, msg)
 		}
 		serves(t, "600 kB of backends")
 		other := fillerBackends(t, 610<<10, good)
-		if status, msg := n.post(t, "/configuration/backends", other); status != http.StatusRequestEntityTooLarge {
-			t.Errorf("POST another 610 kB beside 600 kB in a 1 MB dict = %d %q, want 413", status, msg)
+		if status, msg := n.post(t, "/configuration/backends", other); status != http.StatusCreated {
+			t.Errorf("POST another 610 kB beside 600 kB in a 1 MB dict = %d %q, want 201 (in place)", status, msg)
 		}
-		if got := n.getRaw(t, "/configuration/backends"); got != big {
-			t.Errorf("a refused POST changed the backends (%d bytes, want the %d of the last good one)", len(got), len(big))
+		if got := n.getRaw(t, "/configuration/backends"); got != other {
+			t.Errorf("GET after the in-place POST: %d bytes, want the %d posted", len(got), len(other))
 		}
-		serves(t, "the refused large POSTs")
-		// A payload that fits replaces it.
+		serves(t, "the in-place POST")
+		// A payload that fits beside it replaces it.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := n.lua.PostBackends(ctx, good); err != nil {

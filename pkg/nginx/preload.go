@@ -1,0 +1,62 @@
+package nginx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// The preload files under the prefix (lua/CONTRACT.md): the payloads that
+// init_by_lua (configuration.init, in the master) loads into the shared
+// dicts that are empty when it runs.
+const (
+	preloadDir      = "preload"
+	preloadBackends = "preload/backends.json"
+	preloadServers  = "preload/servers.json"
+)
+
+// Preload writes the Lua payloads that the next Start or Reload begins
+// with: backends and servers are the JSON bodies of POST
+// /configuration/backends and /configuration/servers. The master loads
+// them, through the checks of a POST, into each shared dict that holds
+// nothing yet: every dict at a start, and a dict whose size the reload
+// changed (nginx gives it a new, empty zone). So the workers serve the
+// backends and certificates from their first request, before anything is
+// posted. A nil payload removes its file. The files hold private keys:
+// they are readable by their owner only.
+func (in *Instance) Preload(ctx context.Context, backends, servers []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("nginx: preload: %w", err)
+	}
+	if err := os.MkdirAll(in.path(preloadDir), 0o700); err != nil {
+		return fmt.Errorf("nginx: preload: %w", err)
+	}
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{preloadBackends, backends}, {preloadServers, servers}} {
+		if f.data == nil {
+			if err := os.Remove(in.path(f.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("nginx: preload: %w", err)
+			}
+			continue
+		}
+		if err := writeAtomic(in.path(f.name), f.data, 0o600); err != nil {
+			return fmt.Errorf("nginx: preload: %w", err)
+		}
+	}
+	return nil
+}
+
+// clearPreload removes the preload files of an earlier run, which would
+// otherwise be loaded by a Start that no Preload preceded.
+func (in *Instance) clearPreload() error {
+	for _, name := range []string{preloadBackends, preloadServers} {
+		if err := os.Remove(in.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("nginx: layout: %w", err)
+		}
+	}
+	return nil
+}
