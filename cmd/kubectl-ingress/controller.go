@@ -169,6 +169,7 @@ func NewCmdController(streams genericiooptions.IOStreams) *cobra.Command {
 
 // Complete fills the defaults that depend on the mode.
 func (o *ControllerOptions) Complete(cmd *cobra.Command) error {
+	defer o.reserveControllerPorts()
 	if o.FromFiles == "" {
 		return nil
 	}
@@ -187,6 +188,12 @@ func (o *ControllerOptions) Complete(cmd *cobra.Command) error {
 		o.NginxPrefix, o.tempPrefix = "", true
 	}
 	return nil
+}
+
+// reserveControllerPorts keeps TCP and UDP services off the ports this
+// process serves (health, metrics, webhook), once the addresses are final.
+func (o *ControllerOptions) reserveControllerPorts() {
+	o.Render.ControllerPorts = addressPorts(o.HealthAddr, o.MetricsAddr, o.Webhook.Address)
 }
 
 // Validate checks the flags.

@@ -64,6 +64,11 @@ type RenderFlags struct {
 	EnableSSLPassthrough    bool
 	SSLPassthroughProxyPort int
 	SSLPassthroughHopPort   int
+	// ControllerPorts are the ports the controller process serves itself
+	// (health, metrics, webhook): a TCP or UDP service there would fail
+	// nginx's reload. render reserves ingress-nginx's health port 10254;
+	// the controller command sets them from its own flags.
+	ControllerPorts []int
 	// AllowCrossNamespaceHostSharing restores ingress-nginx's merge of a
 	// host's paths across namespaces (see render.Options).
 	AllowCrossNamespaceHostSharing bool
@@ -79,6 +84,7 @@ func NewRenderFlags() RenderFlags {
 		HTTPPort:        c.HTTPPort,
 		HTTPSPort:       c.HTTPSPort,
 		StatusAddress:   c.StatusAddress,
+		ControllerPorts: []int{defaultControllerPort},
 
 		SSLPassthroughProxyPort: c.SSLPassthroughProxyPort,
 		SSLPassthroughHopPort:   c.SSLPassthroughHopPort,
@@ -162,6 +168,23 @@ func (f *RenderFlags) reservedPorts() []int {
 	}
 	if f.EnableSSLPassthrough {
 		ports = append(ports, f.SSLPassthroughProxyPort, f.SSLPassthroughHopPort)
+	}
+	return append(ports, f.ControllerPorts...)
+}
+
+// defaultControllerPort is ingress-nginx's health and metrics port.
+const defaultControllerPort = 10254
+
+// addressPorts gives the ports of host:port addresses, skipping "" and
+// the addresses without a numeric port.
+func addressPorts(addrs ...string) []int {
+	var ports []int
+	for _, a := range addrs {
+		if _, p, err := net.SplitHostPort(a); err == nil {
+			if n, err := strconv.Atoi(p); err == nil && n > 0 && !slices.Contains(ports, n) {
+				ports = append(ports, n)
+			}
+		}
 	}
 	return ports
 }

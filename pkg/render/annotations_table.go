@@ -170,7 +170,12 @@ func annTokenList(sep string, star bool, field func(*annotationState) *string) f
 				return fmt.Errorf("entry %s %v", valueQuote(e), err)
 			}
 		}
-		*field(s) = strings.Join(list, sep)
+		joined := strings.Join(list, sep)
+		if len(joined) > valueMaxLen {
+			// One nginx parameter: nginx refuses 4096 bytes.
+			return fmt.Errorf("is longer than %d bytes", valueMaxLen)
+		}
+		*field(s) = joined
 		return nil
 	}
 }

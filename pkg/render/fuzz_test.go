@@ -25,45 +25,57 @@ var fuzzAnnotations = []string{
 // arguments and blocks) or that the writer refused it, in which case Build
 // must have reported a Problem for the value.
 func FuzzNGINXConf(f *testing.F) {
-	seeds := []struct {
-		host, path string
-		ann        uint8
-		value      string
-	}{
-		{"shop.example.com", "/", 0, "/$1"},
-		{"a.example.com", "/x;}", 1, "/app"},
-		{"b.example.com", "/y\" { return 200; }", 2, "/p\nq"},
-		{"c.example.com\nx", "/", 3, "evil.com; }"},
-		{"*.example.com", "/(.*)", 4, "https://x.example.com/$request_uri"},
-		{"d.example.com", "/{", 9, "https://a.com, https://*.b.org"},
-		{"e.example.com", "/\\", 14, "10.0.0.0/8, ;deny"},
-		{"f.example.com", "/a'b", 18, "return 200;"},
-		{"g.example.com", "/ok", 19, "true"},
-		{"h.example.com", "/#comment", 15, "alias.example.com"},
-	}
-	for _, s := range seeds {
+	for _, s := range fuzzSeeds {
 		f.Add(s.host, s.path, s.ann, s.value)
 	}
 	f.Fuzz(func(t *testing.T, host, path string, annIndex uint8, value string) {
-		name := fuzzAnnotations[int(annIndex)%len(fuzzAnnotations)]
-		snap := fuzzSnapshot(host, path, name, value)
-		cfg, problems := Build(snap, DefaultOptions())
-		var trace []confEvent
-		conf, err := writeNGINXConf(&confWriter{trace: &trace}, cfg, DefaultConfOptions())
-		if err != nil {
-			if len(problems) == 0 {
-				t.Fatalf("the writer refused a value Build accepted without a Problem: %v", err)
-			}
-			return
-		}
-		got, err := tokenizeConf(string(conf))
-		if err != nil {
-			t.Fatalf("nginx would not parse the config: %v\n%s", err, conf)
-		}
-		if !reflect.DeepEqual(got, trace) {
-			t.Fatalf("nginx would see other directives than the writer meant\n%s", firstEventDiff(trace, got))
-		}
+		fuzzOne(t, host, path, annIndex, value)
 	})
+}
+
+// fuzzCase is one input of FuzzNGINXConf: the annotation fuzzAnnotations[ann]
+// set to value. testdata/fuzz/FuzzNGINXConf holds more (nginx's limits);
+// nginxcheck_test.go feeds them all to a real nginx -t.
+type fuzzCase struct {
+	host, path string
+	ann        uint8
+	value      string
+}
+
+var fuzzSeeds = []fuzzCase{
+	{"shop.example.com", "/", 0, "/$1"},
+	{"a.example.com", "/x;}", 1, "/app"},
+	{"b.example.com", "/y\" { return 200; }", 2, "/p\nq"},
+	{"c.example.com\nx", "/", 3, "evil.com; }"},
+	{"*.example.com", "/(.*)", 4, "https://x.example.com/$request_uri"},
+	{"d.example.com", "/{", 9, "https://a.com, https://*.b.org"},
+	{"e.example.com", "/\\", 14, "10.0.0.0/8, ;deny"},
+	{"f.example.com", "/a'b", 18, "return 200;"},
+	{"g.example.com", "/ok", 19, "true"},
+	{"h.example.com", "/#comment", 15, "alias.example.com"},
+}
+
+// fuzzOne builds an Ingress with annotation fuzzAnnotations[annIndex] set to
+// value and checks the nginx.conf against nginx's tokenizer.
+func fuzzOne(t *testing.T, host, path string, annIndex uint8, value string) {
+	name := fuzzAnnotations[int(annIndex)%len(fuzzAnnotations)]
+	snap := fuzzSnapshot(host, path, name, value)
+	cfg, problems := Build(snap, DefaultOptions())
+	var trace []confEvent
+	conf, err := writeNGINXConf(&confWriter{trace: &trace}, cfg, DefaultConfOptions())
+	if err != nil {
+		if len(problems) == 0 {
+			t.Fatalf("the writer refused a value Build accepted without a Problem: %v", err)
+		}
+		return
+	}
+	got, err := tokenizeConf(string(conf))
+	if err != nil {
+		t.Fatalf("nginx would not parse the config: %v\n%s", err, conf)
+	}
+	if !reflect.DeepEqual(got, trace) {
+		t.Fatalf("nginx would see other directives than the writer meant\n%s", firstEventDiff(trace, got))
+	}
 }
 
 // FuzzQuote checks that nginx's parser gives back exactly the quoted value.
