@@ -1,0 +1,160 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// luaNginx starts a real nginx with the project's Lua on loopback ports and
+// returns a client of its status server.
+func luaNginx(t *testing.T) *luaapi.Client {
+	t.Helper()
+	if _, err := exec.LookPath("nginx"); err != nil {
+		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
+	}
+	port := func() int {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return l.Addr().(*net.TCPAddr).Port
+	}
+	o := render.DefaultConfOptions()
+	o.ListenAddress, o.HTTPPort, o.HTTPSPort = "127.0.0.1", port(), port()
+	o.StatusAddress = "127.0.0.1:" + strconv.Itoa(port())
+	o.WorkerProcesses = "1"
+	cfg, _ := render.Build(render.Snapshot{}, render.DefaultOptions())
+	conf, err := render.NGINXConf(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: "http://" + o.StatusAddress})
+	if err := in.Layout(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := in.Start(ctx, conf); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = in.Stop(ctx)
+	})
+	return luaapi.NewClient("http://"+o.StatusAddress, &http.Client{Timeout: 10 * time.Second})
+}
+
+// TestTimedPusherNamesDroppedEntries: a payload of 1,000 backends with a
+// bad one, posted through the loop's pusher to a real nginx: the push
+// succeeds, and the metric and the log name the dropped backend; the next
+// good push clears them.
+func TestTimedPusherNamesDroppedEntries(t *testing.T) {
+	client := luaNginx(t)
+	m := newLoopMetrics()
+	p := newTimedPusher(client, m)
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
+	logs := logger.GetSink().(ktesting.Underlier).GetBuffer()
+	ctx := klog.NewContext(t.Context(), logger)
+
+	backends := make([]luaapi.Backend, 1000)
+	for i := range backends {
+		backends[i] = luaapi.Backend{Name: fmt.Sprintf("ns-svc%04d-80", i), Endpoints: []luaapi.Endpoint{{Address: "10.0.0.1", Port: "8080"}}}
+	}
+	backends[500].Endpoints[0].Address = "127.1"
+	if err := p.PostBackends(ctx, backends); err != nil {
+		t.Fatalf("PostBackends with one bad backend = %v, want success", err)
+	}
+	text := scrape(t, m)
+	want := `kubectl_ingress_lua_dropped_entries{endpoint="backends",kept="false",kind="backend",name="ns-svc0500-80"} 1`
+	if !strings.Contains(text, want) {
+		t.Errorf("metrics lack %s:\n%s", want, grepMetric(text, "lua_dropped"))
+	}
+	if !strings.Contains(text, `kubectl_ingress_lua_dropped_entries_total{endpoint="backends"} 1`) {
+		t.Errorf("dropped total:\n%s", grepMetric(text, "lua_dropped"))
+	}
+	if !strings.Contains(logs.String(), "ns-svc0500-80") || !strings.Contains(logs.String(), "127.1 is neither an IP address nor a DNS name") {
+		t.Errorf("the log does not name the dropped backend and why:\n%s", logs.String())
+	}
+	got, err := client.GetBackends(ctx)
+	if err != nil || len(got) != 999 {
+		t.Errorf("nginx holds %d backends (%v), want 999", len(got), err)
+	}
+
+	// Once fixed, the metric forgets it.
+	backends[500].Endpoints[0].Address = "127.0.0.1"
+	if err := p.PostBackends(ctx, backends); err != nil {
+		t.Fatal(err)
+	}
+	if text := scrape(t, m); strings.Contains(text, `kubectl_ingress_lua_dropped_entries{`) {
+		t.Errorf("a dropped entry is still exported after a good push:\n%s", grepMetric(text, "lua_dropped"))
+	}
+	if !strings.Contains(logs.String(), "applies every entry") {
+		t.Errorf("the log does not say the drops are over:\n%s", logs.String())
+	}
+
+	// A certificate that does not parse, through the servers endpoint.
+	if err := p.PostServers(ctx, luaapi.Servers{
+		Servers:      map[string]string{"a.example.com": "ns/a"},
+		Certificates: map[string]string{"ns/a": "not a PEM"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	text = scrape(t, m)
+	for _, want := range []string{
+		`kubectl_ingress_lua_dropped_entries{endpoint="servers",kept="false",kind="certificate",name="ns/a"} 1`,
+		`kubectl_ingress_lua_dropped_entries{endpoint="servers",kept="false",kind="server",name="a.example.com"} 1`,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("metrics lack %s:\n%s", want, grepMetric(text, "lua_dropped"))
+		}
+	}
+}
+
+// scrape returns the samples of m as "name{k="v",…} value" lines, the
+// labels sorted as Prometheus's text format sorts them.
+func scrape(t *testing.T, m *loopMetrics) string {
+	t.Helper()
+	families, err := m.registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, f := range families {
+		for _, metric := range f.GetMetric() {
+			var labels []string
+			for _, l := range metric.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			}
+			value := metric.GetGauge().GetValue() + metric.GetCounter().GetValue()
+			fmt.Fprintf(&b, "%s{%s} %g\n", f.GetName(), strings.Join(labels, ","), value)
+		}
+	}
+	return b.String()
+}
+
+func grepMetric(text, word string) string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, word) {
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
