@@ -14,12 +14,12 @@ func TestSlab(t *testing.T) {
 		k, v int
 		want int64
 	}{
-		{0, 0, 128},       // 72 bytes of node
-		{10, 40, 128},     // 122
-		{10, 50, 256},     // 132
-		{10, 1966, 2048},  // 2048: half a page
-		{10, 1967, 4096},  // above: whole pages
-		{9, 8192, 12288},  // 8273: three pages
+		{0, 0, 128},      // 72 bytes of node
+		{10, 40, 128},    // 122
+		{10, 50, 256},    // 132
+		{10, 1966, 2048}, // 2048: half a page
+		{10, 1967, 4096}, // above: whole pages
+		{9, 8192, 12288}, // 8273: three pages
 		{9, 1 << 20, 1<<20 + 4096},
 	} {
 		if got := slab(c.k, c.v); got != c.want {
