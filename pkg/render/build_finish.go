@@ -18,10 +18,18 @@ import (
 func (b *builder) finishLocations() {
 	perHost := make(map[string]int, len(b.servers))
 	regexMode := map[regexScope]bool{}
+	// shared holds the hosts with paths of more than one namespace: only
+	// there may a path take requests from another namespace's.
+	namespaceOf, shared := make(map[string]string, len(b.servers)), map[string]bool{}
 	for _, pl := range b.pending {
 		perHost[pl.host]++
 		if pl.ing.ann.UseRegex || pl.ing.ann.Location.RewriteTarget != "" {
 			regexMode[b.regexScope(pl)] = true
+		}
+		if ns, seen := namespaceOf[pl.host]; !seen {
+			namespaceOf[pl.host] = pl.ing.ref.Namespace
+		} else if ns != pl.ing.ref.Namespace {
+			shared[pl.host] = true
 		}
 	}
 	for host, n := range perHost {
@@ -52,13 +60,13 @@ func (b *builder) finishLocations() {
 		}
 		loc := pl.loc
 		loc.Regex = regex
-		kept := &keptPath{pl: pl, loc: &loc, claims: claimsOf(&loc)}
-		hc := claims[pl.host]
-		if hc == nil {
-			hc = &hostClaims{}
-			claims[pl.host] = hc
-		}
-		if !b.opts.AllowCrossNamespaceHostSharing {
+		if shared[pl.host] && !b.opts.AllowCrossNamespaceHostSharing {
+			hc := claims[pl.host]
+			if hc == nil {
+				hc = &hostClaims{}
+				claims[pl.host] = hc
+			}
+			kept := &keptPath{pl: pl, loc: &loc, claims: claimsOf(&loc)}
 			if k := hc.shadowOf(pl, &loc, kept.claims); k != nil {
 				field := pl.field + ".path"
 				if pl.synthetic {
@@ -68,8 +76,8 @@ func (b *builder) finishLocations() {
 					pl.host, describePath(&loc), describePath(k.loc), k.pl.ing.ref)
 				continue
 			}
+			hc.add(kept)
 		}
-		hc.add(kept)
 		owners[key] = pl
 		loc.Settings = pl.ing.ann.Location
 		loc.Settings.AppRoot = "" // a server setting
