@@ -1,9 +1,13 @@
 package render
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"math/rand"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,8 +63,15 @@ func TestNGINXAcceptsRenderedCorpus(t *testing.T) {
 // bucket, so each length is a config of its own.
 func TestNGINXServerNameLengths(t *testing.T) {
 	bin := nginxOrSkip(t)
+	var hosts []string
 	for _, n := range []int{46, 47, 48, 110, 111, 112, 238, 239, 253} {
-		host := hostOfLength(n)
+		hosts = append(hosts, hostOfLength(n))
+	}
+	for _, n := range []int{47, 112, 253} {
+		hosts = append(hosts, "*."+hostOfLength(n-2))
+	}
+	for _, host := range hosts {
+		n := len(host)
 		snap := fuzzSnapshot(host, "/", "use-regex", "false")
 		// A second server on the same listen: nginx builds the hash
 		// only for a listen with several names.
@@ -75,7 +86,7 @@ func TestNGINXServerNameLengths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(strconv.Itoa(n), func(t *testing.T) { nginxTest(t, bin, conf) })
+		t.Run(strconv.Itoa(n)+strings.Repeat("-wildcard", strings.Count(host[:1], "*")), func(t *testing.T) { nginxTest(t, bin, conf) })
 	}
 }
 
@@ -269,4 +280,88 @@ func hostOfLength(n int) string {
 		rest -= l + 1
 	}
 	return strings.Join(labels, ".") + ".example.com"
+}
+
+// TestNGINXAppRootIgnoresHostHeader serves an app-root host with a real
+// nginx and sends an absolute-form request for it with "Host:
+// evil.example": the redirect must not name evil.example (with
+// "$scheme://$http_host" it did). Checked with plain requests too.
+func TestNGINXAppRootIgnoresHostHeader(t *testing.T) {
+	bin := nginxOrSkip(t)
+	snap := fuzzSnapshot("root.example.com", "/app", "app-root", "/app")
+	cfg, problems := Build(snap, DefaultOptions())
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	ports := loopbackPorts(t, 3)
+	o := DefaultConfOptions()
+	o.ListenAddress, o.HTTPPort, o.HTTPSPort = "127.0.0.1", ports[0], ports[1]
+	o.StatusAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
+	conf, err := NGINXConf(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := nginx.New(t.TempDir(), nginx.Options{Binary: bin, StatusURL: "http://" + o.StatusAddress})
+	if err := in.Layout(); err != nil {
+		t.Fatal(err)
+	}
+	cert, key, err := nginx.SelfSignedCertificate("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.WriteDefaultCertificate(cert, key); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := in.Start(ctx, conf); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = in.Stop(context.Background()) })
+	addr := "127.0.0.1:" + strconv.Itoa(ports[0])
+	for _, req := range []string{
+		"GET http://root.example.com/ HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: root.example.com\r\nConnection: close\r\n\r\n",
+		"GET / HTTP/1.0\r\nHost: root.example.com:8080\r\n\r\n",
+	} {
+		status, location := rawRequest(t, addr, req)
+		if status != 302 || location != "/app" {
+			t.Errorf("%q: %d, Location %q; want 302 and \"/app\"", req, status, location)
+		}
+	}
+}
+
+// rawRequest sends req as is and returns the status and Location.
+func rawRequest(t *testing.T, addr, req string) (int, string) {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode, resp.Header.Get("Location")
+}
+
+// loopbackPorts finds n free loopback ports.
+func loopbackPorts(t *testing.T, n int) []int {
+	t.Helper()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		defer l.Close()
+	}
+	return ports
 }
