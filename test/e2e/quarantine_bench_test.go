@@ -1,0 +1,102 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// BenchmarkQuarantine measures what a culprit costs the other tenants:
+// the time from an Ingress that nginx -t refuses (pickRefused's input)
+// being written (files) or created (API) to another tenant's new host,
+// written right after it, being served (polling every millisecond). The
+// controller finds the culprit (nginx -t, the line mapped to it), leaves
+// it out and loads the rest in the same sync. NewHost is the same without
+// a culprit: the normal latency of a new host. Each culprit is deleted
+// after its iteration. Run:
+//
+//	go test ./test/e2e -run '^$' -bench BenchmarkQuarantine -benchtime 20x
+func BenchmarkQuarantine(b *testing.B) {
+	in := pickRefused(b)
+	b.Run("Files", func(b *testing.B) {
+		ports := benchBackends(b, 1)
+		fc := startFilesControllerDebounced(b, map[string]string{
+			"class.yaml": benchClass,
+			"web.yaml":   serviceYAML("web", ports[0]),
+			"shop.yaml":  filesIngress("shop", "shop.example.com", nil, "/", "web"),
+		}, 0)
+		fc.eventuallyServes(b, 10*time.Second, "shop.example.com", "/", 200, "b0 /")
+		for _, culprit := range []bool{false, true} {
+			name := map[bool]string{false: "NewHost", true: "CulpritThenNewHost"}[culprit]
+			b.Run(name, func(b *testing.B) {
+				var lat []time.Duration
+				i := 0
+				for b.Loop() {
+					i++
+					tag := map[bool]string{false: "plain", true: "after"}[culprit]
+					host := fmt.Sprintf("new-%d.%s.example.com", i, tag)
+					start := time.Now()
+					if culprit {
+						fc.write(b, fmt.Sprintf("bad-%d.yaml", i), in.yaml(fmt.Sprintf("bad-%d", i), fmt.Sprintf("bad-%d.example.com", i), "web"))
+					}
+					fc.write(b, fmt.Sprintf("new-%s-%d.yaml", tag, i), filesIngress(fmt.Sprintf("new-%s-%d", tag, i), host, nil, "/", "web"))
+					lat = append(lat, waitServedSince(b, &fc.runningController, start, host))
+					if culprit {
+						fc.remove(b, fmt.Sprintf("bad-%d.yaml", i))
+						waitFor(b, 10*time.Second, "the culprit gone", func() bool { return fc.c.Stats().Quarantined == 0 })
+					}
+					fc.settle(b)
+				}
+				reportLatencies(b, lat, "to-served")
+			})
+		}
+	})
+	b.Run("Cluster", func(b *testing.B) {
+		cb := newClusterBench(b)
+		const ns = "bench-quarantine"
+		cc, _ := cb.controller(b, ns, ipBackend(b, cb.ip, "b0"))
+		api := cc.cs.NetworkingV1().Ingresses(ns)
+		for _, culprit := range []bool{false, true} {
+			name := map[bool]string{false: "NewHost", true: "CulpritThenNewHost"}[culprit]
+			b.Run(name, func(b *testing.B) {
+				var lat []time.Duration
+				i := 0
+				for b.Loop() {
+					i++
+					tag := map[bool]string{false: "plain", true: "after"}[culprit]
+					host := fmt.Sprintf("new-%d.%s.example.com", i, tag)
+					start := time.Now()
+					if culprit {
+						must(api.Create(context.Background(), in.ingress(ns, fmt.Sprintf("bad-%d", i), fmt.Sprintf("bad-%d.example.com", i), "web"), metav1.CreateOptions{}))(b)
+					}
+					must(api.Create(context.Background(), kIngress(ns, fmt.Sprintf("new-%s-%d", tag, i), host, nil, "/", "web"), metav1.CreateOptions{}))(b)
+					lat = append(lat, waitServedSince(b, &cc.runningController, start, host))
+					if culprit {
+						noErr(b, api.Delete(context.Background(), fmt.Sprintf("bad-%d", i), metav1.DeleteOptions{}))
+						waitFor(b, 10*time.Second, "the culprit gone", func() bool { return cc.c.Stats().Quarantined == 0 })
+					}
+					cc.settle(b)
+				}
+				reportLatencies(b, lat, "to-served")
+			})
+		}
+	})
+}
+
+// waitServedSince polls GET host/ every millisecond until it answers 200
+// and returns the time since start.
+func waitServedSince(b *testing.B, rc *runningController, start time.Time, host string) time.Duration {
+	b.Helper()
+	for {
+		if code, _ := rc.get(host, "/"); code == 200 {
+			return time.Since(start)
+		}
+		if time.Since(start) > 60*time.Second {
+			b.Fatalf("%s not served after 60 s", host)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
