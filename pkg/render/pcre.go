@@ -24,11 +24,13 @@ package render
 //   - "[:alpha:]" outside a class, "[[.a.]]" and "[[=a=]]" fail.
 //   - a quantifier after an assertion ("^*", "$*", "\b+", "\A?") fails
 //     ("quantifier does not follow a repeatable item").
+//   - a literal "{" before a digit or a comma ("x{,5}", "x{ 2 }") is a
+//     quantifier to PCRE2 10.43 and later (Debian trixie has 10.45).
 //   - "\1" to "\9" are back references in PCRE2 and errors or octal in Go;
 //     "\12" is octal or a back reference depending on the number of groups.
 //   - PCRE2 nests parentheses 250 deep at most, and refuses a compiled
 //     pattern over 64 KiB ("regular expression is too large"), which a
-//     repeated group reaches quickly: "(abcdefgh){3000}".
+//     repeated group reaches quickly: "(abcdefgh" × 4 + "){1000}".
 
 import (
 	"errors"
@@ -146,6 +148,8 @@ func (s *pcreScanner) scan() error {
 				if err := s.quantifier(lo, hi); err != nil {
 					return err
 				}
+			} else if rest := strings.TrimLeft(s.re[s.i:], " "); rest != "" && (rest[0] == ',' || rest[0] >= '0' && rest[0] <= '9') {
+				return fmt.Errorf(`"{" at byte %d is a literal to Go and PCRE2 10.42 but a quantifier to PCRE2 10.43 and later ("{,3}", "{ 2 }"); write \{`, s.i-1)
 			} else {
 				s.item(costChar, false)
 			}
