@@ -128,7 +128,7 @@ func TestNginxCertificates(t *testing.T) {
 			{"host to a number", map[string]any{"a.example.com": 1}, nil, "server", "a.example.com"},
 			{"host to nothing", map[string]any{"a.example.com": ""}, nil, "server", "a.example.com"},
 			{"certificate not a string", nil, map[string]any{"default-a": map[string]string{"pem": "..."}}, "certificate", "default-a"},
-			{"certificate that does not parse", nil, map[string]any{"default-a": "-----BEGIN CERTIFICATE-----\nnope\n-----END CERTIFICATE-----\n"}, "certificate", "default-a"},
+			{"certificate that is no PEM", nil, map[string]any{"default-a": "nope"}, "certificate", "default-a"},
 			{"certificate without its key", nil, map[string]any{"default-a": exactCertOnly(t, exact)}, "certificate", "default-a"},
 		} {
 			servers := map[string]any{"new.example.com": "default-new"}
