@@ -13,7 +13,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"k8s.io/klog/v2"
 
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -31,24 +30,40 @@ type FileSourceOptions struct {
 	// Debounce is the quiet time after the last file event before the
 	// directory is read again, so that an editor's burst of writes,
 	// renames and chmods is one read. MaxDelay bounds the wait while
-	// events keep coming.
+	// events keep coming. A file that is open for writing when it is read
+	// is read again after Debounce, then after twice as long, up to
+	// MaxDelay, until it is closed.
 	Debounce time.Duration
 	MaxDelay time.Duration
+	// MaxFileSize is the largest manifest file read (manifest's default,
+	// 64 MiB, when 0).
+	MaxFileSize int64
 }
 
 // FileSource is the Source of `--from-files DIR`: the manifests under a
-// directory and its subdirectories, read with manifest.Read and read again
-// (debounced) whenever fsnotify reports a change of a manifest file
-// (.yaml, .yml, .json) or a directory. Directories created later are
-// watched too. A read that fails (a document that does not parse, the same
-// object twice) keeps the last good snapshot; the error is logged once.
+// directory and its subdirectories, read again (debounced) whenever
+// fsnotify reports a change of a manifest file (.yaml, .yml, .json) or a
+// directory. Directories created later are watched too.
+//
+// Each file counts on its own (filesource_scan.go): a file that does not
+// read or parse keeps its last good version until it changes again (the
+// error is logged once, naming the file), a file that another process has
+// open for writing (rewritten in place: truncated, then written) keeps its
+// last good version until it is closed, and entries that are not regular
+// files (named pipes, sockets, devices) are left out with a log line. So a
+// half-written edit never drops a route, and nothing in the directory can
+// make the source wait: reads run off the watch loop, and Run returns when
+// ctx ends whatever a read does.
 type FileSource struct {
 	dir  string
 	opts FileSourceOptions
 
+	// scan is the state of the reads, used by one read at a time.
+	scan *fileScan
+
 	mu      sync.RWMutex
 	snap    render.Snapshot
-	lastErr string // the last read error, "" after a good read
+	lastErr string // the errors of the last read, "" when every file read
 
 	synced   chan struct{}
 	syncOnce sync.Once
@@ -67,12 +82,12 @@ func NewFileSource(dir string, o FileSourceOptions) (*FileSource, error) {
 	}
 	setDefault(&o.Debounce, DefaultFileDebounce)
 	setDefault(&o.MaxDelay, DefaultFileMaxDelay)
-	return &FileSource{dir: dir, opts: o, synced: make(chan struct{})}, nil
+	return &FileSource{dir: dir, opts: o, scan: newFileScan(dir, o), synced: make(chan struct{})}, nil
 }
 
 // Run watches the directory tree, reads it once (then WaitForSync
 // returns), and reads it again after every burst of changes, calling
-// changed after each good read, until ctx ends.
+// changed after each read that changed the snapshot, until ctx ends.
 func (s *FileSource) Run(ctx context.Context, changed func()) error {
 	log := klog.FromContext(ctx).WithValues("dir", s.dir)
 	w, err := fsnotify.NewWatcher()
@@ -84,22 +99,31 @@ func (s *FileSource) Run(ctx context.Context, changed func()) error {
 	if err := s.watchTree(w, s.dir); err != nil {
 		return err
 	}
-	s.read(log)
-	s.syncOnce.Do(func() { close(s.synced) })
 
 	var (
 		timer   *time.Timer
 		timerC  <-chan time.Time
 		firstAt time.Time
+		// One read at a time, on its own goroutine; again: a change came
+		// while it ran. retry is the wait before reading a file that was
+		// open for writing again.
+		results = make(chan scanResult, 1)
+		reading bool
+		again   bool
+		retry   = s.opts.Debounce
 	)
-	arm := func(now time.Time) {
+	startRead := func() {
+		reading, again = true, false
+		go func() { results <- s.read(log) }()
+	}
+	arm := func(now time.Time, wait time.Duration) {
 		if timer == nil {
 			firstAt = now
-			timer = time.NewTimer(s.opts.Debounce)
+			timer = time.NewTimer(wait)
 			timerC = timer.C
 			return
 		}
-		wait := min(s.opts.Debounce, firstAt.Add(s.opts.MaxDelay).Sub(now))
+		wait = min(wait, firstAt.Add(s.opts.MaxDelay).Sub(now))
 		timer.Reset(max(wait, 0))
 	}
 	defer func() {
@@ -107,6 +131,7 @@ func (s *FileSource) Run(ctx context.Context, changed func()) error {
 			timer.Stop()
 		}
 	}()
+	startRead()
 	for {
 		select {
 		case <-ctx.Done():
@@ -119,18 +144,35 @@ func (s *FileSource) Run(ctx context.Context, changed func()) error {
 				continue
 			}
 			log.V(5).Info("File event", "event", ev.String())
-			arm(time.Now())
+			arm(time.Now(), s.opts.Debounce)
 		case err, ok := <-w.Errors:
 			if !ok {
 				return errors.New("files source: the watcher closed")
 			}
 			// An overflow loses events: read again to be sure.
 			log.Error(err, "Watching the manifest files")
-			arm(time.Now())
+			arm(time.Now(), s.opts.Debounce)
 		case <-timerC:
 			timer, timerC = nil, nil
-			if s.read(log) {
+			if reading {
+				again = true
+			} else {
+				startRead()
+			}
+		case res := <-results:
+			reading = false
+			s.syncOnce.Do(func() { close(s.synced) })
+			if res.changed {
 				changed()
+			}
+			switch {
+			case again:
+				startRead()
+			case res.busy:
+				arm(time.Now(), retry)
+				retry = min(2*retry, s.opts.MaxDelay)
+			default:
+				retry = s.opts.Debounce
 			}
 		}
 	}
@@ -143,7 +185,7 @@ func (s *FileSource) relevant(w *fsnotify.Watcher, ev fsnotify.Event, log klog.L
 		return false
 	}
 	if ev.Has(fsnotify.Create) {
-		if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
+		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
 			if err := s.watchTree(w, ev.Name); err != nil {
 				log.Error(err, "Watching a new directory", "path", ev.Name)
 			}
@@ -177,30 +219,22 @@ func (s *FileSource) watchTree(w *fsnotify.Watcher, dir string) error {
 	})
 }
 
-// read reads the tree and replaces the snapshot; on failure it keeps the
-// last good one and logs the error (once while it stays the same). It
-// reports whether the snapshot was replaced.
-func (s *FileSource) read(log klog.Logger) bool {
+// read reads the tree (filesource_scan.go) and replaces the snapshot when
+// it changed.
+func (s *FileSource) read(log klog.Logger) scanResult {
 	start := time.Now()
-	res, err := manifest.Read([]string{s.dir}, manifest.Options{Recursive: true, DefaultNamespace: s.opts.DefaultNamespace})
+	res := s.scan.run(log)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err != nil {
-		if msg := err.Error(); msg != s.lastErr {
-			s.lastErr = msg
-			log.Error(err, "Reading the manifests failed; the last good ones stay in force")
-		}
-		return false
+	s.lastErr = res.errs
+	if !res.changed {
+		return res
 	}
-	if s.lastErr != "" {
-		log.Info("The manifests read again without error")
-		s.lastErr = ""
-	}
-	s.snap = res.Snapshot
-	log.V(1).Info("Read the manifests", "files", len(res.Files), "ingresses", len(res.Snapshot.Ingresses),
-		"services", len(res.Snapshot.Services), "endpointSlices", len(res.Snapshot.EndpointSlices),
+	s.snap = res.snapshot
+	log.V(1).Info("Read the manifests", "files", res.files, "ingresses", len(res.snapshot.Ingresses),
+		"services", len(res.snapshot.Services), "endpointSlices", len(res.snapshot.EndpointSlices),
 		"duration", time.Since(start).Round(time.Microsecond))
-	return true
+	return res
 }
 
 // WaitForSync returns true once the directory was read the first time
@@ -221,7 +255,8 @@ func (s *FileSource) Snapshot() (render.Snapshot, error) {
 	return s.snap, nil
 }
 
-// LastError returns the error of the last read, "" when it succeeded.
+// LastError returns the errors of the last read (files that did not read
+// or parse, objects defined twice), "" when there were none.
 func (s *FileSource) LastError() string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -24,23 +24,40 @@ import (
 // runFileSource runs a FileSource on dir and counts its changed calls.
 func runFileSource(t *testing.T, dir string) (*FileSource, *atomic.Int64, *lockedBuffer) {
 	t.Helper()
-	fs, err := NewFileSource(dir, FileSourceOptions{Debounce: 20 * time.Millisecond, MaxDelay: 500 * time.Millisecond})
+	return runFileSourceWith(t, dir, FileSourceOptions{})
+}
+
+// runFileSourceWith runs a FileSource on dir with o (a 20 ms debounce and
+// a 500 ms maximum delay unless set), logging at verbosity 1.
+func runFileSourceWith(t *testing.T, dir string, o FileSourceOptions) (*FileSource, *atomic.Int64, *lockedBuffer) {
+	t.Helper()
+	setDefault(&o.Debounce, 20*time.Millisecond)
+	setDefault(&o.MaxDelay, 500*time.Millisecond)
+	fs, err := NewFileSource(dir, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var changes atomic.Int64
 	logs := &lockedBuffer{}
-	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logs)))))
+	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logs), textlogger.Verbosity(1)))
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
 	done := make(chan error, 1)
 	go func() { done <- fs.Run(ctx, func() { changes.Add(1) }) }()
 	t.Cleanup(func() {
 		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Error(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Error("Run did not return within 10 s of the end of its context")
 		}
 	})
-	if !fs.WaitForSync(ctx) {
-		t.Fatal("no first read")
+	waitCtx, waitCancel := context.WithTimeout(ctx, 10*time.Second)
+	defer waitCancel()
+	if !fs.WaitForSync(waitCtx) {
+		t.Fatal("no first read within 10 s")
 	}
 	return fs, &changes, logs
 }
@@ -78,6 +95,41 @@ func ingressCount(fs *FileSource) int {
 	return len(s.Ingresses)
 }
 
+// hasIngress tells whether the snapshot has Ingress t/name.
+func hasIngress(fs *FileSource, name string) bool {
+	s, _ := fs.Snapshot()
+	for _, ing := range s.Ingresses {
+		if ing.Namespace == "t" && ing.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// fileIngressYAML is an Ingress t/name for host with one path.
+func fileIngressYAML(name, host, path string) string {
+	return fmt.Sprintf(`apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: %s, namespace: t}
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: %s
+    http:
+      paths:
+      - {path: %s, pathType: Prefix, backend: {service: {name: app, port: {number: 80}}}}
+`, name, host, path)
+}
+
+// marker writes marker.yaml with Ingress t/marker-n and waits until the
+// source has it: every event before it has been read by then.
+func marker(t *testing.T, fs *FileSource, dir string, n int) {
+	t.Helper()
+	name := fmt.Sprintf("marker-%d", n)
+	write(t, filepath.Join(dir, "marker.yaml"), fileIngressYAML(name, "marker.example.com", "/"))
+	eventually(t, 5*time.Second, "the marker "+name, func() bool { return hasIngress(fs, name) })
+}
+
 func TestFileSourceWatchesTheTree(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a.yaml"), app{ports: []int{1}, paths: []string{"/"}}.yaml())
@@ -99,36 +151,86 @@ func TestFileSourceWatchesTheTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, 5*time.Second, "the removal", func() bool { return ingressCount(fs) == 1 })
-	// Other files do not trigger reads.
+	// Other files do not trigger reads: after them, the marker's change is
+	// the only one.
+	marker(t, fs, dir, 1)
 	before := changes.Load()
 	write(t, filepath.Join(dir, "notes.txt"), "x")
 	write(t, filepath.Join(dir, ".a.yaml.swp"), "x")
-	time.Sleep(200 * time.Millisecond)
-	if changes.Load() != before {
-		t.Error("a non-manifest file triggered a read")
+	marker(t, fs, dir, 2)
+	if n := changes.Load() - before; n != 1 {
+		t.Errorf("%d changed calls for non-manifest files and one manifest change, want 1", n)
 	}
 }
 
-func TestFileSourceKeepsLastGoodSnapshot(t *testing.T) {
+// A file that does not parse keeps its last good version while the other
+// files' changes go on; a new file that never parsed is left out. Each
+// error is logged once, naming the file.
+func TestFileSourceKeepsLastGoodVersionOfEachFile(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "a.yaml")
-	write(t, path, app{ports: []int{1}, paths: []string{"/"}}.yaml())
+	write(t, filepath.Join(dir, "a.yaml"), app{ports: []int{1}, paths: []string{"/"}}.yaml())
+	write(t, filepath.Join(dir, "b.yaml"), fileIngressYAML("b1", "b.example.com", "/"))
 	fs, _, logs := runFileSource(t, dir)
-	write(t, filepath.Join(dir, "broken.yaml"), "apiVersion: v1\nkind: Service\nmetadata: {name: x\n")
-	eventually(t, 5*time.Second, "the read error", func() bool { return fs.LastError() != "" })
-	if n := ingressCount(fs); n != 1 {
-		t.Fatalf("%d ingresses after a bad file; want the last good snapshot", n)
+	if !hasIngress(fs, "app") || !hasIngress(fs, "b1") {
+		t.Fatalf("first read: %d Ingresses", ingressCount(fs))
 	}
-	// Another write of the same bad file: logged once.
-	write(t, filepath.Join(dir, "broken.yaml"), "apiVersion: v1\nkind: Service\nmetadata: {name: x\n")
-	time.Sleep(200 * time.Millisecond)
-	if n := strings.Count(logs.String(), "Reading the manifests failed"); n != 1 {
-		t.Errorf("the same error logged %d times", n)
+
+	broken := filepath.Join(dir, "a.yaml")
+	write(t, broken, "apiVersion: v1\nkind: Service\nmetadata: {name: x\n")
+	write(t, filepath.Join(dir, "new.yaml"), "apiVersion: v1\nkind: Service\nmetadata: [\n")
+	eventually(t, 5*time.Second, "both errors", func() bool {
+		return strings.Contains(fs.LastError(), broken+": document 1") && strings.Contains(fs.LastError(), "new.yaml: document 1")
+	})
+	if !hasIngress(fs, "app") {
+		t.Fatal("the broken file's Ingress left the snapshot")
 	}
-	if err := os.Remove(filepath.Join(dir, "broken.yaml")); err != nil {
+	// Another file's change applies meanwhile.
+	write(t, filepath.Join(dir, "b.yaml"), fileIngressYAML("b2", "b.example.com", "/"))
+	eventually(t, 5*time.Second, "b.yaml's change", func() bool { return hasIngress(fs, "b2") && !hasIngress(fs, "b1") })
+	if !hasIngress(fs, "app") {
+		t.Fatal("the broken file's Ingress left the snapshot")
+	}
+	// The same bad content again: logged once.
+	write(t, broken, "apiVersion: v1\nkind: Service\nmetadata: {name: x\n")
+	marker(t, fs, dir, 1)
+	out := logs.String()
+	if n := strings.Count(out, "A manifest file does not read: its last good version stays in force until it changes"); n != 1 {
+		t.Errorf("the broken file's error logged %d times:\n%s", n, out)
+	}
+	if n := strings.Count(out, "A manifest file does not read: it is left out until it changes"); n != 1 {
+		t.Errorf("the new file's error logged %d times:\n%s", n, out)
+	}
+	if !strings.Contains(out, `file="`+broken+`"`) {
+		t.Errorf("the log does not name %s:\n%s", broken, out)
+	}
+
+	// Fixed: its new version applies.
+	write(t, broken, app{ports: []int{1}, paths: []string{"/"}}.yaml()+"---\n"+fileIngressYAML("a2", "a2.example.com", "/"))
+	if err := os.Remove(filepath.Join(dir, "new.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 5*time.Second, "a good read again", func() bool { return fs.LastError() == "" })
+	eventually(t, 5*time.Second, "the fixed file", func() bool { return hasIngress(fs, "a2") && fs.LastError() == "" })
+	if !strings.Contains(logs.String(), "A manifest file reads again") {
+		t.Error("no log line for the fixed file")
+	}
+}
+
+// The same object in two files fails the combination: the last good
+// snapshot stays, until one goes.
+func TestFileSourceKeepsLastGoodSnapshotOnDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "a.yaml"), app{ports: []int{1}, paths: []string{"/"}}.yaml())
+	fs, _, logs := runFileSource(t, dir)
+	write(t, filepath.Join(dir, "b.yaml"), fileIngressYAML("b", "b.example.com", "/")+"---\n"+fileIngressYAML("app", "dup.example.com", "/"))
+	eventually(t, 5*time.Second, "the duplicate", func() bool { return strings.Contains(fs.LastError(), "Ingress t/app is defined twice") })
+	if hasIngress(fs, "b") {
+		t.Error("a snapshot with a duplicate was taken")
+	}
+	if n := strings.Count(logs.String(), "Combining the manifest files failed"); n != 1 {
+		t.Errorf("logged %d times", n)
+	}
+	write(t, filepath.Join(dir, "b.yaml"), fileIngressYAML("b", "b.example.com", "/"))
+	eventually(t, 5*time.Second, "a good read again", func() bool { return hasIngress(fs, "b") && fs.LastError() == "" })
 }
 
 func TestFileSourceDebouncesBursts(t *testing.T) {
@@ -143,7 +245,7 @@ func TestFileSourceDebouncesBursts(t *testing.T) {
 		s, _ := fs.Snapshot()
 		return len(s.EndpointSlices) == 1 && *s.EndpointSlices[0].Ports[0].Port == 1199
 	})
-	time.Sleep(100 * time.Millisecond)
+	marker(t, fs, dir, 1)
 	t.Logf("200 writes → %d reads", changes.Load())
 	if n := changes.Load(); n > 50 {
 		t.Errorf("200 writes made %d reads", n)

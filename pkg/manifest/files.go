@@ -89,8 +89,9 @@ func formatSize(n int64) string {
 // FindFiles lists the manifest files of dir (names ending in .yaml, .yml
 // or .json) sorted by name, with recursive those of its subdirectories
 // too, as Read does for a directory. Entries that are not regular files
-// (named pipes, sockets, devices, also through a symbolic link) are
-// returned in skipped instead; links to directories are not followed.
+// (named pipes, sockets, devices, also through a symbolic link, and links
+// to nothing) are returned in skipped instead; links to directories are
+// not followed.
 func FindFiles(dir string, recursive bool) (files []string, skipped []SkippedFile, err error) {
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -108,6 +109,12 @@ func FindFiles(dir string, recursive bool) (files []string, skipped []SkippedFil
 		mode := d.Type()
 		if mode&fs.ModeSymlink != 0 {
 			target, err := os.Stat(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				// A dangling link, such as an editor's lock file
+				// (".#a.yaml" → "user@host.pid").
+				skipped = append(skipped, SkippedFile{Path: path, Kind: "a link to nothing"})
+				return nil
+			}
 			if err != nil {
 				return err
 			}

@@ -68,6 +68,9 @@ func TestReadSkipsFilesThatAreNotRegular(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
+	if err := os.Symlink("user@host.1234", filepath.Join(dir, ".#a.yaml")); err != nil { // an editor's lock
+		t.Fatal(err)
+	}
 
 	res, err := readWithin(t, []string{dir}, Options{})
 	if err != nil {
@@ -77,6 +80,7 @@ func TestReadSkipsFilesThatAreNotRegular(t *testing.T) {
 		t.Errorf("files %q, want %q", res.Files, want)
 	}
 	want := []SkippedFile{
+		{Path: filepath.Join(dir, ".#a.yaml"), Kind: "a link to nothing"},
 		{Path: filepath.Join(dir, "fifo.yaml"), Kind: "a named pipe"},
 		{Path: filepath.Join(dir, "sock.json"), Kind: "a socket"},
 		{Path: filepath.Join(dir, "zero.yaml"), Kind: "a character device"},
@@ -84,8 +88,8 @@ func TestReadSkipsFilesThatAreNotRegular(t *testing.T) {
 	if !reflect.DeepEqual(res.SkippedFiles, want) {
 		t.Errorf("skipped %+v, want %+v", res.SkippedFiles, want)
 	}
-	if got := res.Summary(); !strings.HasSuffix(got, "; left out 3 files that are not regular files: "+
-		filepath.Join(dir, "fifo.yaml")+" (a named pipe), "+filepath.Join(dir, "sock.json")+" (a socket), "+filepath.Join(dir, "zero.yaml")+" (a character device)") {
+	if got := res.Summary(); !strings.HasSuffix(got, "; left out 4 files that are not regular files: "+
+		filepath.Join(dir, ".#a.yaml")+" (a link to nothing), "+filepath.Join(dir, "fifo.yaml")+" (a named pipe), "+filepath.Join(dir, "sock.json")+" (a socket), "+filepath.Join(dir, "zero.yaml")+" (a character device)") {
 		t.Errorf("summary %q", got)
 	}
 }
