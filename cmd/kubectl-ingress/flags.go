@@ -19,18 +19,26 @@ type ManifestFlags struct {
 	Filenames []string
 	Recursive bool
 	Namespace string
+	// MaxFileSize is the largest manifest file (or stdin) read.
+	MaxFileSize int64
 }
 
 // NewManifestFlags returns the defaults (namespace "default", as kubectl).
 func NewManifestFlags() ManifestFlags {
-	return ManifestFlags{Namespace: "default"}
+	return ManifestFlags{Namespace: "default", MaxFileSize: manifest.DefaultMaxFileSize}
 }
 
-// AddFlags registers -f, -R and -n.
+// AddFlags registers -f, -R, -n and --max-manifest-size.
 func (f *ManifestFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVarP(&f.Filenames, "filename", "f", nil, "A manifest file, a directory of them, or - for stdin (repeatable)")
 	fs.BoolVarP(&f.Recursive, "recursive", "R", false, "Read the directories given with -f recursively")
 	fs.StringVarP(&f.Namespace, "namespace", "n", f.Namespace, "The namespace of objects whose manifests name none")
+	addMaxManifestSize(fs, &f.MaxFileSize)
+}
+
+// addMaxManifestSize registers --max-manifest-size.
+func addMaxManifestSize(fs *pflag.FlagSet, bytes *int64) {
+	fs.Var(sizeValue{bytes}, "max-manifest-size", "The largest manifest file (or standard input) read, e.g. 64Mi; only regular files are read")
 }
 
 // Validate checks that there is input.
@@ -43,7 +51,7 @@ func (f *ManifestFlags) Validate() error {
 
 // Read reads the manifests; stdin serves "-".
 func (f *ManifestFlags) Read(stdin io.Reader) (*manifest.Result, error) {
-	return manifest.Read(f.Filenames, manifest.Options{Recursive: f.Recursive, DefaultNamespace: f.Namespace, Stdin: stdin})
+	return manifest.Read(f.Filenames, manifest.Options{Recursive: f.Recursive, DefaultNamespace: f.Namespace, Stdin: stdin, MaxFileSize: f.MaxFileSize})
 }
 
 // RenderFlags are the controller flags that change the rendered config.
@@ -101,7 +109,7 @@ func (f *RenderFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.HTTPPort, "http-port", f.HTTPPort, "The port nginx serves HTTP on")
 	fs.IntVar(&f.HTTPSPort, "https-port", f.HTTPSPort, "The port nginx serves HTTPS on")
 	fs.StringVar(&f.ListenAddress, "listen-address", "", "The address nginx listens on for HTTP and HTTPS; empty for all")
-	fs.StringVar(&f.StatusAddress, "status-address", f.StatusAddress, "The loopback address of the nginx status server (Lua API)")
+	fs.StringVar(&f.StatusAddress, "status-address", f.StatusAddress, "The loopback IP:port of the nginx status server (Lua API), which returns private keys")
 	fs.StringVar(&f.WorkerProcesses, "worker-processes", "", "Override the ConfigMap's worker-processes")
 	fs.StringVar(&f.TCPServicesConfigMap, "tcp-services-configmap", "", `A ConfigMap (namespace/name) of TCP services: "<port>": "namespace/service:port[:PROXY][:PROXY]"`)
 	fs.StringVar(&f.UDPServicesConfigMap, "udp-services-configmap", "", `A ConfigMap (namespace/name) of UDP services: "<port>": "namespace/service:port"`)
@@ -134,10 +142,7 @@ func (f *RenderFlags) Validate() error {
 			}
 		}
 	}
-	if !strings.HasPrefix(f.StatusAddress, "127.") && !strings.HasPrefix(f.StatusAddress, "[::1]") && !strings.HasPrefix(f.StatusAddress, "localhost:") {
-		return fmt.Errorf("--status-address must be a loopback address (it serves private keys), got %q", f.StatusAddress)
-	}
-	return nil
+	return validateStatusAddress(f.StatusAddress)
 }
 
 // BuildOptions gives the options of render.Build.
