@@ -290,6 +290,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	o.Webhook.useNginx(o.NginxBinary, o.Render.ConfOptions())
 	if serve, err = o.Webhook.around(src, o.Render.BuildOptions(), serve); err != nil {
 		return err
 	}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/admission"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -21,8 +23,26 @@ type WebhookFlags struct {
 	Address     string
 	Certificate string
 	Key         string
-	// Strict also denies a backend Service (or port) that does not exist.
+	// Strict also denies a backend Service (or port) that does not exist,
+	// and an Ingress whose config nginx -t refuses on a line it wrote.
 	Strict bool
+
+	// nginxTest is how Strict runs nginx -t (useNginx).
+	nginxTest webhookNginxTest
+}
+
+// webhookNginxTest is the nginx the webhook's nginx -t runs: its binary
+// and the controller's nginx.conf options.
+type webhookNginxTest struct {
+	binary string
+	conf   render.ConfOptions
+	set    bool
+}
+
+// useNginx makes the Strict webhook run nginx -t with binary on configs
+// written with conf (the controller's options).
+func (f *WebhookFlags) useNginx(binary string, conf render.ConfOptions) {
+	f.nginxTest = webhookNginxTest{binary: binary, conf: conf, set: true}
 }
 
 // AddFlags registers the flags.
@@ -30,7 +50,7 @@ func (f *WebhookFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Address, "validating-webhook", f.Address, `Serve the validating admission webhook for Ingresses over TLS on this address (e.g. ":8443"; the path ingress-nginx uses is `+admission.Path+`, any path is answered); "" for none`)
 	fs.StringVar(&f.Certificate, "validating-webhook-certificate", f.Certificate, "PEM certificate (chain) of the validating webhook; read again when the file changes")
 	fs.StringVar(&f.Key, "validating-webhook-key", f.Key, "PEM private key of the validating webhook; read again when the file changes")
-	fs.BoolVar(&f.Strict, "strict", f.Strict, "The validating webhook also denies an Ingress whose backend Service or port does not exist (otherwise a warning)")
+	fs.BoolVar(&f.Strict, "strict", f.Strict, "The validating webhook also denies an Ingress whose backend Service or port does not exist (otherwise a warning), and one whose config nginx -t refuses on a line that Ingress wrote (the controller would quarantine it; one nginx -t at a time in a throwaway prefix, at most 5 s a review; a test that cannot run admits with a warning)")
 	_ = cobra.MarkFlagFilename(fs, "validating-webhook-certificate", "pem", "crt")
 	_ = cobra.MarkFlagFilename(fs, "validating-webhook-key", "pem", "key")
 }
@@ -68,7 +88,51 @@ func (f *WebhookFlags) around(src webhookSource, opts render.Options, serve func
 	if err != nil || srv == nil {
 		return serve, err
 	}
-	return withWebhook(srv, v, src, serve), nil
+	cleanup, err := f.attachNginxTest(v)
+	if err != nil {
+		return serve, errors.Join(err, srv.Close())
+	}
+	inner := withWebhook(srv, v, src, serve)
+	return func(ctx context.Context) error {
+		defer cleanup()
+		return inner(ctx)
+	}, nil
+}
+
+// attachNginxTest gives a Strict webhook its nginx -t: an nginx laid out
+// under a throwaway prefix of its own (no running nginx uses it), removed
+// by cleanup.
+func (f *WebhookFlags) attachNginxTest(v *admission.Validator) (cleanup func(), err error) {
+	if !f.Strict || !f.nginxTest.set {
+		return func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "kubectl-ingress-webhook-nginx-")
+	if err != nil {
+		return nil, fmt.Errorf("validating webhook: nginx -t prefix: %w", err)
+	}
+	cleanup = func() { _ = os.RemoveAll(dir) }
+	in := nginx.New(dir, nginx.Options{Binary: f.nginxTest.binary})
+	if err := in.Layout(); err != nil {
+		cleanup()
+		return nil, fmt.Errorf("validating webhook: nginx -t prefix: %w", err)
+	}
+	v.WithNginxCheck(admission.NginxCheck{Tester: nginxConfTester{in: in}, Conf: f.nginxTest.conf})
+	return cleanup, nil
+}
+
+// nginxConfTester is the admission.ConfTester of pkg/nginx.
+type nginxConfTester struct{ in *nginx.Instance }
+
+func (t nginxConfTester) TestConf(ctx context.Context, conf []byte) (*admission.TestFailure, error) {
+	err := t.in.Test(ctx, conf)
+	var te *nginx.TestError
+	switch {
+	case err == nil:
+		return nil, nil
+	case errors.As(err, &te):
+		return &admission.TestFailure{Message: te.Message, Line: te.Line}, nil
+	}
+	return nil, err
 }
 
 // listen makes the webhook's server and its Validator; nil when the

@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxrefuses"
 	"github.com/kubectl-ingress/kubectl-ingress/internal/testcerts"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -100,5 +102,43 @@ func TestWebhookAround(t *testing.T) {
 	}
 	if _, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
 		t.Error("the webhook still listens after its context ended")
+	}
+}
+
+// TestWebhookStrictNginxTest: with --strict the webhook runs a real nginx
+// -t (in a throwaway prefix) on the config the candidate makes, and denies
+// a candidate whose own line nginx refuses, with nginx's message.
+func TestWebhookStrictNginxTest(t *testing.T) {
+	in := nginxrefuses.Pick(t)
+	t.Logf("culprit: %s", in.Name)
+	certFile, keyFile, _ := testcerts.Loopback(t, "webhook")
+	f := WebhookFlags{Address: "127.0.0.1:0", Certificate: certFile, Key: keyFile, Strict: true}
+	f.useNginx("", render.DefaultConfOptions())
+	src := webhookTestSource{render.Snapshot{
+		IngressClasses: []*networkingv1.IngressClass{{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}},
+		Services: []*corev1.Service{{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
+			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}},
+	}}
+	srv, v, err := f.listen(src, render.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cleanup, err := f.attachNginxTest(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cleanup()
+
+	verdict, err := v.ValidateContext(context.Background(), in.Ingress("default", "bad", "bad.example.com", "web"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(verdict.Denials) != 1 || !strings.HasPrefix(verdict.Denials[0].String(), "ingress default/bad: nginx -t: ") {
+		t.Errorf("denials %v, want nginx -t's message", verdict.Denials)
+	}
+	good := nginxrefuses.Input{}.Ingress("default", "good", "good.example.com", "web")
+	if verdict, err := v.ValidateContext(context.Background(), good, true); err != nil || len(verdict.Denials)+len(verdict.Warnings) != 0 {
+		t.Errorf("a good Ingress: %+v, %v", verdict, err)
 	}
 }

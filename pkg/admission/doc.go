@@ -8,9 +8,15 @@
 // gives others by taking over what they served (an older Ingress updated
 // to claim a younger one's host and path, alias or certificate).
 //
-// It never runs nginx and never writes a file for a request: the config a
-// request could inject into is never loaded or tested (the lesson of
-// ingress-nginx's CVE-2025-1974).
+// Without Strict it never runs nginx and never writes a file for a request.
+// With Strict and an NginxCheck it also runs nginx -t, through a
+// ConfTester its caller gives, on the config render writes for the
+// candidate and its related objects (under a throwaway prefix, one test at
+// a time, bounded by a timeout), and denies the candidate when nginx
+// refuses a line only it wrote. Those bytes come out of our writer alone,
+// whose one quoting function every user value passes: a request cannot
+// inject a directive into what is tested (the lesson of ingress-nginx's
+// CVE-2025-1974, whose webhook ran nginx -t on injected text).
 //
 // It owns the HTTP handler, the choice of the objects to build, the
 // classification of Problems into denials and warnings, and the TLS server

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,7 +71,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := review.Request
-	resp, err := h.Review(req)
+	resp, err := h.ReviewContext(r.Context(), req)
 	if err != nil {
 		var bad badRequest
 		if errors.As(err, &bad) {
@@ -127,6 +128,12 @@ func decodeReview(body io.Reader) (*admissionv1.AdmissionReview, error) {
 // Ingress are built; everything else (DELETE, CONNECT, other kinds) is
 // allowed untouched. An object that does not decode is a badRequest.
 func (h *Handler) Review(req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, error) {
+	return h.ReviewContext(context.Background(), req)
+}
+
+// ReviewContext is Review; ctx bounds the review's nginx -t (see
+// NginxCheck).
+func (h *Handler) ReviewContext(ctx context.Context, req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, error) {
 	allowed := &admissionv1.AdmissionResponse{Allowed: true}
 	if req.Kind != ingressGVK {
 		return allowed, nil
@@ -147,7 +154,7 @@ func (h *Handler) Review(req *admissionv1.AdmissionRequest) (*admissionv1.Admiss
 	if ing.Name == "" {
 		ing.Name = req.Name
 	}
-	verdict, err := h.v.Validate(&ing, req.Operation == admissionv1.Create)
+	verdict, err := h.v.ValidateContext(ctx, &ing, req.Operation == admissionv1.Create)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package admission
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -26,6 +27,8 @@ type Validator struct {
 	opts     render.Options
 	strict   bool
 	index    snapshotIndex
+	// nginx, when set (WithNginxCheck), runs nginx -t in Strict reviews.
+	nginx *nginxCheck
 }
 
 // NewValidator returns a Validator that reads the cluster through
@@ -43,11 +46,24 @@ func NewValidator(snapshot func() (render.Snapshot, error), opts render.Options,
 // all, whatever its creationTimestamp says) or the new version of an
 // existing one. cand is not modified.
 func (v *Validator) Validate(cand *networkingv1.Ingress, create bool) (Verdict, error) {
+	return v.ValidateContext(context.Background(), cand, create)
+}
+
+// ValidateContext is Validate; ctx bounds the nginx -t of a Strict review
+// with an NginxCheck.
+func (v *Validator) ValidateContext(ctx context.Context, cand *networkingv1.Ingress, create bool) (Verdict, error) {
 	s, err := v.snapshot()
 	if err != nil {
 		return Verdict{}, fmt.Errorf("reading the cluster's objects: %w", err)
 	}
-	return classify(v.problems(s, cand, create), v.strict), nil
+	related, placed, old := v.index.related(s, cand, v.opts, create)
+	verdict := classify(judge(related, placed, old, v.opts), v.strict)
+	if v.nginx != nil && len(verdict.Denials) == 0 {
+		deny, warn := v.nginx.judge(ctx, related, placed, v.opts)
+		verdict.Denials = append(verdict.Denials, deny...)
+		verdict.Warnings = append(verdict.Warnings, warn...)
+	}
+	return verdict, nil
 }
 
 // Prime indexes the cluster's objects now (tens of milliseconds at 10,000

@@ -7,10 +7,12 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxrefuses"
 )
 
 // BenchmarkQuarantine measures what a culprit costs the other tenants:
-// the time from an Ingress that nginx -t refuses (pickRefused's input)
+// the time from an Ingress that nginx -t refuses (nginxrefuses.Pick's input)
 // being written (files) or created (API) to another tenant's new host,
 // written right after it, being served (polling every millisecond). The
 // controller finds the culprit (nginx -t, the line mapped to it), leaves
@@ -20,7 +22,9 @@ import (
 //
 //	go test ./test/e2e -run '^$' -bench BenchmarkQuarantine -benchtime 20x
 func BenchmarkQuarantine(b *testing.B) {
-	in := pickRefused(b)
+	requireNginx(b)
+	in := nginxrefuses.Pick(b)
+	b.Logf("culprit: %s", in.Name)
 	b.Run("Files", func(b *testing.B) {
 		ports := benchBackends(b, 1)
 		fc := startFilesControllerDebounced(b, map[string]string{
@@ -40,7 +44,7 @@ func BenchmarkQuarantine(b *testing.B) {
 					host := fmt.Sprintf("new-%d.%s.example.com", i, tag)
 					start := time.Now()
 					if culprit {
-						fc.write(b, fmt.Sprintf("bad-%d.yaml", i), in.yaml(fmt.Sprintf("bad-%d", i), fmt.Sprintf("bad-%d.example.com", i), "web"))
+						fc.write(b, fmt.Sprintf("bad-%d.yaml", i), in.YAML("e2e", fmt.Sprintf("bad-%d", i), fmt.Sprintf("bad-%d.example.com", i), "web", "2026-02-01T00:00:00Z"))
 					}
 					fc.write(b, fmt.Sprintf("new-%s-%d.yaml", tag, i), filesIngress(fmt.Sprintf("new-%s-%d", tag, i), host, nil, "/", "web"))
 					lat = append(lat, waitServedSince(b, &fc.runningController, start, host))
@@ -70,7 +74,7 @@ func BenchmarkQuarantine(b *testing.B) {
 					host := fmt.Sprintf("new-%d.%s.example.com", i, tag)
 					start := time.Now()
 					if culprit {
-						must(api.Create(context.Background(), in.ingress(ns, fmt.Sprintf("bad-%d", i), fmt.Sprintf("bad-%d.example.com", i), "web"), metav1.CreateOptions{}))(b)
+						must(api.Create(context.Background(), in.Ingress(ns, fmt.Sprintf("bad-%d", i), fmt.Sprintf("bad-%d.example.com", i), "web"), metav1.CreateOptions{}))(b)
 					}
 					must(api.Create(context.Background(), kIngress(ns, fmt.Sprintf("new-%s-%d", tag, i), host, nil, "/", "web"), metav1.CreateOptions{}))(b)
 					lat = append(lat, waitServedSince(b, &cc.runningController, start, host))
