@@ -14,11 +14,15 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -68,11 +72,15 @@ func nsIngressOf(ns, name, created, host, pathType, path, service string, annota
 }
 
 // reloadTo renders manifests with o as the controller would after a change
-// that needs a reload, reloads nginx (which returns once the new
-// configuration serves on every worker) and pushes the backends and
-// servers.
+// that needs a reload, reloads nginx, pushes the backends and servers, and
+// waits until the workers from before are gone (so that no request can
+// reach the old configuration).
 func (n *liveNginx) reloadTo(t *testing.T, manifests string, o render.Options) {
 	t.Helper()
+	old, err := n.inst.WorkerPids()
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg, problems := buildConfigWith(t, manifests, o)
 	conf, err := render.NGINXConf(cfg, n.confOpts)
 	if err != nil {
@@ -91,40 +99,54 @@ func (n *liveNginx) reloadTo(t *testing.T, manifests string, o render.Options) {
 		t.Fatal(err)
 	}
 	n.conf, n.config, n.problems = conf, cfg, problems
+	waitWorkersGone(t, n.inst, old)
 }
 
-func TestCrossNamespaceHostSharing(t *testing.T) {
-	requireNginx(t)
-	const host = "shared.example.com"
+// waitWorkersGone waits until none of the worker pids old remains: the
+// workers of the previous configuration have closed their listeners at
+// once and exit when their connections end (idle ones are closed here).
+// Only then does every new connection reach the new configuration.
+func waitWorkersGone(t *testing.T, inst *nginx.Instance, old []int) {
+	t.Helper()
+	http.DefaultTransport.(*http.Transport).CloseIdleConnections()
+	waitFor(t, 20*time.Second, "the workers of the previous configuration to exit", func() bool {
+		now, err := inst.WorkerPids()
+		return err == nil && !slices.ContainsFunc(now, func(p int) bool { return slices.Contains(old, p) })
+	})
+}
+
+// sharedHost is the host of the cross-namespace tests.
+const sharedHost = "shared.example.com"
+
+// teamManifests are team-a's older Ingresses (/admin; /secret behind an
+// allowlist that loopback is not in) and team-b's younger ones (a
+// use-regex path that matches both, and /b), with their loopback
+// backends.
+func teamManifests(t *testing.T) (older, younger string) {
 	adminBE := startBackend(t, "team-a-admin", 0)
 	secretBE := startBackend(t, "team-a-secret", 0)
 	takeoverBE := startBackend(t, "team-b", 0)
-	older := nsServiceOf("team-a", "admin", adminBE) + nsServiceOf("team-a", "secret", secretBE) +
-		nsIngressOf("team-a", "admin", "2026-01-01T00:00:00Z", host, "Prefix", "/admin", "admin") +
-		nsIngressOf("team-a", "secret", "2026-01-01T00:00:00Z", host, "Prefix", "/secret", "secret",
+	older = nsServiceOf("team-a", "admin", adminBE) + nsServiceOf("team-a", "secret", secretBE) +
+		nsIngressOf("team-a", "admin", "2026-01-01T00:00:00Z", sharedHost, "Prefix", "/admin", "admin") +
+		nsIngressOf("team-a", "secret", "2026-01-01T00:00:00Z", sharedHost, "Prefix", "/secret", "secret",
 			"allowlist-source-range", "10.0.0.0/8")
-	younger := nsServiceOf("team-b", "takeover", takeoverBE) +
-		nsIngressOf("team-b", "takeover", "2026-02-01T00:00:00Z", host, "ImplementationSpecific", "/(admin|secret).*", "takeover",
+	younger = nsServiceOf("team-b", "takeover", takeoverBE) +
+		nsIngressOf("team-b", "takeover", "2026-02-01T00:00:00Z", sharedHost, "ImplementationSpecific", "/(admin|secret).*", "takeover",
 			"use-regex", "true") +
-		nsIngressOf("team-b", "pages", "2026-02-01T00:00:00Z", host, "Prefix", "/b", "takeover")
+		nsIngressOf("team-b", "pages", "2026-02-01T00:00:00Z", sharedHost, "Prefix", "/b", "takeover")
+	return older, younger
+}
 
-	// want is the status and, for a 200, the backend of one request.
-	type want struct {
-		path    string
-		status  int
-		backend string
-	}
-	check := func(t *testing.T, n *liveNginx, what string, wants []want) {
-		t.Helper()
-		c := newClient(1)
-		for _, w := range wants {
-			r := send(c, n.request(host, w.path))
-			if r.err != nil || r.status != w.status || r.backend != w.backend {
-				t.Errorf("%s: GET %s: %d %q (%v), want %d %q", what, w.path, r.status, r.backend, r.err, w.status, w.backend)
-			}
-		}
-	}
-	before := []want{
+// sharingWant is the status and, for a 200, the backend of one request.
+type sharingWant struct {
+	path    string
+	status  int
+	backend string
+}
+
+// Before team-b's Ingresses; after them by default and with the flag.
+var (
+	sharingBefore = []sharingWant{
 		{"/secret", http.StatusForbidden, ""},
 		{"/secret/x", http.StatusForbidden, ""},
 		{"/admin", http.StatusOK, "team-a-admin"},
@@ -133,38 +155,60 @@ func TestCrossNamespaceHostSharing(t *testing.T) {
 		{"/b/x", http.StatusNotFound, ""},
 		{"/B/x", http.StatusNotFound, ""},
 	}
+	sharingAfter = []sharingWant{
+		{"/secret", http.StatusForbidden, ""},
+		{"/secret/x", http.StatusForbidden, ""},
+		{"/admin", http.StatusOK, "team-a-admin"},
+		{"/admin/x", http.StatusOK, "team-a-admin"},
+		{"/ADMIN", http.StatusNotFound, ""}, // team-a's paths stay case-sensitive prefixes
+		{"/b/x", http.StatusOK, "team-b"},   // team-b's Ingresses arrived: its other path serves
+		{"/B/x", http.StatusOK, "team-b"},   // as a regex (use-regex in its namespace)
+	}
+	sharingAfterAllowed = []sharingWant{
+		{"/secret", http.StatusOK, "team-b"}, // past team-a's allowlist
+		{"/secret/x", http.StatusOK, "team-b"},
+		{"/admin", http.StatusOK, "team-b"},
+		{"/admin/x", http.StatusOK, "team-b"},
+		{"/ADMIN", http.StatusOK, "team-b"},
+		{"/b/x", http.StatusOK, "team-b"},
+		{"/B/x", http.StatusOK, "team-b"},
+	}
+)
+
+// checkSharing sends each request on a new connection to the HTTP port
+// and compares the answers.
+func checkSharing(t *testing.T, httpPort int, what string, wants []sharingWant) {
+	t.Helper()
+	n := &liveNginx{httpPort: httpPort}
+	c := newClient(1)
+	for _, w := range wants {
+		r := send(c, n.request(sharedHost, w.path))
+		if r.err != nil || r.status != w.status || r.backend != w.backend {
+			t.Errorf("%s: GET %s: %d %q (%v), want %d %q", what, w.path, r.status, r.backend, r.err, w.status, w.backend)
+		}
+	}
+	c.CloseIdleConnections() // no connection keeps a worker of this configuration
+}
+
+func TestCrossNamespaceHostSharing(t *testing.T) {
+	requireNginx(t)
+	older, younger := teamManifests(t)
 	for _, tc := range []struct {
 		name  string
 		allow bool
-		after []want
+		after []sharingWant
 	}{
-		{"default", false, []want{
-			{"/secret", http.StatusForbidden, ""},
-			{"/secret/x", http.StatusForbidden, ""},
-			{"/admin", http.StatusOK, "team-a-admin"},
-			{"/admin/x", http.StatusOK, "team-a-admin"},
-			{"/ADMIN", http.StatusNotFound, ""}, // team-a's paths stay case-sensitive prefixes
-			{"/b/x", http.StatusOK, "team-b"},   // team-b's Ingress arrived: its other path serves
-			{"/B/x", http.StatusOK, "team-b"},   // as a regex (use-regex in its namespace)
-		}},
-		{"allow-cross-namespace-host-sharing", true, []want{
-			{"/secret", http.StatusOK, "team-b"}, // past team-a's allowlist
-			{"/secret/x", http.StatusOK, "team-b"},
-			{"/admin", http.StatusOK, "team-b"},
-			{"/admin/x", http.StatusOK, "team-b"},
-			{"/ADMIN", http.StatusOK, "team-b"},
-			{"/b/x", http.StatusOK, "team-b"},
-			{"/B/x", http.StatusOK, "team-b"},
-		}},
+		{"default", false, sharingAfter},
+		{"allow-cross-namespace-host-sharing", true, sharingAfterAllowed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := render.DefaultOptions()
 			o.AllowCrossNamespaceHostSharing = tc.allow
 			n := startNginxWith(t, older, nginxOptions{build: &o})
-			check(t, n, "before team-b's Ingress", before)
+			checkSharing(t, n.httpPort, "before team-b's Ingresses", sharingBefore)
 
 			n.reloadTo(t, older+younger, o)
-			check(t, n, "after team-b's Ingress", tc.after)
+			checkSharing(t, n.httpPort, "after team-b's Ingresses", tc.after)
 
 			var taken []string
 			for _, p := range n.problems {
@@ -178,6 +222,50 @@ func TestCrossNamespaceHostSharing(t *testing.T) {
 			case !tc.allow && (len(taken) != 1 || !strings.Contains(taken[0], "ingress team-b/takeover: spec.rules[0].http.paths[0].path:")):
 				t.Errorf("want one Problem on team-b/takeover's path, got %v", taken)
 			}
+		})
+	}
+}
+
+// TestCrossNamespaceHostSharingFilesController runs the same through the
+// controller loop on the files source: team-b's manifests are written while
+// it serves team-a's, and the flag reaches the loop through
+// controller.Config.Build.
+func TestCrossNamespaceHostSharingFilesController(t *testing.T) {
+	requireNginx(t)
+	older, younger := teamManifests(t)
+	for _, tc := range []struct {
+		name  string
+		allow bool
+		after []sharingWant
+	}{
+		{"default", false, sharingAfter},
+		{"allow-cross-namespace-host-sharing", true, sharingAfterAllowed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests")}
+			co := fc.prepare(t)
+			fc.write(t, "team-a.yaml", older)
+			src, err := controller.NewFileSource(fc.dir, controller.FileSourceOptions{Debounce: 20 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := render.DefaultOptions()
+			o.AllowCrossNamespaceHostSharing = tc.allow
+			ctx, cancel := fc.logContext()
+			fc.run(t, ctx, cancel, controller.Config{Source: src, Problems: controller.NewLogReporter(), Build: o, Conf: co}, 20*time.Second)
+			fc.eventuallyServes(t, 20*time.Second, sharedHost, "/admin", http.StatusOK, "team-a-admin")
+			checkSharing(t, fc.httpPort, "before team-b's Ingresses", sharingBefore)
+
+			old, err := fc.inst.WorkerPids()
+			if err != nil {
+				t.Fatal(err)
+			}
+			fc.write(t, "team-b.yaml", younger)
+			// Arrived: team-b's own path serves (after a reload), and the
+			// workers of team-a's configuration alone are gone.
+			fc.eventuallyServes(t, 20*time.Second, sharedHost, "/b/x", http.StatusOK, "team-b")
+			waitWorkersGone(t, fc.inst, old)
+			checkSharing(t, fc.httpPort, "after team-b's Ingresses", tc.after)
 		})
 	}
 }
