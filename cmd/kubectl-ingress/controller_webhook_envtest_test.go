@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxrefuses"
 	"github.com/kubectl-ingress/kubectl-ingress/internal/testcerts"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -23,9 +24,11 @@ import (
 // TestControllerCommandWebhook runs `kubectl ingress controller` in
 // cluster mode with --validating-webhook on a real kube-apiserver (and a
 // real nginx), registers the webhook there, and creates Ingresses through
-// the API: a path another Ingress serves and a snippet are denied, the rest
-// admitted; when the command's context ends the webhook stops listening.
+// the API: a path another Ingress serves, a snippet and (--strict) an
+// Ingress whose line nginx -t refuses are denied, the rest admitted; when
+// the command's context ends the webhook stops listening.
 func TestControllerCommandWebhook(t *testing.T) {
+	refused := nginxrefuses.Pick(t)
 	cfg, cs := clusterForCommand(t)
 	ctx := context.Background()
 	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
@@ -43,7 +46,7 @@ func TestControllerCommandWebhook(t *testing.T) {
 		"--update-status=false", "--listen-address", "127.0.0.1", "--worker-processes", "1",
 		"--http-port", fmt.Sprint(ports[0]), "--https-port", fmt.Sprint(ports[1]),
 		"--status-address", fmt.Sprintf("127.0.0.1:%d", ports[2]), "--health-addr", fmt.Sprintf("127.0.0.1:%d", ports[3]),
-		"--validating-webhook", webhook, "--validating-webhook-certificate", certFile, "--validating-webhook-key", keyFile})
+		"--validating-webhook", webhook, "--validating-webhook-certificate", certFile, "--validating-webhook-key", keyFile, "--strict"})
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan int, 1)
@@ -106,6 +109,10 @@ func TestControllerCommandWebhook(t *testing.T) {
 	}
 	if _, err := ings.Create(ctx, snippet, metav1.CreateOptions{}); err == nil || !strings.Contains(err.Error(), "snippet annotations are not supported") {
 		t.Errorf("the snippet Ingress: %v, want the webhook's denial", err)
+	}
+	_, err = ings.Create(ctx, refused.Ingress("default", "refused", "refused.example.com", "web"), metav1.CreateOptions{})
+	if err == nil || !strings.Contains(err.Error(), "ingress default/refused: nginx -t: ") {
+		t.Errorf("an Ingress nginx -t refuses (%s): %v, want the webhook's denial with nginx's message", refused.Name, err)
 	}
 
 	cancel()
