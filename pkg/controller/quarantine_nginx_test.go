@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxrefuses"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -118,4 +120,80 @@ func location(c *model.Config, host, path string) *model.Location {
 		}
 	}
 	panic("no location " + host + path)
+}
+
+// lineless is a Tester whose errors name no line: the search must bisect.
+type lineless struct{ Tester }
+
+func (l lineless) Test(ctx context.Context, conf []byte) error {
+	err := l.Tester.Test(ctx, conf)
+	var te *nginx.TestError
+	if errors.As(err, &te) {
+		c := *te
+		c.Line = 0
+		return &c
+	}
+	return err
+}
+
+// countingTester counts the nginx -t runs.
+type countingTester struct {
+	Tester
+	n int
+}
+
+func (c *countingTester) Test(ctx context.Context, conf []byte) error {
+	c.n++
+	return c.Tester.Test(ctx, conf)
+}
+
+// TestQuarantineSearchRealNginx: a real culprit among 30 Ingresses is
+// found through a real nginx -t, by its line and, when nginx names none,
+// by bisection; the config without it passes.
+func TestQuarantineSearchRealNginx(t *testing.T) {
+	culprit := nginxrefuses.Pick(t)
+	in := realTester(t)
+	var b strings.Builder
+	for i := range 30 {
+		b.WriteString(ingressYAML("t", fmt.Sprintf("ing-%d", i), 1+i%27, fmt.Sprintf("h%d.example.com", i), "/"))
+	}
+	b.WriteString(culprit.YAML("u", "bad", "bad.example.com", "web", "2026-01-10T00:00:00Z") + "---\n")
+	snap := snapshot(t, b.String()+ingressClassYAML)
+	cfg, _ := render.Build(snap, render.DefaultOptions())
+	conf, err := render.NGINXConf(cfg, render.DefaultConfOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		tester   Tester
+		maxTests int
+	}{
+		{"the line names it", in, 1},
+		{"no line: bisection", lineless{in}, 1 + 2*5 + 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			var te *nginx.TestError
+			if err := tc.tester.Test(ctx, conf); !errors.As(err, &te) {
+				t.Fatalf("nginx -t of the config with %s: %v, want a refusal", culprit.Name, err)
+			}
+			counter := &countingTester{Tester: tc.tester}
+			res, err := newCulpritSearch(snap, render.DefaultOptions(), defaultConf, counter).run(ctx, cfg, te)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := res.culprits[ingRef("u", "bad")]; !ok || len(res.culprits) != 1 {
+				t.Errorf("culprits %v, want u/bad", res.culprits)
+			}
+			if err := in.Test(ctx, res.conf); err != nil {
+				t.Errorf("the config without the culprit: %v", err)
+			}
+			if counter.n > tc.maxTests {
+				t.Errorf("%d nginx -t runs, want at most %d", counter.n, tc.maxTests)
+			}
+			t.Logf("%d nginx -t runs", counter.n)
+		})
+	}
 }
