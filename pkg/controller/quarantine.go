@@ -103,7 +103,7 @@ type quarantineEntry struct {
 	since   time.Time
 }
 
-// ingressVersion is what a quarantine entry is kept for: the fingerprint
+// ingressFingerprint is what a quarantine entry is kept for: the digest
 // of what render reads of an Ingress (spec and annotations).
 func ingressFingerprint(ing *networkingv1.Ingress) string {
 	data, err := json.Marshal(struct {
