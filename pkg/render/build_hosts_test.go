@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -386,4 +388,116 @@ func TestFoldDiffer(t *testing.T) {
 			t.Errorf("foldDiffer(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
+}
+
+// routeModel picks the location of s that nginx would pick for uri, from
+// the locations the writer makes (locationMatchers): an "=" match, else
+// the first regex that matches (Go's regexp standing in for PCRE2 on these
+// simple patterns), else the longest prefix. nil when none matches.
+func routeModel(t *testing.T, s *model.Server, uri string) *model.Location {
+	t.Helper()
+	exact := map[string]bool{}
+	for _, l := range s.Locations {
+		if l.PathType == model.PathExact {
+			exact[l.Path] = true
+		}
+	}
+	var longest *model.Location
+	for i := range s.Locations {
+		l := &s.Locations[i]
+		for _, m := range locationMatchers(l, exact) {
+			switch m.modifier {
+			case "=":
+				if uri == m.path {
+					return l
+				}
+			case "":
+				if strings.HasPrefix(uri, m.path) && (longest == nil || len(m.path) > len(longestMatcher(longest, exact, uri))) {
+					longest = l
+				}
+			}
+		}
+	}
+	for i := range s.Locations {
+		l := &s.Locations[i]
+		for _, m := range locationMatchers(l, exact) {
+			if m.modifier == "~*" && regexp.MustCompile("(?i)"+m.path).MatchString(uri) {
+				return l
+			}
+		}
+	}
+	return longest
+}
+
+// longestMatcher is the longest prefix matcher of l that uri starts with.
+func longestMatcher(l *model.Location, exact map[string]bool, uri string) string {
+	best := ""
+	for _, m := range locationMatchers(l, exact) {
+		if m.modifier == "" && strings.HasPrefix(uri, m.path) && len(m.path) > len(best) {
+			best = m.path
+		}
+	}
+	return best
+}
+
+// TestShadowRuleIsSound checks the shadow rules against nginx's location
+// choice on random pairs of Ingresses: whatever team-b (younger, another
+// namespace) asks for, every URI that team-a's paths answer alone is still
+// answered by the same team-a path, and team-a's paths keep their regex
+// mode.
+func TestShadowRuleIsSound(t *testing.T) {
+	pool := []string{"/", "/a", "/a/", "/a/b", "/ab", "/A", "/b", "/a.*", "/a[0-9]+", "/(a|b)", "/.*", "/ab?", "/b/.*", "/a/b.*", "/A/b", "/x|/a"}
+	types := []string{"Exact", "Prefix", "ImplementationSpecific"}
+	uris := []string{"/", "/a", "/a/", "/a/b", "/a/b/c", "/ab", "/abc", "/A", "/A/b", "/a1", "/a12/x", "/b", "/b/x", "/ba", "/x", "/a.x", "/a.*", "/AB", "/a/B"}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	paths := func() []hostPath {
+		var out []hostPath
+		for range 1 + rnd.IntN(3) {
+			out = append(out, hostPath(types[rnd.IntN(len(types))]+":"+pool[rnd.IntN(len(pool))]))
+		}
+		return out
+	}
+	annotations := func() map[string]string {
+		if rnd.IntN(2) == 0 {
+			return map[string]string{"use-regex": "true"}
+		}
+		return nil
+	}
+	svcs := []*corev1.Service{}
+	for _, ns := range []string{"team-a", "team-b"} {
+		svc := testService("web")
+		svc.Namespace = ns
+		svcs = append(svcs, svc)
+	}
+	refused, checked := 0, 0
+	for i := range 3000 {
+		a := nsIngress("team-a", "old", 0, annotations(), sharedHost, paths()...)
+		b := nsIngress("team-b", "young", 1, annotations(), sharedHost, paths()...)
+		alone, _ := Build(Snapshot{Ingresses: []*networkingv1.Ingress{a}, Services: svcs}, DefaultOptions())
+		both, problems := Build(Snapshot{Ingresses: []*networkingv1.Ingress{a, b}, Services: svcs}, DefaultOptions())
+		for _, p := range problems {
+			if strings.Contains(p.Reason, "would take requests") {
+				refused++
+			}
+		}
+		sa, sb := alone.Server(sharedHost), both.Server(sharedHost)
+		for _, uri := range uris {
+			before := routeModel(t, sa, uri)
+			if before == nil {
+				continue
+			}
+			checked++
+			after := routeModel(t, sb, uri)
+			if after == nil || after.Ingress != before.Ingress || after.Path != before.Path || after.PathType != before.PathType || after.Regex != before.Regex {
+				got := "no location"
+				if after != nil {
+					got = fmt.Sprintf("%s %s:%s (regex %v)", after.Ingress, after.PathType, after.Path, after.Regex)
+				}
+				t.Fatalf("case %d: %s is %s %s:%s (regex %v) with team-a alone, %s with team-b too\nteam-a: %v %v\nteam-b: %v %v\nserved: %v\nproblems:\n%s",
+					i, uri, before.Ingress, before.PathType, before.Path, before.Regex, got,
+					a.Annotations, a.Spec.Rules[0].HTTP.Paths, b.Annotations, b.Spec.Rules[0].HTTP.Paths, servedPaths(both, sharedHost), problemsText(problems))
+			}
+		}
+	}
+	t.Logf("%d URIs of team-a checked; %d team-b paths refused", checked, refused)
 }
