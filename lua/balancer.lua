@@ -85,6 +85,22 @@ local function implementation(backend)
   return DEFAULT
 end
 
+-- peer_addresses memoizes util.peer_address (false: not an IP literal)
+-- for the backends of synced_version: backends of one Service share their
+-- addresses, and an IPv6 check is not cheap.
+local peer_addresses = {}
+
+local function peer_address(address)
+  local peer = peer_addresses[address]
+  if peer == nil then
+    peer = util.peer_address(address) or false
+    if type(address) == "string" then
+      peer_addresses[address] = peer
+    end
+  end
+  return peer or nil
+end
+
 -- peers returns the endpoints of backend usable by set_current_peer and a
 -- fingerprint of that set (sorted, so that order alone changes nothing).
 local function peers(backend)
@@ -94,7 +110,7 @@ local function peers(backend)
     return list, ""
   end
   for _, ep in ipairs(endpoints) do
-    local address = util.peer_address(ep.address)
+    local address = peer_address(ep.address)
     local port = util.port(ep.port)
     if address and port then
       local key = address .. ":" .. port
@@ -161,6 +177,7 @@ local function sync()
       return -- being replaced right now: the next request reads it
     end
     backends, built, instances, synced_version = {}, {}, {}, nil
+    peer_addresses = {}
     return
   end
   local decoded, err = cjson.decode(raw)
@@ -183,6 +200,7 @@ local function sync()
     end
   end
   backends, built, synced_version = by_name, {}, at
+  peer_addresses = {}
 end
 
 local function sync_timer(premature)

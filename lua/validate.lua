@@ -106,8 +106,10 @@ local function fields(obj, list)
 end
 
 -- check_endpoints returns the path (below the backend) and reason of the
--- first bad endpoint.
-local function check_endpoints(endpoints)
+-- first bad endpoint. valid memoizes util.valid_address for the payload:
+-- backends of one Service (one per port, canaries) repeat its addresses,
+-- and an IPv6 check is not cheap.
+local function check_endpoints(endpoints, valid)
   if not util.is_array(endpoints) then
     return "endpoints", "must be an array"
   end
@@ -120,7 +122,12 @@ local function check_endpoints(endpoints)
     if type(address) ~= "string" or address == "" then
       return "endpoints[" .. (j - 1) .. "].address", "must be a non-empty string"
     end
-    if not util.valid_address(address) then
+    local ok = valid[address]
+    if ok == nil then
+      ok = util.valid_address(address)
+      valid[address] = ok
+    end
+    if not ok then
       return "endpoints[" .. (j - 1) .. "].address", address .. " is neither an IP address nor a DNS name"
     end
     local port = ep.port
@@ -133,12 +140,12 @@ end
 
 -- check_backend returns the path (below the backend) and reason of the
 -- first bad field of b.
-local function check_backend(b)
+local function check_backend(b, valid)
   if type(b.name) ~= "string" or b.name == "" then
     return "name", "must be a non-empty string"
   end
   if not is_null(b.endpoints) then
-    local path, err = check_endpoints(b.endpoints)
+    local path, err = check_endpoints(b.endpoints, valid)
     if path then
       return path, err
     end
@@ -197,6 +204,7 @@ function _M.backends(body)
   local names = {}
   local bad = {}
   local named = 0
+  local valid = {} -- address -> whether it is one (check_endpoints)
   for i = 1, #backends do
     local b = backends[i]
     local name = util.is_object(b) and b.name
@@ -211,7 +219,7 @@ function _M.backends(body)
     elseif name and names[name] then
       path, err, duplicate = "name", "duplicate backend " .. name .. " (the first one is used)", true
     else
-      path, err = check_backend(b)
+      path, err = check_backend(b, valid)
     end
     if path then
       local where = "backends[" .. (i - 1) .. "]"
