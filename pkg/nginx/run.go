@@ -34,8 +34,10 @@ var ErrRejected = errors.New("nginx rejected the new config")
 // "daemon off;"`) as a child process, and waits until the status server
 // answers the checksum of conf and the master has a worker. Before
 // starting, it ends the nginx processes that a master which died left
-// under the prefix (see leftovers): they would hold the ports. ctx bounds
-// the start, not the life of the process. If the master exits first, or
+// under the prefix (see leftovers): they would hold the ports. The master
+// loads the payloads of the last Preload into its shared dicts before its
+// workers accept a connection. ctx bounds the start, not the life of the
+// process. If the master exits first, or
 // ctx ends, the error quotes the end of logs/error.log and any master left
 // running is ended.
 func (in *Instance) Start(ctx context.Context, conf []byte) error {
