@@ -22,14 +22,17 @@ import (
 
 // hammer sends GET host/ to port, each on a new connection, one after the
 // other, until stop says so or max requests were sent. It counts the
-// answers by status (0: no answer: refused, reset, timed out).
+// answers by status (0: no answer: refused, reset, timed out). After a
+// request without answer it calls unanswered, which may wait for nginx
+// to come back (refused connections are fast and would use up max).
 type hammer struct {
-	port     int
-	host     string
-	max      int
-	counts   map[int]int
-	answered atomic.Int64 // answers with an HTTP status
-	sent     atomic.Int64
+	port       int
+	host       string
+	max        int
+	unanswered func()
+	counts     map[int]int
+	answered   atomic.Int64 // answers with an HTTP status
+	sent       atomic.Int64
 }
 
 func (h *hammer) run(stop func() bool) {
@@ -49,11 +52,29 @@ func (h *hammer) run(stop func() bool) {
 		resp, err := client.Do(req)
 		if err != nil {
 			h.counts[0]++
+			if h.unanswered != nil {
+				h.unanswered()
+			}
 			continue
 		}
 		resp.Body.Close()
 		h.counts[resp.StatusCode]++
 		h.answered.Add(1)
+	}
+}
+
+// await polls cond until it holds or timeout passes; unlike waitFor it
+// may run outside the test's goroutine (the caller checks the outcome).
+func await(timeout time.Duration, cond func() bool) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(timeout)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			return
+		}
 	}
 }
 
@@ -75,7 +96,9 @@ func TestFilesControllerFirstStartServesFromTheFirstRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	h := &hammer{port: fc.httpPort, host: "shop.example.com", max: 20000}
+	h := &hammer{port: fc.httpPort, host: "shop.example.com", max: 20000, unanswered: func() {
+		await(30*time.Second, func() bool { return fc.inst.Pid() != 0 })
+	}}
 	var ready atomic.Bool
 	var afterReady atomic.Int64
 	done := make(chan struct{})
@@ -118,31 +141,29 @@ func TestFilesControllerRestartServesFromTheFirstRequest(t *testing.T) {
 
 	for round := range 3 {
 		h := &hammer{port: fc.httpPort, host: "shop.example.com", max: 20000}
+		h.unanswered = func() {
+			await(30*time.Second, func() bool { p := fc.inst.Pid(); return p != 0 && p != master })
+		}
 		var killed atomic.Bool
 		var afterRestart atomic.Int64
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			h.run(func() bool {
-				if !killed.Load() {
-					// Some answers of the old master first.
-					if h.answered.Load() >= 20 {
-						if err := syscall.Kill(master, syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
-							panic(err)
-						}
-						killed.Store(true)
+		h.run(func() bool {
+			if !killed.Load() {
+				// Some answers of the old master first.
+				if h.answered.Load() >= 20 {
+					if err := syscall.Kill(master, syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
+						t.Fatal(err)
 					}
-					return false
+					killed.Store(true)
 				}
-				if p := fc.inst.Pid(); p == 0 || p == master {
-					return false
-				}
-				// The new master runs (its start returned once it served
-				// the status server): 300 more requests.
-				return afterRestart.Add(1) > 300
-			})
-		}()
-		<-done
+				return false
+			}
+			if p := fc.inst.Pid(); p == 0 || p == master {
+				return false
+			}
+			// The new master runs (its start returned once it served
+			// the status server): 300 more requests.
+			return afterRestart.Add(1) > 300
+		})
 		t.Logf("round %d: %d requests: %v", round, h.sent.Load(), h.counts)
 		if afterRestart.Load() <= 300 {
 			t.Fatalf("round %d: the new master did not come up within %d requests", round, h.max)
