@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 )
 
@@ -81,6 +82,8 @@ type ControllerOptions struct {
 	// Namespace is given to manifests that name none (--from-files).
 	Namespace    string
 	DemoBackends bool
+	// MaxManifestSize is the largest manifest file read (--from-files).
+	MaxManifestSize int64
 
 	SyncRateLimit float64
 	HealthAddr    string
@@ -125,6 +128,8 @@ func NewControllerOptions(streams genericiooptions.IOStreams) *ControllerOptions
 		NginxPrefix:   defaultNginxPrefix,
 		ConfigFlags:   cf,
 		IOStreams:     streams,
+
+		MaxManifestSize: manifest.DefaultMaxFileSize,
 	}
 }
 
@@ -153,6 +158,7 @@ func NewCmdController(streams genericiooptions.IOStreams) *cobra.Command {
 	f.BoolVar(&o.DisableSyncEvents, "disable-sync-events", false, `In a cluster: make no "Sync" Events ("Scheduled for sync") on the Ingresses`)
 	f.StringVar(&o.FromFiles, "from-files", "", "Run on the manifests under this directory (recursively) instead of a cluster: the local simulator")
 	f.StringVar(&o.Namespace, "namespace", o.Namespace, "With --from-files: the namespace of objects whose manifests name none")
+	addMaxManifestSize(f, &o.MaxManifestSize)
 	f.BoolVar(&o.DemoBackends, "demo-backends", false, "With --from-files: answer on every loopback endpoint of the EndpointSlices that nothing listens on, with a small HTTP server that says which Service and endpoint it is")
 	f.Float64Var(&o.SyncRateLimit, "sync-rate-limit", o.SyncRateLimit, "Syncs per second at most; changes that come meanwhile are coalesced into the next sync")
 	f.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, `Address of /healthz and /readyz, "" for none; with --from-files the default is 127.0.0.1:10254`)
@@ -311,7 +317,7 @@ func (o *ControllerOptions) source(ctx context.Context) (controller.Source, cont
 	if o.FromFiles == "" {
 		return o.clusterSource(ctx)
 	}
-	fs, err := controller.NewFileSource(o.FromFiles, controller.FileSourceOptions{DefaultNamespace: o.Namespace})
+	fs, err := controller.NewFileSource(o.FromFiles, controller.FileSourceOptions{DefaultNamespace: o.Namespace, MaxFileSize: o.MaxManifestSize})
 	if err != nil {
 		return nil, nil, err
 	}

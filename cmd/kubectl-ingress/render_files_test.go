@@ -70,9 +70,11 @@ func TestRenderMaxManifestSize(t *testing.T) {
 		t.Errorf("stdin over the limit: exit %d, stderr %q", code, errOut)
 	}
 	for _, bad := range []string{"0", "-1", "lots", "0.5"} {
-		code, _, errOut := runCmd(t, "", "render", "-f", file, "--max-manifest-size", bad)
-		if code != 1 || !strings.Contains(errOut, "--max-manifest-size") {
-			t.Errorf("--max-manifest-size %s: exit %d, stderr %q", bad, code, errOut)
+		for _, args := range [][]string{{"render", "-f", file}, {"controller", "--from-files", dir}} {
+			code, _, errOut := runCmd(t, "", append(args, "--max-manifest-size", bad)...)
+			if code != 1 || !strings.Contains(errOut, "--max-manifest-size") {
+				t.Errorf("%s --max-manifest-size %s: exit %d, stderr %q", args[0], bad, code, errOut)
+			}
 		}
 	}
 }

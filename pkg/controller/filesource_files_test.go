@@ -75,10 +75,10 @@ func TestFileSourceLimitsTheFileSize(t *testing.T) {
 }
 
 // A file rewritten in place (truncated, then written in two parts) is
-// never read half-written: while the writer has it open, every snapshot
-// keeps its last good version. Each rewrite waits until the source has
-// tried to read the file while it was half-written, so every one of them
-// is a real race that the source had to win.
+// never read empty or half-written: while the writer has it open, every
+// snapshot keeps its last good version. Each rewrite waits until the
+// source has tried to read the file empty, then half-written, so every one
+// of them is a real race that the source had to win.
 func TestFileSourceInPlaceRewrite(t *testing.T) {
 	if !leasesWork(t) {
 		t.Skip("this system grants no read leases: a file rewritten in place is read as it is")
@@ -121,19 +121,22 @@ func TestFileSourceInPlaceRewrite(t *testing.T) {
 	for n := 1; n <= rewrites; n++ {
 		content := version(n)
 		half := len(content) / 2
-		busyBefore := strings.Count(logs.String(), "A manifest file is open for writing")
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.WriteString(content[:half]); err != nil {
-			t.Fatal(err)
-		}
-		eventually(t, 5*time.Second, "a read of the half-written file", func() bool {
-			return strings.Count(logs.String(), "A manifest file is open for writing") > busyBefore
-		})
-		if !hasIngress(fs, fmt.Sprintf("v%d", n-1)) {
-			t.Fatalf("rewrite %d: the last good version left while the file was half-written", n)
+		// Empty, then half-written: the source tries to read each.
+		for _, part := range []string{"", content[:half]} {
+			busy := strings.Count(logs.String(), "A manifest file is open for writing")
+			if _, err := f.WriteString(part); err != nil {
+				t.Fatal(err)
+			}
+			eventually(t, 5*time.Second, "a read of the file being written", func() bool {
+				return strings.Count(logs.String(), "A manifest file is open for writing") > busy
+			})
+			if !hasIngress(fs, fmt.Sprintf("v%d", n-1)) {
+				t.Fatalf("rewrite %d: the last good version left while the file had %d bytes", n, len(part))
+			}
 		}
 		if _, err := f.WriteString(content[half:]); err != nil {
 			t.Fatal(err)

@@ -38,9 +38,8 @@ type fileState struct {
 	good *manifest.File
 	sum  [sha256.Size]byte
 	// err is the error logged for the file's current content, "" when it
-	// reads and parses; busy says that it was open for writing.
-	err  string
-	busy bool
+	// reads and parses.
+	err string
 }
 
 // scanResult is what a read found.
@@ -91,11 +90,9 @@ func (sc *fileScan) run(log klog.Logger) scanResult {
 		data, err := manifest.ReadFile(path, manifest.FileOptions{MaxSize: sc.opts.MaxFileSize, NotWhileWritten: true})
 		switch {
 		case errors.Is(err, manifest.ErrBeingWritten):
+			// Logged at each read, as the reads are at -v 1.
 			res.busy = true
-			if !st.busy {
-				st.busy = true
-				log.V(1).Info("A manifest file is open for writing: its last good version stays until it is closed", "file", path, "lastGood", st.good != nil)
-			}
+			log.V(1).Info("A manifest file is open for writing: its last good version stays until it is closed", "file", path, "lastGood", st.good != nil)
 			continue
 		case errors.Is(err, fs.ErrNotExist):
 			delete(sc.files, path) // removed since it was listed
@@ -106,7 +103,6 @@ func (sc *fileScan) run(log klog.Logger) scanResult {
 			sc.fileError(path, st, err, log)
 			continue
 		}
-		st.busy = false
 		sum := sha256.Sum256(data)
 		if st.good != nil && sum == st.sum && st.err == "" {
 			continue // unchanged

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,7 +34,9 @@ type runningController struct {
 	c        *controller.Controller
 	inst     *nginx.Instance
 	httpPort int
-	logs     *syncBuffer
+	// statusAddr is the status server's IP:port (the Lua endpoint).
+	statusAddr string
+	logs       *syncBuffer
 }
 
 // get sends GET http://host/path to nginx; status 0 for a transport error.
@@ -66,24 +69,90 @@ func (rc *runningController) eventuallyServes(t testing.TB, timeout time.Duratio
 	})
 }
 
-// workerPids waits until the master has exactly its two workers, the same
-// for 200 ms (after a reload the old ones drain and the new ones start one
-// by one), and returns them.
+// workerPids waits until nginx serves the nginx.conf on disk (the one the
+// controller loaded last) and returns the sorted pids of the master's
+// workers of that config, so that tests compare them to tell whether a
+// reload happened. The condition is pkg/nginx's own reload wait seen from
+// outside: GET /configuration/checksum answers md5(nginx.conf) on
+// checksumRounds new connections in a row (an old worker that still
+// accepts would answer its own config's), and the children that are not
+// shutting down are the same before and after those requests. Old
+// workers still draining connections after a reload are not counted, and
+// nothing depends on how many processes there are or for how long.
 func (rc *runningController) workerPids(t testing.TB) []int {
 	t.Helper()
-	var last []int
-	stable := time.Now()
-	waitFor(t, 10*time.Second, "two stable worker processes", func() bool {
-		pids, err := rc.inst.WorkerPids()
+	var pids []int
+	var why string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var ok bool
+		if pids, ok, why = rc.servingWorkers(); ok {
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nginx does not serve its nginx.conf on every worker within 20 s: %s", why)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// checksumRounds is how many new connections in a row must answer the
+// checksum of nginx.conf.
+const checksumRounds = 8
+
+// servingWorkers makes one attempt of workerPids; why says what is not
+// there yet.
+func (rc *runningController) servingWorkers() (pids []int, ok bool, why string) {
+	conf, err := os.ReadFile(rc.inst.ConfPath())
+	if err != nil {
+		return nil, false, err.Error()
+	}
+	want := nginx.Checksum(conf)
+	before, err := liveWorkers(rc.inst)
+	if err != nil {
+		return nil, false, err.Error()
+	}
+	c := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for range checksumRounds {
+		resp, err := c.Get("http://" + rc.statusAddr + "/configuration/checksum")
 		if err != nil {
-			t.Fatal(err)
+			return nil, false, err.Error()
 		}
-		if !slices.Equal(pids, last) {
-			last, stable = pids, time.Now()
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := strings.TrimSpace(string(body)); err != nil || resp.StatusCode != http.StatusOK || got != want {
+			return nil, false, fmt.Sprintf("checksum %d %q (%v), want %s", resp.StatusCode, got, err, want)
 		}
-		return len(last) == 2 && time.Since(stable) >= 200*time.Millisecond
-	})
-	return last
+	}
+	after, err := liveWorkers(rc.inst)
+	if err != nil {
+		return nil, false, err.Error()
+	}
+	if len(after) == 0 || !slices.Equal(before, after) {
+		return nil, false, fmt.Sprintf("workers %v, then %v", before, after)
+	}
+	return after, true, ""
+}
+
+// liveWorkers returns the sorted pids of the master's children that are
+// not shutting down (nginx retitles an old worker "nginx: worker process
+// is shutting down" when a reload tells it to go).
+func liveWorkers(inst *nginx.Instance) ([]int, error) {
+	pids, err := inst.WorkerPids()
+	if err != nil {
+		return nil, err
+	}
+	live := pids[:0:0]
+	for _, pid := range pids {
+		title, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+		if err != nil {
+			continue // exited meanwhile
+		}
+		if !strings.Contains(string(title), "shutting down") {
+			live = append(live, pid)
+		}
+	}
+	return live, nil
 }
 
 // settle waits until the controller has no sync left to make: its counters

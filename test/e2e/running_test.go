@@ -28,6 +28,7 @@ func (rc *runningController) prepare(t testing.TB) render.ConfOptions {
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort = rc.httpPort, freePort(t)
 	co.StatusAddress = "127.0.0.1:" + strconv.Itoa(freePort(t))
+	rc.statusAddr = co.StatusAddress
 	co.WorkerProcesses = "2"
 	rc.inst = nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: "http://" + co.StatusAddress})
 	if err := rc.inst.Layout(); err != nil {
