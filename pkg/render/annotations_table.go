@@ -256,6 +256,11 @@ func valueCookieSeconds(v string) (string, error) {
 	return v, nil
 }
 
+// maxLimitConn is the largest limit_conn nginx takes: nginx 1.22.1's
+// nginx -t passes "limit_conn z 65535" and refuses 65536 ("connection
+// limit must be less 65536").
+const maxLimitConn = 65535
+
 // annotationSpecs is the table of supported annotations, sorted by name.
 // It is never modified.
 var annotationSpecs = []annotationSpec{
@@ -318,8 +323,8 @@ var annotationSpecs = []annotationSpec{
 		set: annBool(func(s *annotationState) *bool { return &s.out.Location.ForceSSLRedirect })},
 	{Name: "limit-burst-multiplier", Kind: kindInt, Default: "5", Description: "Burst allowed above limit-rps, as a multiple of it.",
 		set: annInt(1, 1000, func(s *annotationState) *int { return &s.burstMultiplier })},
-	{Name: "limit-connections", Kind: kindInt, Default: "0", Description: "Concurrent connections allowed per client address (0: no limit).",
-		set: annInt(0, maxInt32, func(s *annotationState) *int { return &s.out.Location.Limits.Connections })},
+	{Name: "limit-connections", Kind: kindInt, Default: "0", Description: "Concurrent connections allowed per client address, at most 65535 (0: no limit).",
+		set: annInt(0, maxLimitConn, func(s *annotationState) *int { return &s.out.Location.Limits.Connections })},
 	{Name: "limit-rps", Kind: kindInt, Default: "0", Description: "Requests per second allowed per client address (0: no limit).",
 		set: annInt(0, maxInt32, func(s *annotationState) *int { return &s.out.Location.Limits.RPS })},
 	{Name: "load-balance", Kind: kindEnum, Default: "ConfigMap load-balance", Description: `Balancing algorithm of the Ingress's backends: "round_robin" or "ewma".`,
@@ -330,7 +335,7 @@ var annotationSpecs = []annotationSpec{
 		set: annRedirectCode(func(s *annotationState) *int { return &s.permanentCode }, 301, 302, 303, 307, 308)},
 	{Name: "proxy-body-size", Kind: kindSize, Default: "ConfigMap proxy-body-size", Description: `Largest request body accepted ("0": no limit).`,
 		set: annString(valueSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BodySize })},
-	{Name: "proxy-buffer-size", Kind: kindBufferSize, Default: "ConfigMap proxy-buffer-size", Description: "Size of the buffer for the first part of the backend's answer (its headers).",
+	{Name: "proxy-buffer-size", Kind: kindBufferSize, Default: "ConfigMap proxy-buffer-size", Description: "Size of the buffer for the first part of the backend's answer (its headers), at most 1024m.",
 		set: annString(valueBufferSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BufferSize })},
 	{Name: "proxy-buffering", Kind: kindOnOff, Default: "ConfigMap proxy-buffering", Description: "Buffer the backend's answers.",
 		set: func(s *annotationState, v string) error {

@@ -184,7 +184,7 @@ var configKeySpecs = []configKeySpec{
 		}},
 	{Key: "proxy-body-size", Kind: kindSize, Default: "1m", Description: `Largest request body accepted ("0": no limit).`,
 		set: configSize(func(g *model.Global) *string { return &g.ProxyBodySize })},
-	{Key: "proxy-buffer-size", Kind: kindBufferSize, Default: "4k", Description: "Size of the buffer for the first part of a backend's answer.",
+	{Key: "proxy-buffer-size", Kind: kindBufferSize, Default: "4k", Description: "Size of the buffer for the first part of a backend's answer, at most 1024m.",
 		set: func(g *model.Global, v string) error {
 			s, err := valueBufferSize(v)
 			if err == nil {

@@ -130,12 +130,33 @@ var valueSizeRE = regexp.MustCompile(`^[0-9]{1,9}[kKmMgG]?$`)
 
 var valueBufferSizeRE = regexp.MustCompile(`^[1-9][0-9]{0,8}[kKmM]?$`)
 
+// valueMaxBufferSize is the largest proxy buffer nginx takes: nginx -t
+// refuses a proxy_buffer_size (or proxy_buffers size) above
+// proxy_max_temp_file_size, whose default is 1024m ("proxy_max_temp_file_size"
+// must be equal to zero … or greater than the maximum of the value of
+// "proxy_buffer_size" and one of the "proxy_buffers"): with nginx 1.22.1,
+// 1024m and 1048576k pass, 1025m and 1048577k fail.
+const valueMaxBufferSize = 1 << 30
+
 // valueBufferSize checks a buffer size such as "4k" or "16k": nginx reads
-// buffer sizes with ngx_parse_size, which knows no "g" suffix, and a zero
-// buffer fails nginx -t. Either would stop every Ingress from loading.
+// buffer sizes with ngx_parse_size, which knows no "g" suffix, a zero
+// buffer fails nginx -t, and so does one above 1024m (valueMaxBufferSize).
+// Any of them would stop every Ingress from loading.
 func valueBufferSize(v string) (string, error) {
+	bad := errors.New(`must be a buffer size from 1 byte to 1024m: digits, not 0, with an optional k or m suffix (e.g. "4k", "16k")`)
 	if !valueBufferSizeRE.MatchString(v) {
-		return "", errors.New(`must be a buffer size: 1 to 9 digits, not 0, with an optional k or m suffix (e.g. "4k", "16k")`)
+		return "", bad
+	}
+	digits, scale := v, int64(1)
+	switch v[len(v)-1] {
+	case 'k', 'K':
+		digits, scale = v[:len(v)-1], 1<<10
+	case 'm', 'M':
+		digits, scale = v[:len(v)-1], 1<<20
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || n*scale > valueMaxBufferSize {
+		return "", bad
 	}
 	return v, nil
 }

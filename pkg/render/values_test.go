@@ -261,6 +261,8 @@ func TestValueList(t *testing.T) {
 func TestValueBufferSize(t *testing.T) {
 	runValueCases(t, "valueBufferSize", valueBufferSize, []valueCase{
 		{in: "1", ok: true}, {in: "512", ok: true}, {in: "4k", ok: true}, {in: "16K", ok: true}, {in: "1m", ok: true},
+		{in: "1024m", ok: true}, {in: "1048576k", ok: true}, {in: "999999999", ok: true}, {in: "1024M", ok: true},
+		{in: "1025m"}, {in: "2048m"}, {in: "1048577k"}, {in: "999999999m"}, {in: "999999999k"},
 		{in: "0"}, {in: "0k"}, {in: "1g"}, {in: "2G"}, {in: ""}, {in: "k"}, {in: "1.5k"}, {in: "4kb"}, {in: "4k;"},
 	})
 }
