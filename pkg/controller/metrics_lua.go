@@ -21,8 +21,13 @@ const (
 	luaEndpointServers  = "servers"
 )
 
-// maxLoggedDrops bounds the entries one "dropped" log line names.
-const maxLoggedDrops = 20
+// maxLoggedDrops bounds the entries one "dropped" log line names;
+// maxDroppedSeries the series of lua_dropped_entries per endpoint (a
+// payload whose every entry is dropped must not make thousands).
+const (
+	maxLoggedDrops   = 20
+	maxDroppedSeries = 100
+)
 
 func newLuaPushMetric() *prometheus.HistogramVec {
 	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -65,7 +70,7 @@ func newTimedPusher(next ksync.Pusher, m *loopMetrics) *timedPusher {
 		dropped: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: metricsNamespace,
 			Name:      "lua_dropped_entries",
-			Help: "Entries that nginx's Lua dropped from the last payload it applied (1 each): endpoint is backends or servers, " +
+			Help: "Entries that nginx's Lua dropped from the last payload it applied (1 each, at most 100 per endpoint): endpoint is backends or servers, " +
 				"kind backend, certificate or server (a host), name the entry; kept is true when nginx still serves the entry's last accepted version.",
 		}, []string{"endpoint", "kind", "name", "kept"}),
 		total: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -126,7 +131,7 @@ func (p *timedPusher) report(ctx context.Context, endpoint string, dropped []lua
 	defer p.mu.Unlock()
 	p.total.WithLabelValues(endpoint).Add(float64(len(dropped)))
 	p.dropped.DeletePartialMatch(prometheus.Labels{"endpoint": endpoint})
-	for _, d := range dropped {
+	for _, d := range dropped[:min(len(dropped), maxDroppedSeries)] {
 		p.dropped.WithLabelValues(endpoint, d.Kind, d.Name, fmt.Sprint(d.Kept)).Set(1)
 	}
 	if slices.Equal(p.last[endpoint], dropped) {
