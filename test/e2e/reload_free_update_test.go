@@ -5,16 +5,19 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
 
 // loadUntil sends requests made by mk with workers goroutines sharing c
-// until stop is closed, and tallies the answers.
-func loadUntil(c *http.Client, workers int, stop <-chan struct{}, mk func(i int) *http.Request) *tally {
+// until stop is closed, and tallies the answers; sent counts the answers
+// as they come, so that a test waits on the load's progress.
+func loadUntil(c *http.Client, workers int, stop <-chan struct{}, sent *atomic.Int64, mk func(i int) *http.Request) *tally {
 	ta := newTally()
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -28,6 +31,7 @@ func loadUntil(c *http.Client, workers int, stop <-chan struct{}, mk func(i int)
 				default:
 				}
 				ta.add(send(c, mk(i)))
+				sent.Add(1)
 			}
 		}()
 	}
@@ -59,17 +63,25 @@ func TestBackendUpdatesUnderLoadLoseNothing(t *testing.T) {
 	// Endpoints added and removed while 8 clients send requests; every set
 	// keeps at least one endpoint (an empty set answers 503, by design).
 	steps := [][]int{{0, 1, 2, 3}, {1, 2, 3}, {1, 3, 4}, {4}, {0, 4}, {0, 1, 2, 3, 4}, {2}, {0, 1, 2}}
+	// Each set serves a share of the load: the test waits for
+	// requestsPerStep more answers after each push (not for a time).
+	const requestsPerStep = 200
 	stop := make(chan struct{})
 	result := make(chan *tally)
+	var sent atomic.Int64
 	go func() {
-		result <- loadUntil(newClient(8), 8, stop, func(i int) *http.Request {
+		result <- loadUntil(newClient(8), 8, stop, &sent, func(i int) *http.Request {
 			return n.request(hosts[i%len(hosts)], "/item/"+string(rune('a'+i%26)))
 		})
 	}()
-	time.Sleep(300 * time.Millisecond)
-	for _, s := range steps {
+	moreRequests := func(step int) {
+		target := sent.Load() + requestsPerStep
+		waitFor(t, 30*time.Second, fmt.Sprintf("%d answers after step %d", requestsPerStep, step), func() bool { return sent.Load() >= target })
+	}
+	moreRequests(0)
+	for i, s := range steps {
 		n.push(t, manifests(pick(s...)))
-		time.Sleep(300 * time.Millisecond)
+		moreRequests(i + 1)
 	}
 	close(stop)
 	ta := <-result
