@@ -135,7 +135,12 @@ func NewControllerOptions(streams genericiooptions.IOStreams) *ControllerOptions
 
 // NewCmdController builds "kubectl ingress controller".
 func NewCmdController(streams genericiooptions.IOStreams) *cobra.Command {
-	o := NewControllerOptions(streams)
+	return newCmdController(NewControllerOptions(streams))
+}
+
+// newCmdController builds the command on o (the command tests set fields
+// that no flag binds, as the writer's test seam).
+func newCmdController(o *ControllerOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "controller [--from-files DIR]",
 		Short:   "Run the ingress controller (in a cluster, or on manifest files as a local simulator)",

@@ -41,8 +41,12 @@ func TestControllerCommandWebhook(t *testing.T) {
 	ports := freeTCPPorts(t, 5)
 	webhook := fmt.Sprintf("127.0.0.1:%d", ports[4])
 	errOut := &lockedWriter{}
-	cmd := NewCmdRoot(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut})
-	cmd.SetArgs([]string{"controller", "--kubeconfig", writeKubeconfig(t, cfg), "--nginx-prefix", t.TempDir(),
+	// The command with the writer's test seam on (no flag reaches it): the
+	// culprit's line is one nginx -t refuses (nginxrefuses.Seam).
+	o := NewControllerOptions(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut})
+	o.Render.testRefusal = nginxrefuses.SeamPath
+	cmd := newCmdController(o)
+	cmd.SetArgs([]string{"--kubeconfig", writeKubeconfig(t, cfg), "--nginx-prefix", t.TempDir(),
 		"--update-status=false", "--listen-address", "127.0.0.1", "--worker-processes", "1",
 		"--http-port", fmt.Sprint(ports[0]), "--https-port", fmt.Sprint(ports[1]),
 		"--status-address", fmt.Sprintf("127.0.0.1:%d", ports[2]), "--health-addr", fmt.Sprintf("127.0.0.1:%d", ports[3]),

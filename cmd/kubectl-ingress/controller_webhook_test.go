@@ -113,7 +113,7 @@ func TestWebhookStrictNginxTest(t *testing.T) {
 	t.Logf("culprit: %s", in.Name)
 	certFile, keyFile, _ := testcerts.Loopback(t, "webhook")
 	f := WebhookFlags{Address: "127.0.0.1:0", Certificate: certFile, Key: keyFile, Strict: true}
-	f.useNginx("", render.DefaultConfOptions())
+	f.useNginx("", nginxrefuses.Conf()) // the writer's test seam on: the culprit's line is refused
 	src := webhookTestSource{render.Snapshot{
 		IngressClasses: []*networkingv1.IngressClass{{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}},
 		Services: []*corev1.Service{{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},

@@ -80,6 +80,11 @@ type RenderFlags struct {
 	// AllowCrossNamespaceHostSharing restores ingress-nginx's merge of a
 	// host's paths across namespaces (see render.Options).
 	AllowCrossNamespaceHostSharing bool
+
+	// testRefusal is render.ConfOptions.TestRefusal, the writer's test
+	// seam: only the command tests set it (through newCmdController), no
+	// flag binds it.
+	testRefusal string
 }
 
 // NewRenderFlags returns the ingress-nginx defaults.
@@ -202,5 +207,6 @@ func (f *RenderFlags) ConfOptions() render.ConfOptions {
 	c.StatusAddress = f.StatusAddress
 	c.WorkerProcesses = f.WorkerProcesses
 	c.SSLPassthroughProxyPort, c.SSLPassthroughHopPort = f.SSLPassthroughProxyPort, f.SSLPassthroughHopPort
+	c.TestRefusal = f.testRefusal
 	return c
 }

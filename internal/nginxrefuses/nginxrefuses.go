@@ -1,11 +1,18 @@
-// Package nginxrefuses holds, in one place, the Ingress inputs that render
-// accepts (no Problem, the path served) and that nginx -t refuses: the
-// culprits of the quarantine tests (the controller on files and on
-// envtest, the Strict webhook, the quarantine benchmark).
+// Package nginxrefuses gives the quarantine tests (the controller on
+// files and on envtest, the Strict webhook, the quarantine benchmark)
+// their culprit: an Ingress that render accepts (no Problem, the path
+// served) and that a real nginx -t refuses on a line the writer wrote for
+// it.
 //
-// Each input is a gap in render's validation, which render should close;
-// when it does, Pick skips that input and the tests take the next one. Add
-// new ones at the end of All.
+// All holds the real such inputs found so far. Each was a gap in render's
+// validation, and render refuses each one now; they stay as regression
+// guards (TestAllRefusedByRender), and Pick still returns the first one
+// that render accepts and nginx refuses, should one come back. When none
+// is left — the normal case — Pick returns Culprit, whose line comes from
+// the writer's test seam (render.ConfOptions.TestRefusal): so every test
+// of a culprit must write its nginx.conf with Conf (or Seam) applied, for
+// the seam to be on. The seam is reachable by no flag, ConfigMap key or
+// object; only tests set it.
 //
 // It is a test helper: only _test.go files import it, never product code.
 package nginxrefuses
@@ -41,10 +48,31 @@ type Input struct {
 	Regex bool
 }
 
-// All are the inputs, in order of preference. Each was refused by nginx
-// 1.22.1 (PCRE2) when written here; the regex ones are refused by render
-// since it validates regexes as PCRE2 does, and stay for the day it
-// regresses.
+// SeamPath is the path of Culprit: the path the writer's test seam
+// (render.ConfOptions.TestRefusal, set by Seam) adds a refused line to.
+const SeamPath = "/kubectl-ingress-test-refusal"
+
+// Culprit is the input Pick returns when no input of All is left: a plain
+// Prefix path SeamPath, which render accepts, and which nginx -t refuses
+// (unknown directive render.TestRefusalDirective, on a line of that
+// Ingress's location) when the nginx.conf was written with Seam applied.
+// Without the seam it is a valid Ingress like any other.
+var Culprit = Input{Name: "the writer's test seam: an unknown directive in the location of path " + SeamPath, Path: SeamPath}
+
+// Seam returns o with the writer's test seam on for Culprit's path.
+func Seam(o render.ConfOptions) render.ConfOptions {
+	o.TestRefusal = SeamPath
+	return o
+}
+
+// Conf is render.DefaultConfOptions with Seam applied.
+func Conf() render.ConfOptions { return Seam(render.DefaultConfOptions()) }
+
+// All are the real inputs, in order of preference. Each was refused by
+// nginx 1.22.1 (PCRE2) while render accepted it; render refuses each one
+// now (limit-connections above 65535 and proxy-buffer-size above 1024m
+// since they are bounded as nginx bounds them, the regexes since they are
+// validated as PCRE2 does), and they stay for the day it regresses.
 var All = []Input{
 	{Name: "limit-connections above nginx's 65535", Annotations: map[string]string{"limit-connections": "70000"}},
 	{Name: "proxy-buffer-size above proxy_max_temp_file_size (1024m)", Annotations: map[string]string{"proxy-buffer-size": "2048m"}},
@@ -112,10 +140,10 @@ func (in Input) YAML(ns, name, host, service, created string) string {
 }
 
 // Pick returns the first input of All that render accepts without a
-// Problem and a real nginx -t refuses on a line, and logs which. The test
-// is skipped when nginx is not installed; it fails when no input is left:
-// then add one (or, if render refuses all that nginx refuses, the
-// quarantine is tested by pkg/controller's tests alone).
+// Problem and a real nginx -t refuses on a line (a gap of render's that
+// came back), else Culprit after checking that nginx -t refuses it with
+// the seam on; and logs which. The caller writes its nginx.conf with Seam
+// (or Conf) either way. The test is skipped when nginx is not installed.
 func Pick(t testing.TB) Input {
 	t.Helper()
 	in, err := pick(t.TempDir())
@@ -125,45 +153,80 @@ func Pick(t testing.TB) Input {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("nginxrefuses.Pick: %s", in.Name)
 	return in
 }
 
 var errNoNginx = errors.New("nginx is not installed")
+
+// Snapshot is the Snapshot of in alone: the Ingress probe/probe for
+// probe.example.com to Service web, its class and the Service.
+func (in Input) Snapshot() render.Snapshot {
+	return render.Snapshot{
+		Ingresses:      []*networkingv1.Ingress{in.Ingress("probe", "probe", "probe.example.com", "web")},
+		IngressClasses: []*networkingv1.IngressClass{{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}},
+		Services: []*corev1.Service{{ObjectMeta: metav1.ObjectMeta{Namespace: "probe", Name: "web"}, Spec: corev1.ServiceSpec{
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}},
+		}}},
+	}
+}
+
+// verdict is what render and nginx -t make of an input.
+type verdict struct {
+	problems []string
+	// refused is nginx -t's refusal on a line; err any other failure.
+	refused *nginx.TestError
+	err     error
+}
+
+func judge(tester *nginx.Instance, in Input, conf render.ConfOptions) verdict {
+	cfg, problems := render.Build(in.Snapshot(), render.DefaultOptions())
+	if len(problems) > 0 {
+		var v verdict
+		for _, p := range problems {
+			v.problems = append(v.problems, p.String())
+		}
+		return v
+	}
+	text, err := render.NGINXConf(cfg, conf)
+	if err != nil {
+		return verdict{err: err}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = tester.Test(ctx, text)
+	var te *nginx.TestError
+	if errors.As(err, &te) && te.Line > 0 {
+		return verdict{refused: te}
+	}
+	if errors.Is(err, exec.ErrNotFound) {
+		return verdict{err: errNoNginx}
+	}
+	return verdict{err: err}
+}
 
 func pick(dir string) (Input, error) {
 	tester := nginx.New(filepath.Join(dir, "nginx"), nginx.Options{})
 	if err := tester.Layout(); err != nil {
 		return Input{}, err
 	}
-	var why []string
 	for _, in := range All {
-		s := render.Snapshot{
-			Ingresses:      []*networkingv1.Ingress{in.Ingress("probe", "probe", "probe.example.com", "web")},
-			IngressClasses: []*networkingv1.IngressClass{{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}},
-			Services: []*corev1.Service{{ObjectMeta: metav1.ObjectMeta{Namespace: "probe", Name: "web"}, Spec: corev1.ServiceSpec{
-				Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080)}},
-			}}},
-		}
-		cfg, problems := render.Build(s, render.DefaultOptions())
-		if len(problems) > 0 {
-			why = append(why, fmt.Sprintf("%s: render refuses it (%s)", in.Name, problems[0]))
-			continue
-		}
-		conf, err := render.NGINXConf(cfg, render.DefaultConfOptions())
-		if err != nil {
-			return Input{}, err
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err = tester.Test(ctx, conf)
-		cancel()
-		var te *nginx.TestError
+		v := judge(tester, in, render.DefaultConfOptions())
 		switch {
-		case errors.As(err, &te) && te.Line > 0:
-			return in, nil
-		case errors.Is(err, exec.ErrNotFound):
+		case errors.Is(v.err, errNoNginx):
 			return Input{}, errNoNginx
+		case v.refused != nil:
+			return in, nil
 		}
-		why = append(why, fmt.Sprintf("%s: nginx -t gives %v", in.Name, err))
 	}
-	return Input{}, fmt.Errorf("no input of nginxrefuses.All is left that render accepts and nginx -t refuses on a line:\n%s", strings.Join(why, "\n"))
+	v := judge(tester, Culprit, Conf())
+	switch {
+	case errors.Is(v.err, errNoNginx):
+		return Input{}, errNoNginx
+	case v.refused == nil:
+		return Input{}, fmt.Errorf("%s: render's Problems %v, nginx -t gives %v; want no Problem and a refusal on a line", Culprit.Name, v.problems, v.err)
+	case !strings.Contains(v.refused.Message, render.TestRefusalDirective):
+		return Input{}, fmt.Errorf("%s: nginx -t refuses %q, want the seam's directive", Culprit.Name, v.refused.Message)
+	}
+	return Culprit, nil
 }

@@ -147,9 +147,10 @@ func (c *countingTester) Test(ctx context.Context, conf []byte) error {
 	return c.Tester.Test(ctx, conf)
 }
 
-// TestQuarantineSearchRealNginx: a real culprit among 30 Ingresses is
-// found through a real nginx -t, by its line and, when nginx names none,
-// by bisection; the config without it passes.
+// TestQuarantineSearchRealNginx: a culprit among 30 Ingresses (its line
+// refused by a real nginx -t: nginxrefuses.Pick, the writer's test seam
+// on) is found through that nginx -t, by its line and, when nginx names
+// none, by bisection; the config without it passes.
 func TestQuarantineSearchRealNginx(t *testing.T) {
 	culprit := nginxrefuses.Pick(t)
 	in := realTester(t)
@@ -160,7 +161,10 @@ func TestQuarantineSearchRealNginx(t *testing.T) {
 	b.WriteString(culprit.YAML("u", "bad", "bad.example.com", "web", "2026-01-10T00:00:00Z") + "---\n")
 	snap := snapshot(t, b.String()+ingressClassYAML)
 	cfg, _ := render.Build(snap, render.DefaultOptions())
-	conf, err := render.NGINXConf(cfg, render.DefaultConfOptions())
+	// The writer's test seam makes the culprit's line one nginx -t refuses
+	// (nginxrefuses.Seam); the search writes every candidate config with it.
+	seamConf := func(*model.Config) render.ConfOptions { return nginxrefuses.Conf() }
+	conf, err := render.NGINXConf(cfg, nginxrefuses.Conf())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +184,7 @@ func TestQuarantineSearchRealNginx(t *testing.T) {
 				t.Fatalf("nginx -t of the config with %s: %v, want a refusal", culprit.Name, err)
 			}
 			counter := &countingTester{Tester: tc.tester}
-			res, err := newCulpritSearch(snap, render.DefaultOptions(), defaultConf, counter).run(ctx, cfg, te)
+			res, err := newCulpritSearch(snap, render.DefaultOptions(), seamConf, counter).run(ctx, cfg, te)
 			if err != nil {
 				t.Fatal(err)
 			}

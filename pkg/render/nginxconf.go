@@ -31,7 +31,21 @@ type ConfOptions struct {
 	SSLPassthroughHopPort   int
 	// LuaDicts size the shared dicts of the Lua payloads (zero: defaults).
 	LuaDicts LuaDicts
+
+	// TestRefusal is a test seam: only tests set it; no flag, ConfigMap
+	// key or object reaches it (TestTestRefusalIsTestOnly checks that no
+	// other code names it). When it is not empty, each location the classic
+	// writer makes for an Ingress path equal to it gets one more line,
+	// TestRefusalDirective, which nginx -t refuses on that line ("unknown
+	// directive"): a writer bug on one Ingress's line, as if render had
+	// accepted a value nginx refuses. The quarantine and --strict webhook
+	// tests need such a culprit, and render refuses every real one it knows
+	// (internal/nginxrefuses).
+	TestRefusal string
 }
+
+// TestRefusalDirective is the line ConfOptions.TestRefusal adds.
+const TestRefusalDirective = "kubectl_ingress_test_refusal"
 
 // DefaultConfOptions are the settings of a controller pod.
 func DefaultConfOptions() ConfOptions {

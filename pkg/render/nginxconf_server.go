@@ -65,6 +65,9 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 			args := quoteAll(w, m)
 			block := w.beginOwned(s.Hostname, strings.Join(args, " "), []model.ObjectRef{l.Ingress})
 			w.open(append([]string{"location"}, args...)...)
+			if o.TestRefusal != "" && l.Path == o.TestRefusal {
+				w.line(TestRefusalDirective, "on")
+			}
 			writeLocationBody(w, c, l)
 			w.close()
 			w.endOwned(block)

@@ -12,7 +12,8 @@ import (
 )
 
 // BenchmarkQuarantine measures what a culprit costs the other tenants:
-// the time from an Ingress that nginx -t refuses (nginxrefuses.Pick's input)
+// the time from an Ingress that nginx -t refuses (nginxrefuses.Pick's input,
+// the controllers writing with the seam on)
 // being written (files) or created (API) to another tenant's new host,
 // written right after it, being served (polling every millisecond). The
 // controller finds the culprit (nginx -t, the line mapped to it), leaves
@@ -27,7 +28,7 @@ func BenchmarkQuarantine(b *testing.B) {
 	b.Logf("culprit: %s", in.Name)
 	b.Run("Files", func(b *testing.B) {
 		ports := benchBackends(b, 1)
-		fc := startFilesControllerDebounced(b, map[string]string{
+		fc := startFilesControllerSeam(b, map[string]string{
 			"class.yaml": benchClass,
 			"web.yaml":   serviceYAML("web", ports[0]),
 			"shop.yaml":  filesIngress("shop", "shop.example.com", nil, "/", "web"),
@@ -61,7 +62,9 @@ func BenchmarkQuarantine(b *testing.B) {
 	b.Run("Cluster", func(b *testing.B) {
 		cb := newClusterBench(b)
 		const ns = "bench-quarantine"
-		cc, _ := cb.controller(b, ns, ipBackend(b, cb.ip, "b0"))
+		must(cb.cs.CoreV1().Namespaces().Create(context.Background(), kNamespace(ns), metav1.CreateOptions{}))(b)
+		createService(b, cb.cs, ns, "web", cb.ip, ipBackend(b, cb.ip, "b0"))
+		cc := startClusterControllerSeam(b, cb.cp.cfg, ns)
 		api := cc.cs.NetworkingV1().Ingresses(ns)
 		for _, culprit := range []bool{false, true} {
 			name := map[bool]string{false: "NewHost", true: "CulpritThenNewHost"}[culprit]
