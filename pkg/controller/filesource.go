@@ -110,6 +110,7 @@ func (s *FileSource) Run(ctx context.Context, changed func()) error {
 		results = make(chan scanResult, 1)
 		reading bool
 		again   bool
+		synced  bool
 		retry   = s.opts.Debounce
 	)
 	startRead := func() {
@@ -161,8 +162,12 @@ func (s *FileSource) Run(ctx context.Context, changed func()) error {
 			}
 		case res := <-results:
 			reading = false
-			s.syncOnce.Do(func() { close(s.synced) })
-			if res.changed {
+			// The first read is the synced view, which the loop syncs
+			// after WaitForSync without being told.
+			if !synced {
+				synced = true
+				s.syncOnce.Do(func() { close(s.synced) })
+			} else if res.changed {
 				changed()
 			}
 			switch {
