@@ -154,6 +154,15 @@ func configWorkerProcesses(g *model.Global, v string) error {
 	return nil
 }
 
+// maxUpstreamKeepalive bounds upstream-keepalive-connections. nginx
+// allocates the whole keepalive cache when it reads the configuration,
+// 152 bytes a connection (nginx 1.22.1, 64-bit): "keepalive 2147483647"
+// fails nginx -t with "malloc(326417514344) failed (12: Cannot allocate
+// memory)", 10000000 takes 1.5 GB and 1.5 s, 65535 takes 10 MB. A worker
+// cannot use more idle connections to one backend than it has source
+// ports anyway.
+const maxUpstreamKeepalive = 65535
+
 // configKeySpecs is the table of supported ConfigMap keys, sorted by key.
 // It is never modified.
 var configKeySpecs = []configKeySpec{
@@ -210,8 +219,8 @@ var configKeySpecs = []configKeySpec{
 		set: configBool(func(g *model.Global) *bool { return &g.ServerTokens })},
 	{Key: "ssl-redirect", Kind: kindBool, Default: "true", Description: "Redirect HTTP to HTTPS for hosts with TLS.",
 		set: configBool(func(g *model.Global) *bool { return &g.SSLRedirect })},
-	{Key: "upstream-keepalive-connections", Kind: kindInt, Default: "320", Description: "Idle connections to backends kept open per worker (0: none).",
-		set: configInt(0, maxInt32, func(g *model.Global) *int { return &g.UpstreamKeepaliveConnections })},
+	{Key: "upstream-keepalive-connections", Kind: kindInt, Default: "320", Description: "Idle connections to backends kept open per worker, at most 65535 (0: none).",
+		set: configInt(0, maxUpstreamKeepalive, func(g *model.Global) *int { return &g.UpstreamKeepaliveConnections })},
 	{Key: "use-forwarded-headers", Kind: kindBool, Default: "false", Description: "Trust the X-Forwarded-* headers of clients (behind another proxy).",
 		set: configBool(func(g *model.Global) *bool { return &g.UseForwardedHeaders })},
 	{Key: "use-gzip", Kind: kindBool, Default: "false", Description: "Compress answers with gzip.",

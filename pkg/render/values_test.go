@@ -232,6 +232,9 @@ func TestValueMIMEType(t *testing.T) {
 	runValueCases(t, "valueMIMEType", valueMIMEType, []valueCase{
 		{in: "*", ok: true}, {in: "text/plain", ok: true}, {in: "application/vnd.ms-fontobject", ok: true},
 		{in: "application/x-web-app-manifest+json", ok: true},
+		{in: "application/" + strings.Repeat("x", 34), ok: true}, // 46 bytes
+		{in: "application/" + strings.Repeat("x", 35)},           // 47: nginx's types hash refuses it
+		{in: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"},
 		{in: ""}, {in: "text"}, {in: "text/"}, {in: "/plain"}, {in: "text/plain;"}, {in: "text/plain,text/css"},
 		{in: "text/pla$n"}, {in: "a/b/c"},
 	})
