@@ -158,8 +158,14 @@ spec: {controller: k8s.io/ingress-nginx}
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if code, _ := get("http://"+health+"/readyz", ""); code != 200 {
-		t.Errorf("/readyz %d", code)
+	// The payloads are preloaded before nginx starts, so nginx serves
+	// before the first sync has finished: wait for the sync to end in
+	// /readyz 200 before reading its metrics.
+	for code, _ := get("http://"+health+"/readyz", ""); code != 200; code, _ = get("http://"+health+"/readyz", "") {
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz %d\n%s", code, errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if code, body := get("http://"+health+"/metrics", ""); code != 200 || !strings.Contains(body, "kubectl_ingress_reloads_total 1") {
 		t.Errorf("/metrics %d", code)
