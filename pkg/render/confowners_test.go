@@ -99,7 +99,9 @@ func TestConfOwnersAt(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(conf), "\n")
-	ing := func(ns, name string) model.ObjectRef { return model.ObjectRef{Kind: "Ingress", Namespace: ns, Name: name} }
+	ing := func(ns, name string) model.ObjectRef {
+		return model.ObjectRef{Kind: "Ingress", Namespace: ns, Name: name}
+	}
 	a, b, c := ing("one", "a"), ing("one", "b"), ing("two", "c")
 	// lineOf finds the n-th line (0-based) that holds substr, after the
 	// first line that holds after.
