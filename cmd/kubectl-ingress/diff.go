@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/textdiff"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
@@ -145,19 +146,9 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return &exitError{code: diffExitError, err: err}
 	}
-	var old, cur *rendered
-	var oldErr, curErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		old, oldErr = renderBundle(oldSnap, o.Render)
-	}()
-	cur, curErr = renderBundle(newSnap, o.Render)
-	<-done
-	for _, e := range []error{oldErr, curErr} {
-		if e != nil {
-			return &exitError{code: diffExitError, err: e}
-		}
+	old, cur, err := renderPair(oldSnap, newSnap, o.Render)
+	if err != nil {
+		return &exitError{code: diffExitError, err: err}
 	}
 	report := newDiffReport(old, cur)
 	if err := o.print(report); err != nil {
@@ -167,6 +158,43 @@ func (o *DiffOptions) Run(ctx context.Context) error {
 		return &exitError{code: code, err: fmt.Errorf("%s", report.Verdict), silent: true}
 	}
 	return nil
+}
+
+// renderPair renders both sides as the controller would write them: the
+// old side as its first start, the new side as the sync that follows it,
+// whose shared dicts keep the old side's sizes unless the payloads need
+// new ones (luaapi.DictsFor). So a resize shows as a reload with its
+// reason, as the controller would reload for it. The two sides build in
+// parallel; the new side sizes its dicts once the old side's are known.
+func renderPair(oldSnap, newSnap render.Snapshot, f RenderFlags) (old, cur *rendered, err error) {
+	var oldErr, oldConfErr error
+	sized := make(chan struct{}) // old.Dicts or oldErr is set
+	done := make(chan struct{})  // old.NGINXConf or oldConfErr is set
+	go func() {
+		defer close(done)
+		old, oldErr = buildBundle(oldSnap, f)
+		if oldErr == nil {
+			oldErr = old.sizeDicts(luaapi.DictSizes{})
+		}
+		close(sized)
+		if oldErr == nil {
+			oldConfErr = old.writeConf(f)
+		}
+	}()
+	cur, err = buildBundle(newSnap, f)
+	<-sized
+	if err == nil && oldErr == nil {
+		if err = cur.sizeDicts(old.Dicts); err == nil {
+			err = cur.writeConf(f)
+		}
+	}
+	<-done
+	for _, e := range []error{oldErr, oldConfErr, err} {
+		if e != nil {
+			return nil, nil, e
+		}
+	}
+	return old, cur, nil
 }
 
 func (o *DiffOptions) snapshots(ctx context.Context) (render.Snapshot, render.Snapshot, error) {

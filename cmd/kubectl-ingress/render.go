@@ -129,14 +129,31 @@ type rendered struct {
 	// Stream is stream.json, the endpoints of the TCP/UDP services and
 	// SSL passthrough hosts; nil when the config has no stream servers.
 	Stream []byte
+	// Dicts are the sizes of the shared dicts of the Lua payloads in
+	// NGINXConf.
+	Dicts luaapi.DictSizes
 }
 
+// renderBundle renders s as the controller would at its first start: the
+// shared dicts sized for the payloads with no running nginx.conf.
 func renderBundle(s render.Snapshot, f RenderFlags) (*rendered, error) {
-	cfg, problems := render.Build(s, f.BuildOptions())
-	conf, err := render.NGINXConf(cfg, f.ConfOptions())
+	r, err := buildBundle(s, f)
 	if err != nil {
-		return nil, fmt.Errorf("writing nginx.conf: %w", err)
+		return nil, err
 	}
+	if err := r.sizeDicts(luaapi.DictSizes{}); err != nil {
+		return nil, err
+	}
+	if err := r.writeConf(f); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// buildBundle builds the model and the payloads of s, all but nginx.conf
+// (sizeDicts, then writeConf).
+func buildBundle(s render.Snapshot, f RenderFlags) (*rendered, error) {
+	cfg, problems := render.Build(s, f.BuildOptions())
 	backends, servers := luaapi.FromModel(cfg)
 	bj, err := jsonLines(backends)
 	if err != nil {
@@ -146,7 +163,7 @@ func renderBundle(s render.Snapshot, f RenderFlags) (*rendered, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding servers: %w", err)
 	}
-	r := &rendered{Config: cfg, Problems: problems, NGINXConf: conf, Backends: bj, Servers: append(sj, '\n')}
+	r := &rendered{Config: cfg, Problems: problems, Backends: bj, Servers: append(sj, '\n')}
 	if !cfg.Stream.Empty() {
 		st, err := json.MarshalIndent(luaapi.StreamFromModel(cfg), "", "  ")
 		if err != nil {
@@ -155,6 +172,32 @@ func renderBundle(s render.Snapshot, f RenderFlags) (*rendered, error) {
 		r.Stream = append(st, '\n')
 	}
 	return r, nil
+}
+
+// sizeDicts sizes the shared dicts of r's payloads as the controller does
+// (luaapi.DictsFor), given the sizes of the nginx.conf that runs (zero:
+// none runs, the controller's first start).
+func (r *rendered) sizeDicts(running luaapi.DictSizes) error {
+	d, err := luaapi.DictsFor(r.Config, running)
+	if err != nil {
+		return fmt.Errorf("sizing the Lua shared dicts: %w", err)
+	}
+	r.Dicts = d
+	return nil
+}
+
+// writeConf writes r's nginx.conf with the dicts of sizeDicts.
+func (r *rendered) writeConf(f RenderFlags) error {
+	o := f.ConfOptions()
+	// render.LuaDicts and luaapi.DictSizes have the same fields: a
+	// conversion, checked by the compiler.
+	o.LuaDicts = render.LuaDicts(r.Dicts)
+	conf, err := render.NGINXConf(r.Config, o)
+	if err != nil {
+		return fmt.Errorf("writing nginx.conf: %w", err)
+	}
+	r.NGINXConf = conf
+	return nil
 }
 
 // jsonLines encodes a JSON array with one compact element per line: valid

@@ -8,25 +8,21 @@ import (
 
 // confOptions returns the nginx.conf options of a sync whose desired model
 // is cfg: the configured ones, with the shared dicts of the Lua payloads
-// sized for cfg's payloads (luaapi.SizeDicts), given the sizes of the
-// nginx.conf that runs. A payload that outgrows its dict so changes
-// nginx.conf, and the plan reloads nginx with a larger dict (a reason
-// names it) instead of Lua answering 413 to every push.
+// sized for cfg's payloads by luaapi.DictsFor (the rule that render and
+// diff apply too), given the sizes of the nginx.conf that runs. A payload
+// that outgrows its dict so changes nginx.conf, and the plan reloads nginx
+// with a larger dict (a reason names it) instead of Lua answering 413 to
+// every push.
 func (c *Controller) confOptions(cfg *model.Config) render.ConfOptions {
 	o := c.cfg.Conf
 	if o.LuaDicts != (render.LuaDicts{}) {
 		return o // sized by the caller
 	}
-	need, err := luaapi.Needs(luaapi.FromModel(cfg))
-	if err != nil {
-		// The push cannot encode them either and says so.
-		return o
-	}
-	d := luaapi.SizeDicts(need, luaapi.DictSizesOf(c.state.running.NGINXConf))
-	o.LuaDicts = render.LuaDicts{
-		ConfigurationData:  d.ConfigurationData,
-		CertificateData:    d.CertificateData,
-		CertificateServers: d.CertificateServers,
-	}
+	// An error means payloads that cannot be encoded: their push says so,
+	// and d keeps the running sizes.
+	d, _ := luaapi.DictsFor(cfg, luaapi.DictSizesOf(c.state.running.NGINXConf))
+	// render.LuaDicts and luaapi.DictSizes have the same fields: a
+	// conversion, checked by the compiler.
+	o.LuaDicts = render.LuaDicts(d)
 	return o
 }

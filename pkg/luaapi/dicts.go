@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
 // The lua_shared_dict zones of lua/CONTRACT.md that hold the payloads.
@@ -107,6 +109,27 @@ func SizeDicts(need, current DictSizes) DictSizes {
 		CertificateData:    sizeDict(need.CertificateData, current.CertificateData, def.CertificateData),
 		CertificateServers: sizeDict(need.CertificateServers, current.CertificateServers, def.CertificateServers),
 	}
+}
+
+// DictsFor returns the sizes of the shared dicts of the nginx.conf that
+// serves cfg, as the controller writes it: SizeDicts of what cfg's
+// payloads (FromModel) need, given running, the sizes of the nginx.conf
+// that runs (DictSizesOf; zero when none runs: the controller's first
+// start). It is the one rule of the controller, of render (which sizes as
+// a first start) and of diff (its "from" side as a first start, its "to"
+// side against the "from" sizes), so that they write the same nginx.conf.
+// The error is Needs's (payloads that cannot be encoded, which their push
+// reports too); the sizes are then running's, or the defaults when none
+// runs, so that it causes no resize.
+func DictsFor(cfg *model.Config, running DictSizes) (DictSizes, error) {
+	need, err := Needs(FromModel(cfg))
+	if err != nil {
+		if running == (DictSizes{}) {
+			return DefaultDictSizes(), err
+		}
+		return running, err
+	}
+	return SizeDicts(need, running), nil
 }
 
 func sizeDict(need, current, floor int64) int64 {
