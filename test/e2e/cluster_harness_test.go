@@ -24,7 +24,6 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // controlPlane is a kube-apiserver + etcd from bin/envtest whose API
@@ -137,10 +136,10 @@ type clusterController struct {
 }
 
 // startClusterController runs the controller on cfg until the test ends,
-// watching namespace ("" for all), and waits until nginx serves its first
-// config. A rejected config is tried again only after a change (the retry
-// backoff is an hour), as in the files tests.
-func startClusterController(t testing.TB, cfg *rest.Config, namespace string) *clusterController {
+// watching namespace ("" for all), with options, and waits until nginx
+// serves its first config. A rejected config is tried again only after a
+// change (the retry backoff is an hour), as in the files tests.
+func startClusterController(t testing.TB, cfg *rest.Config, namespace string, o controllerOptions) *clusterController {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -149,17 +148,18 @@ func startClusterController(t testing.TB, cfg *rest.Config, namespace string) *c
 	return startClusterControllerWith(t, cs, controller.ClusterSourceConfig{
 		Config:    controller.TuneRESTConfig(cfg, "kubectl-ingress-e2e"),
 		Namespace: namespace,
-	}, render.DefaultOptions())
+	}, o)
 }
 
 // startClusterControllerWith is startClusterController with the source
-// and build options given (the controller ConfigMap and default
-// certificate are watched as build names them); cs is the tests' client.
-func startClusterControllerWith(t testing.TB, cs kubernetes.Interface, scfg controller.ClusterSourceConfig, build render.Options) *clusterController {
+// given (the controller ConfigMap and default certificate are watched as
+// the build options name them); cs is the tests' client.
+func startClusterControllerWith(t testing.TB, cs kubernetes.Interface, scfg controller.ClusterSourceConfig, o controllerOptions) *clusterController {
 	t.Helper()
 	requireNginx(t)
 	cc := &clusterController{cs: cs}
-	co := cc.prepare(t)
+	co := o.conf(cc.prepare(t))
+	build := o.buildOptions()
 	scfg.ConfigMap, scfg.DefaultSSLCertificate = build.ConfigMap, build.DefaultSSLCertificate
 	ctx, cancel := cc.logContext()
 	src, err := controller.NewClusterSource(scfg)

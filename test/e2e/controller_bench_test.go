@@ -38,11 +38,11 @@ const benchClass = "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetada
 // the target).
 func BenchmarkFilesControllerEndpointEdit(b *testing.B) {
 	ports := benchBackends(b, 2)
-	fc := startFilesControllerDebounced(b, map[string]string{
+	fc := startFilesControllerWith(b, map[string]string{
 		"class.yaml":   benchClass,
 		"web.yaml":     serviceYAML("web", ports[0]),
 		"ingress.yaml": filesIngress("shop", "shop.example.com", nil, "/", "web"),
-	}, 0)
+	}, controllerOptions{})
 	fc.eventuallyServes(b, 10*time.Second, "shop.example.com", "/", 200, "b0 /")
 	before := fc.settle(b)
 	var lat []time.Duration
@@ -79,11 +79,11 @@ func BenchmarkFilesControllerEndpointEdit(b *testing.B) {
 // changes applied one by one.
 func BenchmarkFilesController1000EndpointChanges(b *testing.B) {
 	ports := benchBackends(b, 2)
-	fc := startFilesControllerDebounced(b, map[string]string{
+	fc := startFilesControllerWith(b, map[string]string{
 		"class.yaml":   benchClass,
 		"web.yaml":     serviceYAML("web", ports[0]),
 		"ingress.yaml": filesIngress("shop", "shop.example.com", nil, "/", "web"),
-	}, 0)
+	}, controllerOptions{})
 	fc.eventuallyServes(b, 10*time.Second, "shop.example.com", "/", 200, "b0 /")
 	before := fc.settle(b)
 	b.ResetTimer()
@@ -113,7 +113,7 @@ func BenchmarkFilesControllerRollingUpdate(b *testing.B) {
 	for k := range 100 {
 		files[fmt.Sprintf("ing/%03d.yaml", k)] = filesIngress(fmt.Sprintf("app%d", k), fmt.Sprintf("app%d.example.com", k), nil, "/v0", "web")
 	}
-	fc := startFilesControllerDebounced(b, files, 0)
+	fc := startFilesControllerWith(b, files, controllerOptions{})
 	fc.eventuallyServes(b, 10*time.Second, "app99.example.com", "/v0", 200, "b0 /v0")
 	before := fc.settle(b)
 	var total time.Duration

@@ -45,7 +45,7 @@ func (cb *clusterBench) controller(b *testing.B, ns string, port int) (*clusterC
 	b.Helper()
 	must(cb.cs.CoreV1().Namespaces().Create(context.Background(), kNamespace(ns), metav1.CreateOptions{}))(b)
 	slice := createService(b, cb.cs, ns, "web", cb.ip, port)
-	return startClusterController(b, cb.cp.cfg, ns), slice
+	return startClusterController(b, cb.cp.cfg, ns, controllerOptions{}), slice
 }
 
 // waitServed polls GET host/path every millisecond until the answer

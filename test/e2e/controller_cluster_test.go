@@ -32,7 +32,7 @@ func TestClusterControllerScenarios(t *testing.T) {
 	ip := endpointIP(t)
 	alpha, beta, gamma := ipBackend(t, ip, "alpha"), ipBackend(t, ip, "beta"), ipBackend(t, ip, "gamma")
 
-	cc := startClusterController(t, cp.cfg, "")
+	cc := startClusterController(t, cp.cfg, "", controllerOptions{})
 	cs := cc.cs
 	must(cs.CoreV1().Namespaces().Create(ctx, kNamespace(ns), create))(t)
 	must(cs.NetworkingV1().IngressClasses().Create(ctx, kIngressClass(), create))(t)

@@ -43,12 +43,12 @@ func TestFilesControllerInPlaceEdits(t *testing.T) {
 		return filesIngress("shop", "shop.example.com", nil, "/", "web", fmt.Sprintf("/v%d", n), "other") +
 			"---\n" + strings.Replace(filesIngress("stable", "stable.example.com", nil, "/", "web"), "00:00:00Z", "00:00:01Z", 1)
 	}
-	fc := startFilesControllerDebounced(t, map[string]string{
+	fc := startFilesControllerWith(t, map[string]string{
 		"class.yaml":     "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
 		"svc/web.yaml":   serviceYAML("web", alpha),
 		"svc/other.yaml": serviceYAML("other", beta),
 		"ing/shop.yaml":  edited(0),
-	}, time.Millisecond)
+	}, controllerOptions{debounce: time.Millisecond})
 	fc.eventuallyServes(t, 10*time.Second, "shop.example.com", "/v0", 200, "beta /v0")
 	fc.eventuallyServes(t, 10*time.Second, "stable.example.com", "/", 200, "alpha /")
 

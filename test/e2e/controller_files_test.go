@@ -18,7 +18,6 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // filesController is the controller of `--from-files DIR` on a temp
@@ -193,28 +192,28 @@ func (b *syncBuffer) String() string {
 // retry backoff long enough that a rejected config is tried once.
 func startFilesController(t testing.TB, files map[string]string) *filesController {
 	t.Helper()
-	return startFilesControllerDebounced(t, files, 20*time.Millisecond)
+	return startFilesControllerWith(t, files, controllerOptions{debounce: 20 * time.Millisecond})
 }
 
-// startFilesControllerDebounced is startFilesController with the files
-// source's debounce (0 for the command's default).
-func startFilesControllerDebounced(t testing.TB, files map[string]string, debounce time.Duration) *filesController {
+// startFilesControllerWith is startFilesController with options (o.debounce
+// as given: 0 for the command's default).
+func startFilesControllerWith(t testing.TB, files map[string]string, o controllerOptions) *filesController {
 	t.Helper()
 	requireNginx(t)
 	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests")}
-	co := fc.prepare(t)
+	co := o.conf(fc.prepare(t))
 	for name, content := range files {
 		fc.write(t, name, content)
 	}
 	if err := os.MkdirAll(fc.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	src, err := controller.NewFileSource(fc.dir, controller.FileSourceOptions{Debounce: debounce})
+	src, err := controller.NewFileSource(fc.dir, controller.FileSourceOptions{Debounce: o.debounce})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := fc.logContext()
-	fc.run(t, ctx, cancel, controller.Config{Source: src, Problems: controller.NewLogReporter(), Build: render.DefaultOptions(), Conf: co}, 20*time.Second)
+	fc.run(t, ctx, cancel, controller.Config{Source: src, Problems: controller.NewLogReporter(), Build: o.buildOptions(), Conf: co}, 20*time.Second)
 	return fc
 }
 

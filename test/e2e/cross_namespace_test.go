@@ -14,13 +14,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -175,6 +173,17 @@ var (
 	}
 )
 
+// sharingCases are the two runs of the cross-namespace tests: by default,
+// and with --allow-cross-namespace-host-sharing.
+var sharingCases = []struct {
+	name  string
+	allow bool
+	after []sharingWant
+}{
+	{"default", false, sharingAfter},
+	{"allow-cross-namespace-host-sharing", true, sharingAfterAllowed},
+}
+
 // checkSharing sends each request on a new connection to the HTTP port
 // and compares the answers.
 func checkSharing(t *testing.T, httpPort int, what string, wants []sharingWant) {
@@ -193,14 +202,7 @@ func checkSharing(t *testing.T, httpPort int, what string, wants []sharingWant) 
 func TestCrossNamespaceHostSharing(t *testing.T) {
 	requireNginx(t)
 	older, younger := teamManifests(t)
-	for _, tc := range []struct {
-		name  string
-		allow bool
-		after []sharingWant
-	}{
-		{"default", false, sharingAfter},
-		{"allow-cross-namespace-host-sharing", true, sharingAfterAllowed},
-	} {
+	for _, tc := range sharingCases {
 		t.Run(tc.name, func(t *testing.T) {
 			o := render.DefaultOptions()
 			o.AllowCrossNamespaceHostSharing = tc.allow
@@ -233,26 +235,11 @@ func TestCrossNamespaceHostSharing(t *testing.T) {
 func TestCrossNamespaceHostSharingFilesController(t *testing.T) {
 	requireNginx(t)
 	older, younger := teamManifests(t)
-	for _, tc := range []struct {
-		name  string
-		allow bool
-		after []sharingWant
-	}{
-		{"default", false, sharingAfter},
-		{"allow-cross-namespace-host-sharing", true, sharingAfterAllowed},
-	} {
+	for _, tc := range sharingCases {
 		t.Run(tc.name, func(t *testing.T) {
-			fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests")}
-			co := fc.prepare(t)
-			fc.write(t, "team-a.yaml", older)
-			src, err := controller.NewFileSource(fc.dir, controller.FileSourceOptions{Debounce: 20 * time.Millisecond})
-			if err != nil {
-				t.Fatal(err)
-			}
 			o := render.DefaultOptions()
 			o.AllowCrossNamespaceHostSharing = tc.allow
-			ctx, cancel := fc.logContext()
-			fc.run(t, ctx, cancel, controller.Config{Source: src, Problems: controller.NewLogReporter(), Build: o, Conf: co}, 20*time.Second)
+			fc := startFilesControllerWith(t, map[string]string{"team-a.yaml": older}, controllerOptions{debounce: 20 * time.Millisecond, build: &o})
 			fc.eventuallyServes(t, 20*time.Second, sharedHost, "/admin", http.StatusOK, "team-a-admin")
 			checkSharing(t, fc.httpPort, "before team-b's Ingresses", sharingBefore)
 

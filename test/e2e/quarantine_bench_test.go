@@ -28,69 +28,79 @@ func BenchmarkQuarantine(b *testing.B) {
 	b.Logf("culprit: %s", in.Name)
 	b.Run("Files", func(b *testing.B) {
 		ports := benchBackends(b, 1)
-		fc := startFilesControllerSeam(b, map[string]string{
+		fc := startFilesControllerWith(b, map[string]string{
 			"class.yaml": benchClass,
 			"web.yaml":   serviceYAML("web", ports[0]),
 			"shop.yaml":  filesIngress("shop", "shop.example.com", nil, "/", "web"),
-		}, 0)
+		}, controllerOptions{seam: true})
 		fc.eventuallyServes(b, 10*time.Second, "shop.example.com", "/", 200, "b0 /")
-		for _, culprit := range []bool{false, true} {
-			name := map[bool]string{false: "NewHost", true: "CulpritThenNewHost"}[culprit]
-			b.Run(name, func(b *testing.B) {
-				var lat []time.Duration
-				i := 0
-				for b.Loop() {
-					i++
-					tag := map[bool]string{false: "plain", true: "after"}[culprit]
-					host := fmt.Sprintf("new-%d.%s.example.com", i, tag)
-					start := time.Now()
-					if culprit {
-						fc.write(b, fmt.Sprintf("bad-%d.yaml", i), in.YAML("e2e", fmt.Sprintf("bad-%d", i), fmt.Sprintf("bad-%d.example.com", i), "web", "2026-02-01T00:00:00Z"))
-					}
-					fc.write(b, fmt.Sprintf("new-%s-%d.yaml", tag, i), filesIngress(fmt.Sprintf("new-%s-%d", tag, i), host, nil, "/", "web"))
-					lat = append(lat, waitServedSince(b, &fc.runningController, start, host))
-					if culprit {
-						fc.remove(b, fmt.Sprintf("bad-%d.yaml", i))
-						waitFor(b, 10*time.Second, "the culprit gone", func() bool { return fc.c.Stats().Quarantined == 0 })
-					}
-					fc.settle(b)
-				}
-				reportLatencies(b, lat, "to-served")
-			})
-		}
+		benchCulpritThenNewHost(b, &fc.runningController, quarantineTenants{
+			addCulprit: func(b *testing.B, name, host string) {
+				fc.write(b, name+".yaml", in.YAML("e2e", name, host, "web", "2026-02-01T00:00:00Z"))
+			},
+			removeCulprit: func(b *testing.B, name string) { fc.remove(b, name+".yaml") },
+			addHost: func(b *testing.B, name, host string) {
+				fc.write(b, name+".yaml", filesIngress(name, host, nil, "/", "web"))
+			},
+		})
 	})
 	b.Run("Cluster", func(b *testing.B) {
 		cb := newClusterBench(b)
 		const ns = "bench-quarantine"
 		must(cb.cs.CoreV1().Namespaces().Create(context.Background(), kNamespace(ns), metav1.CreateOptions{}))(b)
 		createService(b, cb.cs, ns, "web", cb.ip, ipBackend(b, cb.ip, "b0"))
-		cc := startClusterControllerSeam(b, cb.cp.cfg, ns)
+		cc := startClusterController(b, cb.cp.cfg, ns, controllerOptions{seam: true})
 		api := cc.cs.NetworkingV1().Ingresses(ns)
-		for _, culprit := range []bool{false, true} {
-			name := map[bool]string{false: "NewHost", true: "CulpritThenNewHost"}[culprit]
-			b.Run(name, func(b *testing.B) {
-				var lat []time.Duration
-				i := 0
-				for b.Loop() {
-					i++
-					tag := map[bool]string{false: "plain", true: "after"}[culprit]
-					host := fmt.Sprintf("new-%d.%s.example.com", i, tag)
-					start := time.Now()
-					if culprit {
-						must(api.Create(context.Background(), in.Ingress(ns, fmt.Sprintf("bad-%d", i), fmt.Sprintf("bad-%d.example.com", i), "web"), metav1.CreateOptions{}))(b)
-					}
-					must(api.Create(context.Background(), kIngress(ns, fmt.Sprintf("new-%s-%d", tag, i), host, nil, "/", "web"), metav1.CreateOptions{}))(b)
-					lat = append(lat, waitServedSince(b, &cc.runningController, start, host))
-					if culprit {
-						noErr(b, api.Delete(context.Background(), fmt.Sprintf("bad-%d", i), metav1.DeleteOptions{}))
-						waitFor(b, 10*time.Second, "the culprit gone", func() bool { return cc.c.Stats().Quarantined == 0 })
-					}
-					cc.settle(b)
-				}
-				reportLatencies(b, lat, "to-served")
-			})
-		}
+		benchCulpritThenNewHost(b, &cc.runningController, quarantineTenants{
+			addCulprit: func(b *testing.B, name, host string) {
+				must(api.Create(context.Background(), in.Ingress(ns, name, host, "web"), metav1.CreateOptions{}))(b)
+			},
+			removeCulprit: func(b *testing.B, name string) {
+				noErr(b, api.Delete(context.Background(), name, metav1.DeleteOptions{}))
+			},
+			addHost: func(b *testing.B, name, host string) {
+				must(api.Create(context.Background(), kIngress(ns, name, host, nil, "/", "web"), metav1.CreateOptions{}))(b)
+			},
+		})
 	})
+}
+
+// quarantineTenants are how BenchmarkQuarantine changes the objects of one
+// source: an Ingress named name for host, to Service web.
+type quarantineTenants struct {
+	addCulprit    func(b *testing.B, name, host string)
+	removeCulprit func(b *testing.B, name string)
+	addHost       func(b *testing.B, name, host string)
+}
+
+// benchCulpritThenNewHost runs NewHost and CulpritThenNewHost on the
+// controller rc, reporting the latencies until the new host is served.
+func benchCulpritThenNewHost(b *testing.B, rc *runningController, tenants quarantineTenants) {
+	for _, culprit := range []bool{false, true} {
+		name := map[bool]string{false: "NewHost", true: "CulpritThenNewHost"}[culprit]
+		b.Run(name, func(b *testing.B) {
+			var lat []time.Duration
+			i := 0
+			for b.Loop() {
+				i++
+				tag := map[bool]string{false: "plain", true: "after"}[culprit]
+				host := fmt.Sprintf("new-%d.%s.example.com", i, tag)
+				bad := fmt.Sprintf("bad-%d", i)
+				start := time.Now()
+				if culprit {
+					tenants.addCulprit(b, bad, bad+".example.com")
+				}
+				tenants.addHost(b, fmt.Sprintf("new-%s-%d", tag, i), host)
+				lat = append(lat, waitServedSince(b, rc, start, host))
+				if culprit {
+					tenants.removeCulprit(b, bad)
+					waitFor(b, 10*time.Second, "the culprit gone", func() bool { return rc.c.Stats().Quarantined == 0 })
+				}
+				rc.settle(b)
+			}
+			reportLatencies(b, lat, "to-served")
+		})
+	}
 }
 
 // waitServedSince polls GET host/ every millisecond until it answers 200

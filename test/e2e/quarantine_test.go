@@ -4,8 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,68 +11,15 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxrefuses"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // The quarantine tests need an Ingress that render accepts and nginx -t
 // refuses on a line the writer wrote for it. Render refuses every real one
 // it knows (nginxrefuses.All), so their controllers write nginx.conf with
-// the writer's test seam on (nginxrefuses.Seam): the locations of
-// nginxrefuses.Culprit's path get a line nginx -t refuses. Other Ingresses
-// are written as always.
-
-// startFilesControllerSeam is startFilesControllerDebounced with the
-// writer's test seam on.
-func startFilesControllerSeam(t testing.TB, files map[string]string, debounce time.Duration) *filesController {
-	t.Helper()
-	requireNginx(t)
-	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests")}
-	co := nginxrefuses.Seam(fc.prepare(t))
-	for name, content := range files {
-		fc.write(t, name, content)
-	}
-	if err := os.MkdirAll(fc.dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	src, err := controller.NewFileSource(fc.dir, controller.FileSourceOptions{Debounce: debounce})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := fc.logContext()
-	fc.run(t, ctx, cancel, controller.Config{Source: src, Problems: controller.NewLogReporter(), Build: render.DefaultOptions(), Conf: co}, 20*time.Second)
-	return fc
-}
-
-// startClusterControllerSeam is startClusterController with the writer's
-// test seam on.
-func startClusterControllerSeam(t testing.TB, cfg *rest.Config, namespace string) *clusterController {
-	t.Helper()
-	requireNginx(t)
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cc := &clusterController{cs: cs}
-	co := nginxrefuses.Seam(cc.prepare(t))
-	ctx, cancel := cc.logContext()
-	src, err := controller.NewClusterSource(controller.ClusterSourceConfig{Config: controller.TuneRESTConfig(cfg, "kubectl-ingress-e2e"), Namespace: namespace})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	events, err := controller.NewEvents(ctx, controller.EventsConfig{Client: src.Client(), Objects: src, Host: "e2e"})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	cc.run(t, ctx, cancel, controller.Config{Source: src, Problems: events, Build: render.DefaultOptions(), Conf: co}, 60*time.Second)
-	return cc
-}
+// the writer's test seam on (controllerOptions.seam).
 
 // controllerMetrics returns what the controller's /metrics answers.
 func controllerMetrics(c *controller.Controller) string {
@@ -94,12 +39,12 @@ func TestFilesQuarantine(t *testing.T) {
 	in := nginxrefuses.Pick(t)
 	t.Logf("culprit: %s", in.Name)
 	alpha, beta, gamma := namedBackend(t, "alpha"), namedBackend(t, "beta"), namedBackend(t, "gamma")
-	fc := startFilesControllerSeam(t, map[string]string{
+	fc := startFilesControllerWith(t, map[string]string{
 		"class.yaml":     benchClass,
 		"svc/web.yaml":   serviceYAML("web", alpha),
 		"svc/other.yaml": serviceYAML("other", gamma),
 		"ing/shop.yaml":  filesIngress("shop", "shop.example.com", nil, "/", "web"),
-	}, 20*time.Millisecond)
+	}, controllerOptions{debounce: 20 * time.Millisecond, seam: true})
 	fc.eventuallyServes(t, 10*time.Second, "shop.example.com", "/", 200, "alpha /")
 
 	fc.write(t, "ing/bad.yaml", in.YAML("e2e", "bad", "bad.example.com", "other", "2026-02-01T00:00:00Z"))
@@ -153,7 +98,7 @@ func TestClusterQuarantine(t *testing.T) {
 	ip := endpointIP(t)
 	alpha, beta, gamma := ipBackend(t, ip, "alpha"), ipBackend(t, ip, "beta"), ipBackend(t, ip, "gamma")
 
-	cc := startClusterControllerSeam(t, cp.cfg, "")
+	cc := startClusterController(t, cp.cfg, "", controllerOptions{seam: true})
 	cs := cc.cs
 	for _, ns := range []string{"team-a", "team-b", "team-c"} {
 		must(cs.CoreV1().Namespaces().Create(ctx, kNamespace(ns), create))(t)

@@ -12,11 +12,41 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxrefuses"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
+
+// controllerOptions change what startFilesControllerWith and the cluster
+// start functions give the controller.
+type controllerOptions struct {
+	// debounce is the files source's (0 for the command's default).
+	debounce time.Duration
+	// build, when set, replaces render.DefaultOptions().
+	build *render.Options
+	// seam turns the writer's test seam on (nginxrefuses.Seam): the
+	// locations of nginxrefuses.Culprit's path get a line nginx -t
+	// refuses; other Ingresses are written as always.
+	seam bool
+}
+
+// buildOptions are o.build, else render.DefaultOptions().
+func (o controllerOptions) buildOptions() render.Options {
+	if o.build != nil {
+		return *o.build
+	}
+	return render.DefaultOptions()
+}
+
+// conf is co with the seam applied when o asks for it.
+func (o controllerOptions) conf(co render.ConfOptions) render.ConfOptions {
+	if o.seam {
+		return nginxrefuses.Seam(co)
+	}
+	return co
+}
 
 // prepare lays out an nginx under a temporary prefix for a controller of
 // a test, on free loopback ports, and returns its nginx.conf options (two

@@ -73,5 +73,5 @@ func startStreamClusterController(t testing.TB, cs kubernetes.Interface, tcpServ
 	t.Helper()
 	build := render.DefaultOptions()
 	build.TCPServicesConfigMap = tcpServices
-	return startClusterControllerWith(t, cs, controller.ClusterSourceConfig{Client: cs, StreamConfigMaps: []string{tcpServices}}, build)
+	return startClusterControllerWith(t, cs, controller.ClusterSourceConfig{Client: cs, StreamConfigMaps: []string{tcpServices}}, controllerOptions{build: &build})
 }
