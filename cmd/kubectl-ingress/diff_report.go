@@ -124,13 +124,15 @@ func compareProblems(old, cur []model.Problem) problemChanges {
 
 // confSection is one part of nginx.conf: the text before the first server,
 // one server block (between its "## start server" and "## end server"
-// lines), or the text after the last one.
+// lines), the text between two server blocks, or the text after the last
+// one.
 type confSection struct {
-	key   string // "" for the preamble, "server HOST", or "~trailer"
+	key   string // "" for the preamble, "server HOST", "~after server HOST", or "~trailer"
 	first int    // 0-based line number of its first line
 	lines []string
 }
 
+// splitConf cuts conf into its sections, each key once.
 func splitConf(conf []byte) []confSection {
 	lines := textdiff.Lines(string(conf))
 	var out []confSection
@@ -142,10 +144,13 @@ func splitConf(conf []byte) []confSection {
 			cur = confSection{key: "server " + host, first: i}
 		}
 		cur.lines = append(cur.lines, l)
-		if strings.HasPrefix(t, "## end server ") {
+		if host, ok := strings.CutPrefix(t, "## end server "); ok {
 			out = append(out, cur)
-			cur = confSection{key: "~trailer", first: i + 1}
+			cur = confSection{key: "~after server " + host, first: i + 1}
 		}
+	}
+	if strings.HasPrefix(cur.key, "~after ") {
+		cur.key = "~trailer"
 	}
 	return append(out, cur)
 }
