@@ -25,6 +25,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 )
 
 // The real controller binary, run with the Deployment's arguments and
@@ -37,9 +38,7 @@ func TestControllerRunsWithTheManifests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs nginx")
 	}
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs it)")
-	}
+	nginxtest.Require(t)
 	bin := controllerBinary(t)
 	admin := envtesting.Start(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

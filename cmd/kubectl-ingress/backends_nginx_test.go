@@ -7,13 +7,13 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
@@ -33,9 +33,7 @@ type backendsNginx struct {
 // process between the choice and nginx's bind gets one more try.
 func startBackendsNginx(t *testing.T) *backendsNginx {
 	t.Helper()
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
-	}
+	nginxtest.Require(t)
 	n, err := tryStartBackendsNginx(t)
 	if err != nil && strings.Contains(err.Error(), "Address already in use") {
 		t.Logf("retrying with other ports: %v", err)

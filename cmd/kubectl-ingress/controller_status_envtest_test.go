@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 )
 
 // TestControllerCommandWritesAndClearsStatus runs `kubectl ingress
@@ -131,9 +131,7 @@ func TestControllerCommandWritesAndClearsStatus(t *testing.T) {
 // client, and the IngressClass nginx of the controller.
 func clusterForCommand(t *testing.T) (*rest.Config, kubernetes.Interface) {
 	t.Helper()
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
-	}
+	nginxtest.Require(t)
 	cfg := envtesting.Start(t)
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

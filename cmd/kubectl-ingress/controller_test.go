@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 )
 
 func TestControllerFlagErrors(t *testing.T) {
@@ -83,9 +84,7 @@ func (w *lockedWriter) String() string {
 }
 
 func TestControllerCommandRunsTheSimulator(t *testing.T) {
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
-	}
+	nginxtest.Require(t)
 	ports := freeTCPPorts(t, 4)
 	var backend net.Listener
 	backend, err := net.Listen("tcp", "127.0.0.1:0")

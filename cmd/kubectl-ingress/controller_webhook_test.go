@@ -110,7 +110,6 @@ func TestWebhookAround(t *testing.T) {
 // a candidate whose own line nginx refuses, with nginx's message.
 func TestWebhookStrictNginxTest(t *testing.T) {
 	in := nginxrefuses.Pick(t)
-	t.Logf("culprit: %s", in.Name)
 	certFile, keyFile, _ := testcerts.Loopback(t, "webhook")
 	f := WebhookFlags{Address: "127.0.0.1:0", Certificate: certFile, Key: keyFile, Strict: true}
 	f.useNginx("", nginxrefuses.Conf()) // the writer's test seam on: the culprit's line is refused

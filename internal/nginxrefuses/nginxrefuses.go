@@ -21,8 +21,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -33,6 +31,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
@@ -146,18 +145,13 @@ func (in Input) YAML(ns, name, host, service, created string) string {
 // (or Conf) either way. The test is skipped when nginx is not installed.
 func Pick(t testing.TB) Input {
 	t.Helper()
-	in, err := pick(t.TempDir())
-	if errors.Is(err, errNoNginx) {
-		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
-	}
+	in, err := pick(nginxtest.Tester(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("nginxrefuses.Pick: %s", in.Name)
 	return in
 }
-
-var errNoNginx = errors.New("nginx is not installed")
 
 // Snapshot is the Snapshot of in alone: the Ingress probe/probe for
 // probe.example.com to Service web, its class and the Service.
@@ -199,30 +193,17 @@ func judge(tester *nginx.Instance, in Input, conf render.ConfOptions) verdict {
 	if errors.As(err, &te) && te.Line > 0 {
 		return verdict{refused: te}
 	}
-	if errors.Is(err, exec.ErrNotFound) {
-		return verdict{err: errNoNginx}
-	}
 	return verdict{err: err}
 }
 
-func pick(dir string) (Input, error) {
-	tester := nginx.New(filepath.Join(dir, "nginx"), nginx.Options{})
-	if err := tester.Layout(); err != nil {
-		return Input{}, err
-	}
+func pick(tester *nginx.Instance) (Input, error) {
 	for _, in := range All {
-		v := judge(tester, in, render.DefaultConfOptions())
-		switch {
-		case errors.Is(v.err, errNoNginx):
-			return Input{}, errNoNginx
-		case v.refused != nil:
+		if v := judge(tester, in, render.DefaultConfOptions()); v.refused != nil {
 			return in, nil
 		}
 	}
 	v := judge(tester, Culprit, Conf())
 	switch {
-	case errors.Is(v.err, errNoNginx):
-		return Input{}, errNoNginx
 	case v.refused == nil:
 		return Input{}, fmt.Errorf("%s: render's Problems %v, nginx -t gives %v; want no Problem and a refusal on a line", Culprit.Name, v.problems, v.err)
 	case !strings.Contains(v.refused.Message, render.TestRefusalDirective):

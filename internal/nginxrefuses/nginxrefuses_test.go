@@ -5,12 +5,11 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -51,13 +50,7 @@ func TestAllRefusedByRender(t *testing.T) {
 // TestCulpritOnlyWithSeam: Culprit is a valid Ingress that nginx -t
 // accepts without the seam; with it, nginx -t refuses the seam's line.
 func TestCulpritOnlyWithSeam(t *testing.T) {
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs it)")
-	}
-	tester := nginx.New(t.TempDir(), nginx.Options{})
-	if err := tester.Layout(); err != nil {
-		t.Fatal(err)
-	}
+	tester := nginxtest.Tester(t)
 	if v := judge(tester, Culprit, render.DefaultConfOptions()); v.refused != nil || v.err != nil || len(v.problems) > 0 {
 		t.Errorf("without the seam: %+v, want Problems none and nginx -t passing", v)
 	}

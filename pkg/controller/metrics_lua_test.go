@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -24,9 +24,7 @@ import (
 // returns a client of its status server.
 func luaNginx(t *testing.T) *luaapi.Client {
 	t.Helper()
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
-	}
+	nginxtest.Require(t)
 	port := func() int {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -4,32 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxrefuses"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
-
-// realTester is nginx -t under a throwaway prefix; the test is skipped
-// only when nginx is not installed.
-func realTester(t *testing.T) *nginx.Instance {
-	t.Helper()
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
-	}
-	in := nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{})
-	if err := in.Layout(); err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
 
 // TestQuarantineMappingRealNginx: the line a real nginx -t names in a
 // config of our writer maps to the Ingress that wrote it. The invalid
@@ -37,7 +22,7 @@ func realTester(t *testing.T) *nginx.Instance {
 // from an Ingress), so the test stays valid whatever render learns to
 // refuse; the controller tests in test/e2e feed real Ingresses.
 func TestQuarantineMappingRealNginx(t *testing.T) {
-	in := realTester(t)
+	in := nginxtest.Tester(t)
 	snap := snapshot(t, ingressYAML("t", "a", 1, "shared.example.com", "/a")+
 		ingressYAML("t", "b", 2, "shared.example.com", "/b")+
 		ingressYAML("u", "c", 3, "own.example.com", "/c", "/d")+ingressClassYAML)
@@ -153,7 +138,7 @@ func (c *countingTester) Test(ctx context.Context, conf []byte) error {
 // none, by bisection; the config without it passes.
 func TestQuarantineSearchRealNginx(t *testing.T) {
 	culprit := nginxrefuses.Pick(t)
-	in := realTester(t)
+	in := nginxtest.Tester(t)
 	var b strings.Builder
 	for i := range 30 {
 		b.WriteString(ingressYAML("t", fmt.Sprintf("ing-%d", i), 1+i%27, fmt.Sprintf("h%d.example.com", i), "/"))

@@ -23,6 +23,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 )
 
@@ -156,7 +157,7 @@ func startClusterController(t testing.TB, cfg *rest.Config, namespace string, o 
 // the build options name them); cs is the tests' client.
 func startClusterControllerWith(t testing.TB, cs kubernetes.Interface, scfg controller.ClusterSourceConfig, o controllerOptions) *clusterController {
 	t.Helper()
-	requireNginx(t)
+	nginxtest.Require(t)
 	cc := &clusterController{cs: cs}
 	co := o.conf(cc.prepare(t))
 	build := o.buildOptions()

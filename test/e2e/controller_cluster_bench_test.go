@@ -12,6 +12,8 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 )
 
 // Benchmarks of the controller in cluster mode: a real kube-apiserver +
@@ -32,7 +34,7 @@ type clusterBench struct {
 
 func newClusterBench(b *testing.B) *clusterBench {
 	b.Helper()
-	requireNginx(b)
+	nginxtest.Require(b)
 	cp := startControlPlane(b)
 	cs := must(kubernetes.NewForConfig(cp.cfg))(b)
 	must(cs.NetworkingV1().IngressClasses().Create(context.Background(), kIngressClass(), metav1.CreateOptions{}))(b)

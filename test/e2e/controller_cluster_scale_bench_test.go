@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/genmanifests"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
@@ -37,7 +38,7 @@ import (
 //
 // KUBECTL_INGRESS_BENCH_INGRESSES changes the size.
 func BenchmarkClusterFirstConfig10k(b *testing.B) {
-	requireNginx(b)
+	nginxtest.Require(b)
 	n := 10000
 	if s := os.Getenv("KUBECTL_INGRESS_BENCH_INGRESSES"); s != "" {
 		n = must(strconv.Atoi(s))(b)

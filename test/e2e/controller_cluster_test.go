@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 )
 
@@ -21,7 +22,7 @@ import (
 // against a real kube-apiserver + etcd and a real nginx, and drives it
 // through the API: the scenarios of issue 4, in order, on one cluster.
 func TestClusterControllerScenarios(t *testing.T) {
-	requireNginx(t)
+	nginxtest.Require(t)
 	cp := startControlPlane(t)
 	ctx := context.Background()
 	create := metav1.CreateOptions{}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 )
@@ -199,7 +200,7 @@ func startFilesController(t testing.TB, files map[string]string) *filesControlle
 // as given: 0 for the command's default).
 func startFilesControllerWith(t testing.TB, files map[string]string, o controllerOptions) *filesController {
 	t.Helper()
-	requireNginx(t)
+	nginxtest.Require(t)
 	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests")}
 	co := o.conf(fc.prepare(t))
 	for name, content := range files {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
@@ -48,7 +49,7 @@ type statusController struct {
 
 func startStatusController(t testing.TB, cfg *rest.Config, identity, address string) *statusController {
 	t.Helper()
-	requireNginx(t)
+	nginxtest.Require(t)
 	sc := &statusController{identity: identity, address: address, runningController: runningController{httpPort: freePort(t), logs: &syncBuffer{}}}
 	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	co := render.DefaultConfOptions()
@@ -204,7 +205,7 @@ func watchHistory(t *testing.T, cs kubernetes.Interface, ns string) *history {
 // class loses it; when the leader stops (--update-status-on-shutdown) it
 // clears the status and the other replica takes over and writes its own.
 func TestStatusLeaderElection(t *testing.T) {
-	requireNginx(t)
+	nginxtest.Require(t)
 	cp := startControlPlane(t)
 	cs := must(kubernetes.NewForConfig(cp.cfg))(t)
 	ctx := context.Background()

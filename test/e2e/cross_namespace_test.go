@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -200,7 +201,7 @@ func checkSharing(t *testing.T, httpPort int, what string, wants []sharingWant) 
 }
 
 func TestCrossNamespaceHostSharing(t *testing.T) {
-	requireNginx(t)
+	nginxtest.Require(t)
 	older, younger := teamManifests(t)
 	for _, tc := range sharingCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -233,7 +234,7 @@ func TestCrossNamespaceHostSharing(t *testing.T) {
 // it serves team-a's, and the flag reaches the loop through
 // controller.Config.Build.
 func TestCrossNamespaceHostSharingFilesController(t *testing.T) {
-	requireNginx(t)
+	nginxtest.Require(t)
 	older, younger := teamManifests(t)
 	for _, tc := range sharingCases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,28 +12,19 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
-
-// requireNginx skips the test when nginx is not installed; CI installs it
-// (make deps), so there the test always runs.
-func requireNginx(t testing.TB) {
-	t.Helper()
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs nginx with its Lua module)")
-	}
-}
 
 // freePort asks the kernel for a free loopback port.
 func freePort(t testing.TB) int {
@@ -112,7 +103,7 @@ func startNginx(t testing.TB, manifests string) *liveNginx {
 // startNginxWith is startNginx with options.
 func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNginx {
 	t.Helper()
-	requireNginx(t)
+	nginxtest.Require(t)
 	dir := t.TempDir()
 	bo := render.DefaultOptions()
 	if opts.build != nil {

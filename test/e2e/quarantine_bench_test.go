@@ -23,9 +23,7 @@ import (
 //
 //	go test ./test/e2e -run '^$' -bench BenchmarkQuarantine -benchtime 20x
 func BenchmarkQuarantine(b *testing.B) {
-	requireNginx(b)
-	in := nginxrefuses.Pick(b)
-	b.Logf("culprit: %s", in.Name)
+	in := nginxrefuses.Pick(b) // skips without nginx
 	b.Run("Files", func(b *testing.B) {
 		ports := benchBackends(b, 1)
 		fc := startFilesControllerWith(b, map[string]string{

@@ -35,9 +35,7 @@ func controllerMetrics(c *controller.Controller) string {
 // it, is served; endpoint changes are served; fixed, the Ingress is served
 // again.
 func TestFilesQuarantine(t *testing.T) {
-	requireNginx(t)
-	in := nginxrefuses.Pick(t)
-	t.Logf("culprit: %s", in.Name)
+	in := nginxrefuses.Pick(t) // skips without nginx
 	alpha, beta, gamma := namedBackend(t, "alpha"), namedBackend(t, "beta"), namedBackend(t, "gamma")
 	fc := startFilesControllerWith(t, map[string]string{
 		"class.yaml":     benchClass,
@@ -89,9 +87,7 @@ func TestFilesQuarantine(t *testing.T) {
 // TestClusterQuarantine is TestFilesQuarantine through the API server:
 // the culprit also gets a Warning Event of reason Quarantined.
 func TestClusterQuarantine(t *testing.T) {
-	requireNginx(t)
-	in := nginxrefuses.Pick(t)
-	t.Logf("culprit: %s", in.Name)
+	in := nginxrefuses.Pick(t) // skips without nginx
 	cp := startControlPlane(t)
 	ctx := context.Background()
 	create, update := metav1.CreateOptions{}, metav1.UpdateOptions{}

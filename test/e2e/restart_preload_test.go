@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
@@ -84,7 +85,7 @@ const restartFilesClass = "apiVersion: networking.k8s.io/v1\nkind: IngressClass\
 // while the controller starts nginx get no answer until nginx listens,
 // then 200: never a 503 for a backend Lua has not received yet.
 func TestFilesControllerFirstStartServesFromTheFirstRequest(t *testing.T) {
-	requireNginx(t)
+	nginxtest.Require(t)
 	alpha := namedBackend(t, "alpha")
 	fc := &filesController{dir: t.TempDir()}
 	co := fc.prepare(t)

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 )
 
 // heldBackend answers /slow only when released (each request counted on
@@ -69,7 +71,7 @@ type binController struct {
 // is killed when the test ends if it still runs.
 func startBinController(t *testing.T, hb *heldBackend, flags ...string) *binController {
 	t.Helper()
-	requireNginx(t)
+	nginxtest.Require(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "kubectl-ingress")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/kubectl-ingress/kubectl-ingress/cmd/kubectl-ingress").CombinedOutput(); err != nil {

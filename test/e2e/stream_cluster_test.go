@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
@@ -22,7 +23,7 @@ import (
 // an EndpointSlice change reaches it without a reload; a bad entry of the
 // ConfigMap is a Warning Event on the ConfigMap.
 func TestClusterStreamService(t *testing.T) {
-	requireNginx(t)
+	nginxtest.Require(t)
 	cp := startControlPlane(t)
 	ip := endpointIP(t)
 	alpha, beta := tcpEchoAt(t, ip, "alpha"), tcpEchoAt(t, ip, "beta")

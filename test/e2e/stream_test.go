@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
@@ -22,7 +23,7 @@ import (
 // its nginx instance.
 func startStreamController(t testing.TB, files map[string]string, edit func(*render.Options, *render.ConfOptions)) (*filesController, render.ConfOptions) {
 	t.Helper()
-	requireNginx(t)
+	nginxtest.Require(t)
 	if _, err := os.Stat("/usr/lib/nginx/modules/ngx_stream_js_module.so"); err != nil {
 		t.Skip("nginx's njs stream module is not installed (make deps installs libnginx-mod-stream-js)")
 	}
