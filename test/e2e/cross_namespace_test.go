@@ -12,7 +12,6 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -24,51 +23,6 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
-
-// nsServiceOf is a Service of namespace ns whose one endpoint is the
-// loopback backend be.
-func nsServiceOf(ns, name string, be *backend) string {
-	return fmt.Sprintf(`apiVersion: v1
-kind: Service
-metadata: {name: %[1]s, namespace: %[2]s}
-spec:
-  ports: [{name: http, port: 80, targetPort: 8080}]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata:
-  name: %[1]s-1
-  namespace: %[2]s
-  labels: {kubernetes.io/service-name: %[1]s}
-addressType: IPv4
-ports: [{name: http, port: %[3]d}]
-endpoints: [{addresses: ["127.0.0.1"], conditions: {ready: true}}]
----
-`, name, ns, be.port)
-}
-
-// nsIngressOf is an Ingress of namespace ns on host with one path to
-// service:80 and the annotations given (without their prefix).
-func nsIngressOf(ns, name, created, host, pathType, path, service string, annotations ...string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: %s\n  namespace: %s\n  creationTimestamp: %q\n", name, ns, created)
-	if len(annotations) > 0 {
-		b.WriteString("  annotations:\n")
-		for i := 0; i+1 < len(annotations); i += 2 {
-			fmt.Fprintf(&b, "    nginx.ingress.kubernetes.io/%s: %q\n", annotations[i], annotations[i+1])
-		}
-	}
-	fmt.Fprintf(&b, `spec:
-  ingressClassName: nginx
-  rules:
-  - host: %s
-    http:
-      paths:
-      - {path: %q, pathType: %s, backend: {service: {name: %s, port: {number: 80}}}}
----
-`, host, path, pathType, service)
-	return b.String()
-}
 
 // reloadTo renders manifests with o as the controller would after a change
 // that needs a reload, reloads nginx, pushes the backends and servers, and
@@ -174,15 +128,24 @@ var (
 	}
 )
 
-// sharingCases are the two runs of the cross-namespace tests: by default,
-// and with --allow-cross-namespace-host-sharing.
-var sharingCases = []struct {
+// sharingCase is a run of the cross-namespace tests: by default, or with
+// --allow-cross-namespace-host-sharing (allow).
+type sharingCase struct {
 	name  string
 	allow bool
 	after []sharingWant
-}{
+}
+
+var sharingCases = []sharingCase{
 	{"default", false, sharingAfter},
 	{"allow-cross-namespace-host-sharing", true, sharingAfterAllowed},
+}
+
+// options are the build options of the case.
+func (c sharingCase) options() render.Options {
+	o := render.DefaultOptions()
+	o.AllowCrossNamespaceHostSharing = c.allow
+	return o
 }
 
 // checkSharing sends each request on a new connection to the HTTP port
@@ -205,8 +168,7 @@ func TestCrossNamespaceHostSharing(t *testing.T) {
 	older, younger := teamManifests(t)
 	for _, tc := range sharingCases {
 		t.Run(tc.name, func(t *testing.T) {
-			o := render.DefaultOptions()
-			o.AllowCrossNamespaceHostSharing = tc.allow
+			o := tc.options()
 			n := startNginxWith(t, older, nginxOptions{build: &o})
 			checkSharing(t, n.httpPort, "before team-b's Ingresses", sharingBefore)
 
@@ -238,8 +200,7 @@ func TestCrossNamespaceHostSharingFilesController(t *testing.T) {
 	older, younger := teamManifests(t)
 	for _, tc := range sharingCases {
 		t.Run(tc.name, func(t *testing.T) {
-			o := render.DefaultOptions()
-			o.AllowCrossNamespaceHostSharing = tc.allow
+			o := tc.options()
 			fc := startFilesControllerWith(t, map[string]string{"team-a.yaml": older}, controllerOptions{debounce: 20 * time.Millisecond, build: &o})
 			fc.eventuallyServes(t, 20*time.Second, sharedHost, "/admin", http.StatusOK, "team-a-admin")
 			checkSharing(t, fc.httpPort, "before team-b's Ingresses", sharingBefore)

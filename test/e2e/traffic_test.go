@@ -8,9 +8,11 @@ package e2e
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -55,49 +57,61 @@ func startBackends(t *testing.T, prefix string, n int) []*backend {
 	return out
 }
 
-// serviceOf is a Service named name whose endpoints are 127.0.0.1 on the
-// ports of bs: one EndpointSlice per backend, as the endpoints differ by
-// port only.
+// serviceOf is nsServiceOf in namespace e2e.
 func serviceOf(name string, bs ...*backend) string {
+	return nsServiceOf("e2e", name, bs...)
+}
+
+// nsServiceOf is a Service of namespace ns named name whose endpoints are
+// 127.0.0.1 on the ports of bs: one EndpointSlice per backend, as the
+// endpoints differ by port only.
+func nsServiceOf(ns, name string, bs ...*backend) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `apiVersion: v1
 kind: Service
-metadata: {name: %s, namespace: e2e}
+metadata: {name: %s, namespace: %s}
 spec:
   ports: [{name: http, port: 80, targetPort: 8080}]
 ---
-`, name)
+`, name, ns)
 	for i, be := range bs {
 		fmt.Fprintf(&b, `apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
 metadata:
   name: %[1]s-%[2]d
-  namespace: e2e
+  namespace: %[4]s
   labels: {kubernetes.io/service-name: %[1]s}
 addressType: IPv4
 ports: [{name: http, port: %[3]d}]
 endpoints: [{addresses: ["127.0.0.1"], conditions: {ready: true}}]
 ---
-`, name, i, be.port)
+`, name, i, be.port, ns)
 	}
 	return b.String()
 }
 
-// ingressOf is an Ingress for host / (Prefix) to service:80 with the
-// nginx.ingress.kubernetes.io/ annotations given (without their prefix).
-// created orders Ingresses as ingress-nginx does (oldest first).
+// ingressOf is an Ingress of namespace e2e for host / (Prefix) to
+// service:80 with the nginx.ingress.kubernetes.io/ annotations given
+// (without their prefix). created orders Ingresses as ingress-nginx does
+// (oldest first).
 func ingressOf(name, host, service, created string, annotations map[string]string) string {
+	var pairs []string
+	for _, k := range slices.Sorted(maps.Keys(annotations)) {
+		pairs = append(pairs, k, annotations[k])
+	}
+	return nsIngressOf("e2e", name, created, host, "Prefix", "/", service, pairs...)
+}
+
+// nsIngressOf is an Ingress of namespace ns on host with one path to
+// service:80 and the annotations given as name, value pairs (without
+// their prefix).
+func nsIngressOf(ns, name, created, host, pathType, path, service string, annotations ...string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: %s\n  namespace: e2e\n  creationTimestamp: %q\n", name, created)
+	fmt.Fprintf(&b, "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: %s\n  namespace: %s\n  creationTimestamp: %q\n", name, ns, created)
 	if len(annotations) > 0 {
-		keys := make([]string, 0, len(annotations))
-		for k := range annotations {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		b.WriteString("  annotations:\n")
-		for _, k := range keys {
-			fmt.Fprintf(&b, "    nginx.ingress.kubernetes.io/%s: %q\n", k, annotations[k])
+		for i := 0; i+1 < len(annotations); i += 2 {
+			fmt.Fprintf(&b, "    nginx.ingress.kubernetes.io/%s: %q\n", annotations[i], annotations[i+1])
 		}
 	}
 	fmt.Fprintf(&b, `spec:
@@ -106,9 +120,9 @@ func ingressOf(name, host, service, created string, annotations map[string]strin
   - host: %s
     http:
       paths:
-      - {path: /, pathType: Prefix, backend: {service: {name: %s, port: {number: 80}}}}
+      - {path: %q, pathType: %s, backend: {service: {name: %s, port: {number: 80}}}}
 ---
-`, host, service)
+`, host, path, pathType, service)
 	return b.String()
 }
 
