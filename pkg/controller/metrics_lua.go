@@ -85,33 +85,32 @@ func newTimedPusher(next ksync.Pusher, m *loopMetrics) *timedPusher {
 }
 
 func (p *timedPusher) PostBackends(ctx context.Context, backends []luaapi.Backend) error {
-	start := time.Now()
-	var dropped []luaapi.Dropped
-	var err error
-	if r, ok := p.next.(reportingPusher); ok {
-		dropped, err = r.PostBackendsReport(ctx, backends)
-	} else {
-		err = p.next.PostBackends(ctx, backends)
-	}
-	p.observe(luaEndpointBackends, start, err)
-	if err == nil {
-		p.report(ctx, luaEndpointBackends, dropped)
-	}
-	return err
+	return p.post(ctx, luaEndpointBackends,
+		func(r reportingPusher) ([]luaapi.Dropped, error) { return r.PostBackendsReport(ctx, backends) },
+		func() error { return p.next.PostBackends(ctx, backends) })
 }
 
 func (p *timedPusher) PostServers(ctx context.Context, servers luaapi.Servers) error {
+	return p.post(ctx, luaEndpointServers,
+		func(r reportingPusher) ([]luaapi.Dropped, error) { return r.PostServersReport(ctx, servers) },
+		func() error { return p.next.PostServers(ctx, servers) })
+}
+
+// post makes one POST to endpoint, through report when next says what
+// nginx dropped, else through plain; times it, and reports the drops of a
+// POST that succeeded.
+func (p *timedPusher) post(ctx context.Context, endpoint string, report func(reportingPusher) ([]luaapi.Dropped, error), plain func() error) error {
 	start := time.Now()
 	var dropped []luaapi.Dropped
 	var err error
 	if r, ok := p.next.(reportingPusher); ok {
-		dropped, err = r.PostServersReport(ctx, servers)
+		dropped, err = report(r)
 	} else {
-		err = p.next.PostServers(ctx, servers)
+		err = plain()
 	}
-	p.observe(luaEndpointServers, start, err)
+	p.observe(endpoint, start, err)
 	if err == nil {
-		p.report(ctx, luaEndpointServers, dropped)
+		p.report(ctx, endpoint, dropped)
 	}
 	return err
 }
