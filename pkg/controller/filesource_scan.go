@@ -151,6 +151,12 @@ func (sc *fileScan) run(log klog.Logger) scanResult {
 	if !slices.Equal(names, sc.names) {
 		changed = true
 	}
+	if !changed && sc.combineErr == "" {
+		// The same good files combined without error last time: the
+		// snapshot stands.
+		res.errs, res.files = strings.Join(errs, "; "), len(names)
+		return res
+	}
 	combined, err := manifest.Combine(good)
 	if err != nil {
 		if msg := err.Error(); msg != sc.combineErr {
