@@ -1,10 +1,10 @@
 // Package docgen writes the documentation that comes from the code: the
 // tables of supported annotations and ConfigMap keys of docs/annotations.md
-// and the short list of them in the README, from pkg/render's tables. Its
+// and the short list of them in the README, from pkg/annotations' tables. Its
 // test fails when the files differ from what the code produces; `go test
 // ./internal/docgen -update` rewrites them.
 //
-// It imports pkg/render only (for its exported table accessors) and the
+// It imports pkg/annotations only (for its exported table accessors) and the
 // standard library.
 package docgen
 
@@ -13,29 +13,29 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 )
 
 // Tables is what the documentation is generated from.
 type Tables struct {
 	Prefix      string
-	Annotations []render.AnnotationDoc
-	ConfigKeys  []render.ConfigKeyDoc
-	Unsupported []render.RefusedAnnotationDoc
-	Snippets    []render.RefusedAnnotationDoc
+	Annotations []annotations.AnnotationDoc
+	ConfigKeys  []annotations.ConfigKeyDoc
+	Unsupported []annotations.RefusedAnnotationDoc
+	Snippets    []annotations.RefusedAnnotationDoc
 	// SnippetReason is the Problem's reason for a snippet annotation.
 	SnippetReason string
 }
 
-// FromRender returns the tables of pkg/render.
-func FromRender() Tables {
+// FromAnnotations returns the tables of pkg/annotations.
+func FromAnnotations() Tables {
 	return Tables{
-		Prefix:        render.AnnotationPrefix,
-		Annotations:   render.AnnotationDocs(),
-		ConfigKeys:    render.ConfigKeyDocs(),
-		Unsupported:   render.UnsupportedAnnotationDocs(),
-		Snippets:      render.SnippetAnnotationDocs(),
-		SnippetReason: render.SnippetReason("x-snippet"),
+		Prefix:        annotations.Prefix,
+		Annotations:   annotations.AnnotationDocs(),
+		ConfigKeys:    annotations.ConfigKeyDocs(),
+		Unsupported:   annotations.UnsupportedAnnotationDocs(),
+		Snippets:      annotations.SnippetAnnotationDocs(),
+		SnippetReason: annotations.SnippetReason("x-snippet"),
 	}
 }
 

@@ -31,14 +31,14 @@ func checkFile(t *testing.T, path string, want string) {
 	}
 	if string(got) != want {
 		ops := textdiff.Diff(textdiff.Lines(string(got)), textdiff.Lines(want))
-		t.Errorf("%s differs from what pkg/render's tables give; run `go test ./internal/docgen -update` and commit it:\n%s",
+		t.Errorf("%s differs from what pkg/annotations' tables give; run `go test ./internal/docgen -update` and commit it:\n%s",
 			path, textdiff.Unified(path, "generated", ops, 2, nil))
 	}
 }
 
 // docs/annotations.md is the code's tables.
 func TestAnnotationsDoc(t *testing.T) {
-	checkFile(t, annotationsDoc, string(AnnotationsMarkdown(FromRender())))
+	checkFile(t, annotationsDoc, string(AnnotationsMarkdown(FromAnnotations())))
 }
 
 // The README's summary is the code's tables.
@@ -47,7 +47,7 @@ func TestREADMESummary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := ReplaceSummary(string(data), Summary(FromRender()))
+	want, err := ReplaceSummary(string(data), Summary(FromAnnotations()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestREADMESummary(t *testing.T) {
 // document, and a change of the tables changes it: the comparison above
 // sees a new annotation, a changed default and a removed key.
 func TestAnnotationsDocFollowsTheTables(t *testing.T) {
-	tables := FromRender()
+	tables := FromAnnotations()
 	doc := string(AnnotationsMarkdown(tables))
 	for _, a := range tables.Annotations {
 		if !strings.Contains(doc, "| `"+a.Name+"` |") {
@@ -76,21 +76,21 @@ func TestAnnotationsDocFollowsTheTables(t *testing.T) {
 		}
 	}
 	if len(tables.Annotations) == 0 || len(tables.ConfigKeys) == 0 || len(tables.Unsupported) == 0 {
-		t.Fatal("pkg/render gave empty tables")
+		t.Fatal("pkg/annotations gave empty tables")
 	}
 
-	changed := FromRender()
+	changed := FromAnnotations()
 	changed.Annotations = append(changed.Annotations[:1:1], changed.Annotations...)
 	changed.Annotations[0].Name = "new-annotation"
 	if string(AnnotationsMarkdown(changed)) == doc || Summary(changed) == Summary(tables) {
 		t.Error("a new annotation does not change the generated text")
 	}
-	changed = FromRender()
+	changed = FromAnnotations()
 	changed.ConfigKeys[0].Default = "something else"
 	if string(AnnotationsMarkdown(changed)) == doc {
 		t.Error("a changed default does not change the generated text")
 	}
-	changed = FromRender()
+	changed = FromAnnotations()
 	changed.ConfigKeys = changed.ConfigKeys[1:]
 	if string(AnnotationsMarkdown(changed)) == doc || Summary(changed) == Summary(tables) {
 		t.Error("a removed key does not change the generated text")

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
@@ -66,7 +67,7 @@ type builder struct {
 type parsedIngress struct {
 	obj *networkingv1.Ingress
 	ref model.ObjectRef
-	ann IngressAnnotations
+	ann annotations.Ingress
 }
 
 // pendingLocation is a path before conflicts on its server are resolved.
@@ -113,7 +114,7 @@ func newBuilder(s Snapshot, o Options) *builder {
 	}
 	for _, cm := range s.ConfigMaps {
 		if cm.Namespace+"/"+cm.Name == o.ConfigMap {
-			g, ps := parseConfigMap(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, cm.Data)
+			g, ps := annotations.ParseConfigMap(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, cm.Data)
 			b.global = g
 			b.problems = append(b.problems, ps...)
 		}
@@ -129,7 +130,7 @@ func newBuilder(s Snapshot, o Options) *builder {
 		if b.quarantined(ref) {
 			continue
 		}
-		ann, ps := parseIngressAnnotations(ref, ing.Annotations)
+		ann, ps := annotations.ParseIngress(ref, ing.Annotations)
 		b.problems = append(b.problems, ps...)
 		p := &parsedIngress{obj: ing, ref: ref, ann: ann}
 		if ann.Canary.Enabled {
@@ -286,7 +287,7 @@ func (b *builder) addServerSettings(p *parsedIngress, hosts []string) {
 			}
 			if owner, taken := b.aliases[alias]; taken {
 				if owner.host != h {
-					b.problem(p.ref, annotationField("server-alias"), "alias %q is already an alias of host %q (ingress %s)", alias, owner.host, owner.ing)
+					b.problem(p.ref, annotations.Field("server-alias"), "alias %q is already an alias of host %q (ingress %s)", alias, owner.host, owner.ing)
 				}
 				continue
 			}
@@ -304,7 +305,7 @@ func (b *builder) addServerSettings(p *parsedIngress, hosts []string) {
 			s.server.AppRoot = root
 			s.appOwner = p.ref
 		case s.server.AppRoot != root:
-			b.problem(p.ref, annotationField("app-root"), "host %q already has app-root %q from ingress %s (older)", h, s.server.AppRoot, s.appOwner)
+			b.problem(p.ref, annotations.Field("app-root"), "host %q already has app-root %q from ingress %s (older)", h, s.server.AppRoot, s.appOwner)
 		}
 	}
 }

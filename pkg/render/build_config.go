@@ -3,6 +3,7 @@ package render
 import (
 	"sort"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
@@ -87,7 +88,7 @@ func (b *builder) attachAliases() {
 	for _, a := range names {
 		owner := b.aliases[a]
 		if _, isHost := b.servers[a]; isHost {
-			b.problem(owner.ing, annotationField("server-alias"), "alias %q is a host of its own; alias ignored", a)
+			b.problem(owner.ing, annotations.Field("server-alias"), "alias %q is a host of its own; alias ignored", a)
 			continue
 		}
 		s := b.servers[owner.host]

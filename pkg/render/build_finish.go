@@ -6,6 +6,7 @@ import (
 
 	networkingv1 "k8s.io/api/networking/v1"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
@@ -117,11 +118,11 @@ func (b *builder) regexScope(pl *pendingLocation) regexScope {
 func (b *builder) customDefaultBackend(p *parsedIngress, service string) string {
 	svc, ok := b.services.services[nsName{p.ref.Namespace, service}]
 	if !ok || len(svc.Spec.Ports) == 0 {
-		b.problem(p.ref, annotationField("default-backend"), "service %q not found or has no ports; the annotation is ignored", p.ref.Namespace+"/"+service)
+		b.problem(p.ref, annotations.Field("default-backend"), "service %q not found or has no ports; the annotation is ignored", p.ref.Namespace+"/"+service)
 		return ""
 	}
 	port := networkingv1.ServiceBackendPort{Number: svc.Spec.Ports[0].Port}
-	return b.useBackend(p, service, port, annotationField("default-backend")).Name
+	return b.useBackend(p, service, port, annotations.Field("default-backend")).Name
 }
 
 // sortLocations puts the longest path first (nginx tries regex locations in

@@ -7,6 +7,8 @@ import (
 
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 )
 
 // checkHost validates an Ingress host: an RFC 1123 subdomain, or "*."
@@ -41,12 +43,12 @@ func checkServiceBackend(namespace string, svc *networkingv1.IngressServiceBacke
 }
 
 // checkPath validates an Ingress path. Every path starts with "/", holds
-// no whitespace or control characters and is at most pathMaxLen bytes; a
+// no whitespace or control characters and is at most annotations.PathMaxLen bytes; a
 // path matched as a regex must be one that Go's regexp and nginx's PCRE2
 // both read alike (checkRegex).
 func checkPath(path string, regex bool) error {
-	if len(path) > pathMaxLen {
-		return fmt.Errorf("path %s is longer than %d bytes (nginx refuses a parameter of 4096 bytes)", valueQuote(path), pathMaxLen)
+	if len(path) > annotations.PathMaxLen {
+		return fmt.Errorf("path %s is longer than %d bytes (nginx refuses a parameter of 4096 bytes)", annotations.ValueQuote(path), annotations.PathMaxLen)
 	}
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("path %q must start with \"/\"", path)
@@ -57,7 +59,7 @@ func checkPath(path string, regex bool) error {
 		}
 	}
 	if regex {
-		if err := checkRegex(path); err != nil {
+		if err := annotations.CheckRegex(path); err != nil {
 			return fmt.Errorf("path %q is not a valid regular expression: %v", path, err)
 		}
 	}

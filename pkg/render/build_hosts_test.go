@@ -13,6 +13,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
@@ -32,7 +33,7 @@ func nsIngress(ns, name string, age int, ann map[string]string, host string, pat
 	if len(ann) > 0 {
 		ing.Annotations = map[string]string{}
 		for k, v := range ann {
-			ing.Annotations[annotationPrefix+k] = v
+			ing.Annotations[annotations.Prefix+k] = v
 		}
 	}
 	for _, p := range paths {
@@ -500,4 +501,30 @@ func TestShadowRuleIsSound(t *testing.T) {
 		}
 	}
 	t.Logf("%d URIs of team-a checked; %d team-b paths refused", checked, refused)
+}
+
+// TestCheckPath checks the length bound of every path type.
+func TestCheckPath(t *testing.T) {
+	long := "/" + strings.Repeat("a", annotations.PathMaxLen-1)
+	for _, c := range []struct {
+		path  string
+		regex bool
+		ok    bool
+	}{
+		{long, false, true}, {long, true, true},
+		{long + "a", false, false}, {long + "a", true, false},
+		{"/" + strings.Repeat(`\.`, (annotations.PathMaxLen-1)/2), true, true},
+		{"/(?P<host>x)", false, true}, // not a regex: a literal path
+		{"/(?P<host>x)", true, false},
+	} {
+		if err := checkPath(c.path, c.regex); (err == nil) != c.ok {
+			t.Errorf("checkPath(%d bytes, regex %v) = %v, want ok %v", len(c.path), c.regex, err, c.ok)
+		}
+	}
+	// The longest path the writer can make of a path, quoted: every byte a
+	// backslash, behind "(?i)^".
+	worst := len(`"(?i)^"`) + 2*annotations.PathMaxLen
+	if worst >= annotations.ConfMaxParam {
+		t.Errorf("a quoted path may take %d bytes, nginx reads %d at most", worst, annotations.ConfMaxParam)
+	}
 }

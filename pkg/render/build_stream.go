@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
@@ -61,7 +62,7 @@ func (b *builder) streamServices(cm *corev1.ConfigMap, protocol string) []model.
 	for _, key := range keys {
 		svc, err := b.streamService(ref, protocol, key, strings.TrimSpace(cm.Data[key]))
 		if err != nil {
-			b.problem(ref, configField(key), "%v; entry ignored", err)
+			b.problem(ref, annotations.ConfigField(key), "%v; entry ignored", err)
 			continue
 		}
 		out = append(out, svc)
@@ -73,7 +74,7 @@ func (b *builder) streamServices(cm *corev1.ConfigMap, protocol string) []model.
 // Service or port is a Problem too, but the entry is kept: nginx listens
 // and closes connections until the Service is there (no reload then).
 func (b *builder) streamService(ref model.ObjectRef, protocol, key, value string) (model.StreamService, error) {
-	port, err := valuePort(key)
+	port, err := annotations.ValuePort(key)
 	if err != nil || strconv.Itoa(port) != key {
 		// "09000" would be a second server on port 9000: nginx -t
 		// refuses a duplicate listen.
@@ -84,11 +85,11 @@ func (b *builder) streamService(ref model.ObjectRef, protocol, key, value string
 	}
 	fields := strings.Split(value, ":")
 	if len(fields) < 2 || len(fields) > 4 {
-		return model.StreamService{}, fmt.Errorf("invalid value %s: want %s", valueQuote(value), streamEntryFormat)
+		return model.StreamService{}, fmt.Errorf("invalid value %s: want %s", annotations.ValueQuote(value), streamEntryFormat)
 	}
 	ns, name, ok := strings.Cut(fields[0], "/")
 	if !ok {
-		return model.StreamService{}, fmt.Errorf("invalid value %s: %q is not namespace/service", valueQuote(value), fields[0])
+		return model.StreamService{}, fmt.Errorf("invalid value %s: %q is not namespace/service", annotations.ValueQuote(value), fields[0])
 	}
 	servicePort := fields[1]
 	backend := networkingv1.IngressServiceBackend{Name: name, Port: networkingv1.ServiceBackendPort{Name: servicePort}}
@@ -96,7 +97,7 @@ func (b *builder) streamService(ref model.ObjectRef, protocol, key, value string
 		backend.Port = networkingv1.ServiceBackendPort{Number: int32(max(0, min(n, 65536)))}
 	}
 	if err := checkServiceBackend(ns, &backend); err != nil {
-		return model.StreamService{}, fmt.Errorf("invalid value %s: %v", valueQuote(value), err)
+		return model.StreamService{}, fmt.Errorf("invalid value %s: %v", annotations.ValueQuote(value), err)
 	}
 	svc := model.StreamService{
 		Protocol:    protocol,
@@ -110,9 +111,9 @@ func (b *builder) streamService(ref model.ObjectRef, protocol, key, value string
 		switch {
 		case f == "":
 		case !strings.EqualFold(f, "PROXY"):
-			return model.StreamService{}, fmt.Errorf("invalid value %s: %q where PROXY or nothing is expected", valueQuote(value), f)
+			return model.StreamService{}, fmt.Errorf("invalid value %s: %q where PROXY or nothing is expected", annotations.ValueQuote(value), f)
 		case protocol != model.ProtocolTCP:
-			b.problem(ref, configField(key), "the PROXY protocol is for TCP services only; PROXY ignored")
+			b.problem(ref, annotations.ConfigField(key), "the PROXY protocol is for TCP services only; PROXY ignored")
 		case i == 0:
 			svc.ProxyProtocolDecode = true
 		default:
@@ -120,7 +121,7 @@ func (b *builder) streamService(ref model.ObjectRef, protocol, key, value string
 		}
 	}
 	if why := b.streamEndpoints(&svc); why != "" {
-		b.problem(ref, configField(key), "%s; connections to port %d are closed", why, port)
+		b.problem(ref, annotations.ConfigField(key), "%s; connections to port %d are closed", why, port)
 	}
 	return svc, nil
 }
@@ -195,7 +196,7 @@ func (b *builder) passthroughIgnored() {
 	}
 	for _, p := range b.ingresses {
 		if p.ann.SSLPassthrough {
-			b.problem(p.ref, annotationField("ssl-passthrough"), "needs the controller flag --enable-ssl-passthrough; the annotation is ignored")
+			b.problem(p.ref, annotations.Field("ssl-passthrough"), "needs the controller flag --enable-ssl-passthrough; the annotation is ignored")
 		}
 	}
 }

@@ -9,13 +9,14 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
 func passthroughSnapshot(annotated bool) Snapshot {
 	ing := newTestIngress("vault", 0, testRule("vault.example.com", "/"))
 	if annotated {
-		ing.Annotations = map[string]string{annotationPrefix + "ssl-passthrough": "true"}
+		ing.Annotations = map[string]string{annotations.Prefix + "ssl-passthrough": "true"}
 	}
 	return Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}}
 }

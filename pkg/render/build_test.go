@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
@@ -135,7 +136,7 @@ func TestDefaultBackendScope(t *testing.T) {
 // Service that does not exist is ignored; the path keeps its own backend.
 func TestCustomDefaultBackendMissing(t *testing.T) {
 	ing := newTestIngress("ing", 0, testRule("a.example.com", "/"))
-	ing.Annotations = map[string]string{annotationPrefix + "default-backend": "nosuch"}
+	ing.Annotations = map[string]string{annotations.Prefix + "default-backend": "nosuch"}
 	c, problems := Build(Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}}, DefaultOptions())
 	if got := rootBackend(t, c, "a.example.com"); got != "default-web-80" {
 		t.Errorf("/ is served by %q, want default-web-80", got)
@@ -304,9 +305,9 @@ func TestTLSWithoutSecretName(t *testing.T) {
 // refuses every request; the entries that did parse must not let anyone in.
 func TestSourceRangeFailsClosed(t *testing.T) {
 	for _, ann := range []map[string]string{
-		{annotationPrefix + "allowlist-source-range": "10.0.0.0/8, 10.0.0.0/33"},
-		{annotationPrefix + "whitelist-source-range": "10.0.0.0/8, nope"},
-		{annotationPrefix + "denylist-source-range": "203.0.113.0/24, ;", annotationPrefix + "allowlist-source-range": "10.0.0.0/8"},
+		{annotations.Prefix + "allowlist-source-range": "10.0.0.0/8, 10.0.0.0/33"},
+		{annotations.Prefix + "whitelist-source-range": "10.0.0.0/8, nope"},
+		{annotations.Prefix + "denylist-source-range": "203.0.113.0/24, ;", annotations.Prefix + "allowlist-source-range": "10.0.0.0/8"},
 	} {
 		ing := newTestIngress("ing", 0, testRule("a.example.com", "/"))
 		ing.Annotations = ann
@@ -330,9 +331,9 @@ func TestCanaryPolicyOldestWins(t *testing.T) {
 	canary := func(name string, age int, path string, ann map[string]string) *networkingv1.Ingress {
 		ing := newTestIngress(name, age, testRule("a.example.com", path))
 		ing.Spec.Rules[0].HTTP.Paths[0].Backend.Service.Name = "web-v2"
-		ing.Annotations = map[string]string{annotationPrefix + "canary": "true"}
+		ing.Annotations = map[string]string{annotations.Prefix + "canary": "true"}
 		for k, v := range ann {
-			ing.Annotations[annotationPrefix+k] = v
+			ing.Annotations[annotations.Prefix+k] = v
 		}
 		return ing
 	}
@@ -388,7 +389,7 @@ func TestServiceBackendNames(t *testing.T) {
 // proxy_buffer_size, or nginx -t fails for a proxy_buffer_size above 8k.
 func TestProxyBuffersFollowBufferSize(t *testing.T) {
 	ing := newTestIngress("ing", 0, testRule("a.example.com", "/"))
-	ing.Annotations = map[string]string{annotationPrefix + "proxy-buffer-size": "32k"}
+	ing.Annotations = map[string]string{annotations.Prefix + "proxy-buffer-size": "32k"}
 	c, _ := Build(Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}}, DefaultOptions())
 	c.Global.ProxyBufferSize = "16k"
 	conf, err := NGINXConf(c, DefaultConfOptions())

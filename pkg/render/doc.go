@@ -1,7 +1,10 @@
 // Package render turns Kubernetes objects into the desired nginx
 // configuration: Build makes a model.Config and the Problems found on the
-// way; NGINXConf writes the nginx.conf for a model.Config.
+// way (class filtering, host/path merge and ownership, TLS lookup,
+// endpoints, quarantine); the annotations and the ConfigMap are parsed by
+// pkg/annotations; NGINXConf writes the nginx.conf for a model.Config.
 //
 // It is pure: no clients, files, clocks, randomness or logging. It may import
-// model, the Kubernetes API types and apimachinery, never client-go.
+// annotations, model, the Kubernetes API types and apimachinery, never
+// client-go.
 package render

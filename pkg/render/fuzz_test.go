@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 )
 
 // fuzzAnnotations are the annotations whose values can reach nginx.conf.
@@ -104,7 +106,7 @@ func fuzzSnapshot(host, path, annotation, value string) Snapshot {
 	ing := &networkingv1.Ingress{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: "fuzz", Namespace: "default",
-			Annotations: map[string]string{annotationPrefix + annotation: value, annotationPrefix + "enable-cors": "true", annotationPrefix + "limit-connections": "3"},
+			Annotations: map[string]string{annotations.Prefix + annotation: value, annotations.Prefix + "enable-cors": "true", annotations.Prefix + "limit-connections": "3"},
 		},
 		Spec: networkingv1.IngressSpec{
 			IngressClassName: &class,

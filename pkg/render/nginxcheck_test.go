@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/pcrecases"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 )
 
@@ -50,10 +52,10 @@ func TestNGINXAcceptsRenderedCorpus(t *testing.T) {
 	nginxTest(t, bin, conf)
 	t.Logf("batch: %d inputs, %d with a refused path, %d locations in %d servers; nginx.conf %d KB; Build and write %v, nginx -t %v",
 		len(cases), len(refused), countLocations(cfg), len(cfg.Servers), len(conf)/1024, built.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
-	for _, c := range regexCases {
-		name := batchName(c.re)
-		if got := refused[name]; got != (c.want != "") {
-			t.Errorf("path %q refused %v, want %v", c.re, got, c.want != "")
+	for _, c := range pcrecases.Cases {
+		name := batchName(c.Re)
+		if got := refused[name]; got != (c.Want != "") {
+			t.Errorf("path %q refused %v, want %v", c.Re, got, c.Want != "")
 		}
 	}
 }
@@ -117,7 +119,7 @@ func nginxTest(t *testing.T, bin string, conf []byte) {
 		if lines := strings.Split(string(conf), "\n"); te.Line > 0 && te.Line <= len(lines) {
 			line = lines[te.Line-1]
 		}
-		t.Fatalf("nginx -t refused what render accepted: %s\nline %d: %s", te.Message, te.Line, valueQuote(line))
+		t.Fatalf("nginx -t refused what render accepted: %s\nline %d: %s", te.Message, te.Line, annotations.ValueQuote(line))
 	case err != nil:
 		t.Fatal(err)
 	}
@@ -130,11 +132,11 @@ func nginxCorpus(t *testing.T) []fuzzCase {
 	const useRegex, rewriteTarget = 19, 0
 	cases := append([]fuzzCase(nil), fuzzSeeds...)
 	cases = append(cases, readFuzzCorpus(t, filepath.Join("testdata", "fuzz", "FuzzNGINXConf"))...)
-	for _, c := range regexCases {
-		cases = append(cases, fuzzCase{path: c.re, ann: useRegex, value: "true"})
+	for _, c := range pcrecases.Cases {
+		cases = append(cases, fuzzCase{path: c.Re, ann: useRegex, value: "true"})
 	}
-	for _, c := range regexCases {
-		cases = append(cases, fuzzCase{path: c.re, ann: rewriteTarget, value: "/$1"})
+	for _, c := range pcrecases.Cases {
+		cases = append(cases, fuzzCase{path: c.Re, ann: rewriteTarget, value: "/$1"})
 	}
 	for i, p := range generatedRegexPaths(6000, 1) {
 		ann, value := uint8(useRegex), "true"

@@ -266,6 +266,11 @@ func corsHeaders(w *confWriter, c *model.CORS, origin string) {
 	}
 }
 
+// regexMaxParam bounds the regex of one "if" that matches CORS origins
+// (see writeCORS); longer lists are split. nginx reads a parameter of at
+// most 4095 bytes, quotes included.
+const regexMaxParam = 2048
+
 // originsRegexes match the allowed origins exactly; "*." in an origin
 // stands for one or more DNS labels. The origins are spread over as many
 // regexes as it takes for each to stay below regexMaxParam bytes once

@@ -3,6 +3,8 @@ package render
 import (
 	"strings"
 	"testing"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 )
 
 // TestServerNamesBucketSize pins nginx's own formula (16 + align8(n + 2)
@@ -44,7 +46,7 @@ func TestOriginsRegexesSplit(t *testing.T) {
 		if len(q) > regexMaxParam {
 			t.Errorf("a regex of %d bytes quoted, want at most %d", len(q), regexMaxParam)
 		}
-		if err := checkRegex(re); err != nil {
+		if err := annotations.CheckRegex(re); err != nil {
 			t.Errorf("origins regex refused: %v", err)
 		}
 		seen += strings.Count(re, "tenant")

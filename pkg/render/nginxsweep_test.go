@@ -14,11 +14,12 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 )
 
-// The sweep: every annotation of annotationSpecs and every ConfigMap key
-// of configKeySpecs at the extreme values its validator accepts (min,
+// The sweep: every annotation of annotations.AnnotationDocs and every ConfigMap key
+// of annotations.ConfigKeyDocs at the extreme values its validator accepts (min,
 // max, the longest, every enum value, each size suffix, 0 …), rendered
 // and checked by a real nginx -t. A value render accepts and nginx
 // refuses would stop every reload of every tenant; each one found is a
@@ -102,38 +103,38 @@ var sweepAnnotations = map[string]sweepEntry{
 	"canary-by-header-pattern": {values: []string{".*", sweepRegex1024, `^[a-z0-9]+(\.v[0-9]{1,3})?$`},
 		needs: []string{"canary-by-header", "X-Canary"}},
 	"canary-by-header-value":           {values: []string{"v", sweepHeader1024}, needs: []string{"canary-by-header", "X-Canary"}},
-	"canary-weight":                    {values: []string{"0", "100", strconv.Itoa(maxInt32)}},
-	"canary-weight-total":              {values: []string{"1", strconv.Itoa(maxInt32)}, needs: []string{"canary-weight", "1"}},
+	"canary-weight":                    {values: []string{"0", "100", strconv.Itoa(annotations.MaxInt32)}},
+	"canary-weight-total":              {values: []string{"1", strconv.Itoa(annotations.MaxInt32)}, needs: []string{"canary-weight", "1"}},
 	"cors-allow-credentials":           {values: []string{"true", "false"}, needs: []string{"enable-cors", "true"}},
 	"cors-allow-headers":               {values: []string{"X", sweepTokenList}, needs: []string{"enable-cors", "true"}},
 	"cors-allow-methods":               {values: []string{"GET", sweepTokenListOf(2047)}, needs: []string{"enable-cors", "true"}},
 	"cors-allow-origin":                {values: []string{"*", "http://a.b", "https://" + hostOfLength(253) + ":65535", sweepOrigins(300)}, needs: []string{"enable-cors", "true"}},
 	"cors-expose-headers":              {values: []string{"*", "X", sweepTokenList}, needs: []string{"enable-cors", "true"}},
-	"cors-max-age":                     {values: []string{"0", strconv.Itoa(maxInt32)}, needs: []string{"enable-cors", "true"}},
+	"cors-max-age":                     {values: []string{"0", strconv.Itoa(annotations.MaxInt32)}, needs: []string{"enable-cors", "true"}},
 	"default-backend":                  {values: []string{sweepService63}},
 	"denylist-source-range":            {values: []string{"0.0.0.0/0", "::/0", "192.0.2.1", sweepCIDRs(1000)}},
 	"enable-cors":                      {values: []string{"true", "false"}},
 	"force-ssl-redirect":               {values: []string{"true", "false"}},
-	"limit-burst-multiplier":           {values: []string{"1", "1000"}, needs: []string{"limit-rps", strconv.Itoa(maxInt32)}},
-	"limit-connections":                {values: []string{"0", "1", strconv.Itoa(maxLimitConn)}},
-	"limit-rps":                        {values: []string{"0", "1", strconv.Itoa(maxInt32)}},
+	"limit-burst-multiplier":           {values: []string{"1", "1000"}, needs: []string{"limit-rps", strconv.Itoa(annotations.MaxInt32)}},
+	"limit-connections":                {values: []string{"0", "1", strconv.Itoa(annotations.MaxLimitConn)}},
+	"limit-rps":                        {values: []string{"0", "1", strconv.Itoa(annotations.MaxInt32)}},
 	"load-balance":                     {values: []string{"round_robin", "ewma"}},
 	"permanent-redirect":               {values: []string{"http://a", sweepURL2048, "https://[2001:db8::1]:65535/x?y=z&w#f"}},
 	"permanent-redirect-code":          {values: []string{"301", "302", "303", "307", "308"}, needs: []string{"permanent-redirect", "https://example.com"}},
 	"proxy-body-size":                  {values: []string{"0", "1", "999999999", "999999999k", "999999999K", "999999999m", "999999999g", "999999999G"}},
 	"proxy-buffer-size":                {values: []string{"1", "999999999", "1048576k", "1024m", "1024M", "16k"}},
 	"proxy-buffering":                  {values: []string{"on", "off", "ON"}},
-	"proxy-connect-timeout":            {values: []string{"1", strconv.Itoa(valueMaxSeconds)}},
-	"proxy-read-timeout":               {values: []string{"1", strconv.Itoa(valueMaxSeconds)}},
-	"proxy-send-timeout":               {values: []string{"1", strconv.Itoa(valueMaxSeconds)}},
+	"proxy-connect-timeout":            {values: []string{"1", strconv.Itoa(annotations.ValueMaxSeconds)}},
+	"proxy-read-timeout":               {values: []string{"1", strconv.Itoa(annotations.ValueMaxSeconds)}},
+	"proxy-send-timeout":               {values: []string{"1", strconv.Itoa(annotations.ValueMaxSeconds)}},
 	"rewrite-target":                   {values: []string{"/", "/$1", sweepRewrite, "https://example.com/$1?a=$2"}},
 	"server-alias":                     {values: []string{"a.example.com", sweepHost253, "*." + hostOfLength(251), sweepAliases(50)}},
 	"session-cookie-change-on-failure": {values: []string{"true", "false"}, needs: []string{"affinity", "cookie"}},
 	"session-cookie-conditional-samesite-none": {values: []string{"true", "false"},
 		needs: []string{"affinity", "cookie", "session-cookie-samesite", "None"}},
 	"session-cookie-domain":   {values: []string{sweepHost253, "." + hostOfLength(252)}, needs: []string{"affinity", "cookie"}},
-	"session-cookie-expires":  {values: []string{"0", strconv.Itoa(maxInt32)}, needs: []string{"affinity", "cookie"}},
-	"session-cookie-max-age":  {values: []string{"0", strconv.Itoa(maxInt32)}, needs: []string{"affinity", "cookie"}},
+	"session-cookie-expires":  {values: []string{"0", strconv.Itoa(annotations.MaxInt32)}, needs: []string{"affinity", "cookie"}},
+	"session-cookie-max-age":  {values: []string{"0", strconv.Itoa(annotations.MaxInt32)}, needs: []string{"affinity", "cookie"}},
 	"session-cookie-name":     {values: []string{"c", sweepToken}, needs: []string{"affinity", "cookie"}},
 	"session-cookie-path":     {values: []string{"/", sweepPath2048}, needs: []string{"affinity", "cookie"}},
 	"session-cookie-samesite": {values: []string{"None", "Lax", "Strict", "none"}, needs: []string{"affinity", "cookie"}},
@@ -158,20 +159,20 @@ var sweepConfigKeys = map[string][]string{
 	"gzip-types":                     {"*", "text/html", strings.Repeat("x", 22) + "/" + strings.Repeat("y", 23), sweepMIMETypes(200)},
 	"hsts":                           {"true", "false"},
 	"hsts-include-subdomains":        {"true", "false"},
-	"hsts-max-age":                   {"0", strconv.Itoa(maxInt32)},
+	"hsts-max-age":                   {"0", strconv.Itoa(annotations.MaxInt32)},
 	"hsts-preload":                   {"true", "false"},
-	"keep-alive":                     {"0", strconv.Itoa(valueMaxSeconds)},
-	"keep-alive-requests":            {"1", strconv.Itoa(maxInt32)},
+	"keep-alive":                     {"0", strconv.Itoa(annotations.ValueMaxSeconds)},
+	"keep-alive-requests":            {"1", strconv.Itoa(annotations.MaxInt32)},
 	"load-balance":                   {"round_robin", "ewma"},
 	"proxy-body-size":                {"0", "999999999g", "999999999m", "999999999k", "999999999"},
 	"proxy-buffer-size":              {"1", "1024m", "1048576k", "999999999", "16k"},
 	"proxy-buffering":                {"on", "off"},
-	"proxy-connect-timeout":          {"1", strconv.Itoa(valueMaxSeconds)},
-	"proxy-read-timeout":             {"1", strconv.Itoa(valueMaxSeconds)},
-	"proxy-send-timeout":             {"1", strconv.Itoa(valueMaxSeconds)},
+	"proxy-connect-timeout":          {"1", strconv.Itoa(annotations.ValueMaxSeconds)},
+	"proxy-read-timeout":             {"1", strconv.Itoa(annotations.ValueMaxSeconds)},
+	"proxy-send-timeout":             {"1", strconv.Itoa(annotations.ValueMaxSeconds)},
 	"server-tokens":                  {"true", "false"},
 	"ssl-redirect":                   {"true", "false"},
-	"upstream-keepalive-connections": {"0", "1", strconv.Itoa(maxUpstreamKeepalive)},
+	"upstream-keepalive-connections": {"0", "1", strconv.Itoa(annotations.MaxUpstreamKeepalive)},
 	"use-forwarded-headers":          {"true", "false"},
 	"use-gzip":                       {"true", "false"},
 	"worker-processes":               {"auto", "1", "1024"},
@@ -185,13 +186,23 @@ func sweepMIMETypes(n int) string {
 	return strings.Join(list, " ")
 }
 
+// sweepSpec is the table entry of the annotation n, nil when none.
+func sweepSpec(n string) *annotations.AnnotationDoc {
+	for _, d := range annotations.AnnotationDocs() {
+		if d.Name == n {
+			return &d
+		}
+	}
+	return nil
+}
+
 func TestSweepCoversTables(t *testing.T) {
-	for _, s := range annotationSpecs {
+	for _, s := range annotations.AnnotationDocs() {
 		if len(sweepAnnotations[s.Name].values) == 0 {
 			t.Errorf("annotation %s: no sweep values in sweepAnnotations", s.Name)
 		}
 	}
-	for _, s := range configKeySpecs {
+	for _, s := range annotations.ConfigKeyDocs() {
 		if len(sweepConfigKeys[s.Key]) == 0 {
 			t.Errorf("ConfigMap key %s: no sweep values in sweepConfigKeys", s.Key)
 		}
@@ -211,7 +222,7 @@ func sweepNewIngress(name, host string, ann map[string]string) *networkingv1.Ing
 	class := "nginx"
 	full := map[string]string{}
 	for k, v := range ann {
-		full[annotationPrefix+k] = v
+		full[annotations.Prefix+k] = v
 	}
 	return &networkingv1.Ingress{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "sweep", Annotations: full,
@@ -246,8 +257,8 @@ func sweepIngresses() []sweepIngress {
 				ann[e.needs[k]] = e.needs[k+1]
 			}
 			host := fmt.Sprintf("%s-%d.sweep.test", n, i)
-			si := sweepIngress{ing: sweepNewIngress(fmt.Sprintf("%s-%d", n, i), host, ann), what: fmt.Sprintf("%s=%s", n, valueQuote(v))}
-			spec := lookupAnnotationSpec(n)
+			si := sweepIngress{ing: sweepNewIngress(fmt.Sprintf("%s-%d", n, i), host, ann), what: fmt.Sprintf("%s=%s", n, annotations.ValueQuote(v))}
+			spec := sweepSpec(n)
 			if n == "canary" || (spec != nil && spec.CanaryOnly) {
 				ann["canary"] = "true"
 				si.primary = sweepNewIngress(fmt.Sprintf("primary-%s-%d", n, i), host, nil)
@@ -259,7 +270,7 @@ func sweepIngresses() []sweepIngress {
 	for c := 0; c < columns; c++ {
 		ann := map[string]string{}
 		for _, n := range names {
-			spec := lookupAnnotationSpec(n)
+			spec := sweepSpec(n)
 			if n == "canary" || spec.CanaryOnly || strings.Contains(n, "redirect") && n != "ssl-redirect" && n != "force-ssl-redirect" ||
 				n == "ssl-passthrough" || n == "app-root" || n == "server-alias" || n == "whitelist-source-range" {
 				continue

@@ -1,4 +1,4 @@
-package render
+package annotations
 
 // The regular expression language that nginx reads. nginx 1.22 (Debian,
 // PCRE2 10.42) compiles location and rewrite regexes with pcre2_compile in
@@ -6,7 +6,7 @@ package render
 // capture an nginx variable; Lua's ngx.re (the canary header pattern) uses
 // the same library and mode. Go's regexp reads another language: many
 // patterns it accepts make nginx -t fail, which stops every later reload of
-// every tenant. checkRegex accepts only patterns that Go and PCRE2 both
+// every tenant. CheckRegex accepts only patterns that Go and PCRE2 both
 // compile and read alike, and names the construct it refuses.
 //
 // Each rule was checked with a real nginx -t (pcre_test.go and
@@ -58,10 +58,10 @@ const (
 	costQuantifier = 8
 )
 
-// checkRegex reports why a regular expression cannot be given to nginx:
+// CheckRegex reports why a regular expression cannot be given to nginx:
 // Go's regexp must compile it (the routing specification reads it with
 // Go) and PCRE2, as nginx runs it, must read it the same way.
-func checkRegex(re string) error {
+func CheckRegex(re string) error {
 	if _, err := regexp.Compile(re); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package render
+package annotations
 
 import (
 	"errors"
@@ -34,8 +34,8 @@ func lookupConfigKeySpec(key string) *configKeySpec {
 	return nil
 }
 
-// configField is the Problem field of a ConfigMap key.
-func configField(key string) string {
+// ConfigField is the Problem field of a ConfigMap key.
+func ConfigField(key string) string {
 	for i := 0; i < len(key); i++ {
 		c := key[i]
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
@@ -45,11 +45,11 @@ func configField(key string) string {
 	return "data[" + key + "]"
 }
 
-// parseConfigMap reads the controller ConfigMap cm into a Global that
+// ParseConfigMap reads the controller ConfigMap cm into a Global that
 // starts from model.DefaultGlobal. An invalid value is a Problem and keeps
 // its default; a key this controller does not implement is a Problem
 // saying it is ignored.
-func parseConfigMap(cm model.ObjectRef, data map[string]string) (model.Global, []model.Problem) {
+func ParseConfigMap(cm model.ObjectRef, data map[string]string) (model.Global, []model.Problem) {
 	g := model.DefaultGlobal()
 	var problems []model.Problem
 
@@ -74,7 +74,7 @@ func parseConfigMap(cm model.ObjectRef, data map[string]string) (model.Global, [
 			if err == nil {
 				continue
 			}
-			reason = fmt.Sprintf("invalid value %s: %v; using the default (%s)", valueQuote(v), err, spec.Default)
+			reason = fmt.Sprintf("invalid value %s: %v; using the default (%s)", ValueQuote(v), err, spec.Default)
 		case strings.HasSuffix(key, "-snippet"):
 			reason = "snippets are not supported: they inject raw nginx configuration, " +
 				"the cause of the CVE-2025-1974 class of injection vulnerabilities; the key is ignored"
@@ -83,7 +83,7 @@ func parseConfigMap(cm model.ObjectRef, data map[string]string) (model.Global, [
 		default:
 			reason = "not supported by kubectl-ingress; the key is ignored"
 		}
-		problems = append(problems, model.Problem{Object: cm, Field: configField(key), Reason: reason})
+		problems = append(problems, model.Problem{Object: cm, Field: ConfigField(key), Reason: reason})
 	}
 	return g, problems
 }
@@ -134,7 +134,7 @@ func configGzipTypes(g *model.Global, v string) error {
 	types := strings.Fields(v)
 	for _, t := range types {
 		if _, err := valueMIMEType(t); err != nil {
-			return fmt.Errorf("entry %s %v", valueQuote(t), err)
+			return fmt.Errorf("entry %s %v", ValueQuote(t), err)
 		}
 	}
 	g.GzipTypes = types
@@ -154,14 +154,14 @@ func configWorkerProcesses(g *model.Global, v string) error {
 	return nil
 }
 
-// maxUpstreamKeepalive bounds upstream-keepalive-connections. nginx
+// MaxUpstreamKeepalive bounds upstream-keepalive-connections. nginx
 // allocates the whole keepalive cache when it reads the configuration,
 // 152 bytes a connection (nginx 1.22.1, 64-bit): "keepalive 2147483647"
 // fails nginx -t with "malloc(326417514344) failed (12: Cannot allocate
 // memory)", 10000000 takes 1.5 GB and 1.5 s, 65535 takes 10 MB. A worker
 // cannot use more idle connections to one backend than it has source
 // ports anyway.
-const maxUpstreamKeepalive = 65535
+const MaxUpstreamKeepalive = 65535
 
 // configKeySpecs is the table of supported ConfigMap keys, sorted by key.
 // It is never modified.
@@ -176,13 +176,13 @@ var configKeySpecs = []configKeySpec{
 	{Key: "hsts-include-subdomains", Kind: kindBool, Default: "true", Description: "Add includeSubDomains to Strict-Transport-Security.",
 		set: configBool(func(g *model.Global) *bool { return &g.HSTSIncludeSubdomains })},
 	{Key: "hsts-max-age", Kind: kindSeconds, Default: "31536000", Description: "max-age of Strict-Transport-Security.",
-		set: configInt(0, maxInt32, func(g *model.Global) *int { return &g.HSTSMaxAge })},
+		set: configInt(0, MaxInt32, func(g *model.Global) *int { return &g.HSTSMaxAge })},
 	{Key: "hsts-preload", Kind: kindBool, Default: "false", Description: "Add preload to Strict-Transport-Security.",
 		set: configBool(func(g *model.Global) *bool { return &g.HSTSPreload })},
 	{Key: "keep-alive", Kind: kindSeconds, Default: "75", Description: "How long an idle client connection stays open (0: no keep-alive).",
-		set: configInt(0, valueMaxSeconds, func(g *model.Global) *int { return &g.KeepAlive })},
+		set: configInt(0, ValueMaxSeconds, func(g *model.Global) *int { return &g.KeepAlive })},
 	{Key: "keep-alive-requests", Kind: kindInt, Default: "1000", Description: "Requests served over one client connection.",
-		set: configInt(1, maxInt32, func(g *model.Global) *int { return &g.KeepAliveRequests })},
+		set: configInt(1, MaxInt32, func(g *model.Global) *int { return &g.KeepAliveRequests })},
 	{Key: "load-balance", Kind: kindEnum, Default: "round_robin", Description: `Default balancing algorithm: "round_robin" or "ewma".`,
 		set: func(g *model.Global, v string) error {
 			lb, err := valueOneOf(v, false, "round_robin", "ewma")
@@ -220,7 +220,7 @@ var configKeySpecs = []configKeySpec{
 	{Key: "ssl-redirect", Kind: kindBool, Default: "true", Description: "Redirect HTTP to HTTPS for hosts with TLS.",
 		set: configBool(func(g *model.Global) *bool { return &g.SSLRedirect })},
 	{Key: "upstream-keepalive-connections", Kind: kindInt, Default: "320", Description: "Idle connections to backends kept open per worker, at most 65535 (0: none).",
-		set: configInt(0, maxUpstreamKeepalive, func(g *model.Global) *int { return &g.UpstreamKeepaliveConnections })},
+		set: configInt(0, MaxUpstreamKeepalive, func(g *model.Global) *int { return &g.UpstreamKeepaliveConnections })},
 	{Key: "use-forwarded-headers", Kind: kindBool, Default: "false", Description: "Trust the X-Forwarded-* headers of clients (behind another proxy).",
 		set: configBool(func(g *model.Global) *bool { return &g.UseForwardedHeaders })},
 	{Key: "use-gzip", Kind: kindBool, Default: "false", Description: "Compress answers with gzip.",

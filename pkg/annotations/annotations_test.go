@@ -1,4 +1,4 @@
-package render
+package annotations
 
 import (
 	"reflect"
@@ -23,10 +23,10 @@ func annots(kv ...string) map[string]string {
 func boolp(b bool) *bool { return &b }
 
 // defaultAnnotations is what an Ingress without annotations gets.
-func defaultAnnotations() IngressAnnotations {
-	return IngressAnnotations{
+func defaultAnnotations() Ingress {
+	return Ingress{
 		Location: model.LocationSettings{BackendProtocol: "HTTP"},
-		Backend:  BackendAnnotations{Protocol: "HTTP"},
+		Backend:  Backend{Protocol: "HTTP"},
 	}
 }
 
@@ -46,7 +46,7 @@ func defaultAffinity() model.SessionAffinity {
 
 func TestAnnotationDefaults(t *testing.T) {
 	for _, in := range []map[string]string{nil, {}, {"kubernetes.io/ingress.class": "nginx", "other.io/rewrite-target": "/$(x)"}} {
-		got, problems := parseIngressAnnotations(testIngress, in)
+		got, problems := ParseIngress(testIngress, in)
 		if len(problems) != 0 {
 			t.Errorf("%v: problems %v", in, problems)
 		}
@@ -98,7 +98,7 @@ func TestAnnotationSpecDefaultsParse(t *testing.T) {
 		if s.Default == "" || strings.HasPrefix(s.Default, "ConfigMap ") {
 			continue
 		}
-		_, problems := parseIngressAnnotations(testIngress, annots("canary", "true", s.Name, s.Default))
+		_, problems := ParseIngress(testIngress, annots("canary", "true", s.Name, s.Default))
 		if len(problems) != 0 {
 			t.Errorf("%s: default %q is refused: %v", s.Name, s.Default, problems)
 		}
@@ -118,190 +118,190 @@ type annotationCase struct {
 	name  string   // the annotation under test
 	value string   // its value
 	extra []string // other annotations, name value pairs
-	want  func(a *IngressAnnotations)
+	want  func(a *Ingress)
 }
 
 var goodAnnotationCases = []annotationCase{
-	{name: "affinity", value: "cookie", want: func(a *IngressAnnotations) { a.Backend.SessionAffinity = defaultAffinity() }},
-	{name: "affinity", value: " cookie\n", want: func(a *IngressAnnotations) { a.Backend.SessionAffinity = defaultAffinity() }},
-	{name: "affinity-mode", value: "persistent", extra: []string{"affinity", "cookie"}, want: func(a *IngressAnnotations) {
+	{name: "affinity", value: "cookie", want: func(a *Ingress) { a.Backend.SessionAffinity = defaultAffinity() }},
+	{name: "affinity", value: " cookie\n", want: func(a *Ingress) { a.Backend.SessionAffinity = defaultAffinity() }},
+	{name: "affinity-mode", value: "persistent", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
 		a.Backend.SessionAffinity.Mode = "persistent"
 	}},
-	{name: "affinity-mode", value: "persistent", want: func(a *IngressAnnotations) {}}, // without affinity: no effect
-	{name: "allowlist-source-range", value: "10.0.0.1/8, 192.168.1.7,2001:db8::1/32,10.0.0.0/8", want: func(a *IngressAnnotations) {
+	{name: "affinity-mode", value: "persistent", want: func(a *Ingress) {}}, // without affinity: no effect
+	{name: "allowlist-source-range", value: "10.0.0.1/8, 192.168.1.7,2001:db8::1/32,10.0.0.0/8", want: func(a *Ingress) {
 		a.Location.Access.Allow = []string{"10.0.0.0/8", "192.168.1.7/32", "2001:db8::/32"}
 	}},
-	{name: "app-root", value: "/app1", want: func(a *IngressAnnotations) { a.Location.AppRoot = "/app1" }},
-	{name: "backend-protocol", value: "grpcs", want: func(a *IngressAnnotations) {
+	{name: "app-root", value: "/app1", want: func(a *Ingress) { a.Location.AppRoot = "/app1" }},
+	{name: "backend-protocol", value: "grpcs", want: func(a *Ingress) {
 		a.Location.BackendProtocol, a.Backend.Protocol = "GRPCS", "GRPCS"
 	}},
-	{name: "backend-protocol", value: "HTTPS", want: func(a *IngressAnnotations) {
+	{name: "backend-protocol", value: "HTTPS", want: func(a *Ingress) {
 		a.Location.BackendProtocol, a.Backend.Protocol = "HTTPS", "HTTPS"
 	}},
-	{name: "backend-protocol", value: "Grpc", want: func(a *IngressAnnotations) {
+	{name: "backend-protocol", value: "Grpc", want: func(a *Ingress) {
 		a.Location.BackendProtocol, a.Backend.Protocol = "GRPC", "GRPC"
 	}},
-	{name: "canary", value: "true", want: func(a *IngressAnnotations) {
-		a.Canary = CanaryAnnotations{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100}}
+	{name: "canary", value: "true", want: func(a *Ingress) {
+		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100}}
 	}},
-	{name: "canary", value: "false", want: func(a *IngressAnnotations) {}},
-	{name: "canary-by-cookie", value: "use_canary", extra: []string{"canary", "true"}, want: func(a *IngressAnnotations) {
-		a.Canary = CanaryAnnotations{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100, Cookie: "use_canary"}}
+	{name: "canary", value: "false", want: func(a *Ingress) {}},
+	{name: "canary-by-cookie", value: "use_canary", extra: []string{"canary", "true"}, want: func(a *Ingress) {
+		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100, Cookie: "use_canary"}}
 	}},
-	{name: "canary-by-header", value: "X-Canary", extra: []string{"canary", "true"}, want: func(a *IngressAnnotations) {
-		a.Canary = CanaryAnnotations{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100, Header: "X-Canary"}}
+	{name: "canary-by-header", value: "X-Canary", extra: []string{"canary", "true"}, want: func(a *Ingress) {
+		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100, Header: "X-Canary"}}
 	}},
-	{name: "canary-by-header-pattern", value: "^v[0-9]+(-beta)?$", extra: []string{"canary", "true", "canary-by-header", "X-Version"}, want: func(a *IngressAnnotations) {
-		a.Canary = CanaryAnnotations{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100, Header: "X-Version", HeaderPattern: "^v[0-9]+(-beta)?$"}}
+	{name: "canary-by-header-pattern", value: "^v[0-9]+(-beta)?$", extra: []string{"canary", "true", "canary-by-header", "X-Version"}, want: func(a *Ingress) {
+		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100, Header: "X-Version", HeaderPattern: "^v[0-9]+(-beta)?$"}}
 	}},
-	{name: "canary-by-header-value", value: "v2 beta", extra: []string{"canary", "true", "canary-by-header", "X-Version"}, want: func(a *IngressAnnotations) {
-		a.Canary = CanaryAnnotations{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100, Header: "X-Version", HeaderValue: "v2 beta"}}
+	{name: "canary-by-header-value", value: "v2 beta", extra: []string{"canary", "true", "canary-by-header", "X-Version"}, want: func(a *Ingress) {
+		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100, Header: "X-Version", HeaderValue: "v2 beta"}}
 	}},
-	{name: "canary-weight", value: "30", extra: []string{"canary", "true"}, want: func(a *IngressAnnotations) {
-		a.Canary = CanaryAnnotations{Enabled: true, TrafficShaping: model.TrafficShaping{Weight: 30, WeightTotal: 100}}
+	{name: "canary-weight", value: "30", extra: []string{"canary", "true"}, want: func(a *Ingress) {
+		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{Weight: 30, WeightTotal: 100}}
 	}},
-	{name: "canary-weight", value: "100", extra: []string{"canary", "true"}, want: func(a *IngressAnnotations) {
-		a.Canary = CanaryAnnotations{Enabled: true, TrafficShaping: model.TrafficShaping{Weight: 100, WeightTotal: 100}}
+	{name: "canary-weight", value: "100", extra: []string{"canary", "true"}, want: func(a *Ingress) {
+		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{Weight: 100, WeightTotal: 100}}
 	}},
-	{name: "canary-weight", value: "30", want: func(a *IngressAnnotations) {}}, // not a canary: ignored
-	{name: "canary-weight-total", value: "1000", extra: []string{"canary", "true", "canary-weight", "250"}, want: func(a *IngressAnnotations) {
-		a.Canary = CanaryAnnotations{Enabled: true, TrafficShaping: model.TrafficShaping{Weight: 250, WeightTotal: 1000}}
+	{name: "canary-weight", value: "30", want: func(a *Ingress) {}}, // not a canary: ignored
+	{name: "canary-weight-total", value: "1000", extra: []string{"canary", "true", "canary-weight", "250"}, want: func(a *Ingress) {
+		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{Weight: 250, WeightTotal: 1000}}
 	}},
-	{name: "cors-allow-credentials", value: "false", extra: []string{"enable-cors", "true"}, want: func(a *IngressAnnotations) {
+	{name: "cors-allow-credentials", value: "false", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
 		a.Location.CORS.AllowCredentials = false
 	}},
-	{name: "cors-allow-headers", value: "X-Forwarded-For, X-app123-XPTO", extra: []string{"enable-cors", "true"}, want: func(a *IngressAnnotations) {
+	{name: "cors-allow-headers", value: "X-Forwarded-For, X-app123-XPTO", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
 		a.Location.CORS.AllowHeaders = "X-Forwarded-For,X-app123-XPTO"
 	}},
-	{name: "cors-allow-methods", value: "PUT,GET , POST", extra: []string{"enable-cors", "true"}, want: func(a *IngressAnnotations) {
+	{name: "cors-allow-methods", value: "PUT,GET , POST", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
 		a.Location.CORS.AllowMethods = "PUT, GET, POST"
 	}},
-	{name: "cors-allow-origin", value: "https://origin-site.com:4443, http://origin-site.com, https://*.Example.org", extra: []string{"enable-cors", "true"}, want: func(a *IngressAnnotations) {
+	{name: "cors-allow-origin", value: "https://origin-site.com:4443, http://origin-site.com, https://*.Example.org", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
 		a.Location.CORS.AllowOrigins = []string{"https://origin-site.com:4443", "http://origin-site.com", "https://*.example.org"}
 	}},
-	{name: "cors-allow-origin", value: "https://a.example, *", extra: []string{"enable-cors", "true"}, want: func(a *IngressAnnotations) {
+	{name: "cors-allow-origin", value: "https://a.example, *", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
 	}},
-	{name: "cors-allow-origin", value: "https://a.example", want: func(a *IngressAnnotations) {}}, // CORS not enabled
-	{name: "cors-expose-headers", value: "*, X-CustomResponseHeader", extra: []string{"enable-cors", "true"}, want: func(a *IngressAnnotations) {
+	{name: "cors-allow-origin", value: "https://a.example", want: func(a *Ingress) {}}, // CORS not enabled
+	{name: "cors-expose-headers", value: "*, X-CustomResponseHeader", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
 		a.Location.CORS.ExposeHeaders = "*,X-CustomResponseHeader"
 	}},
-	{name: "cors-max-age", value: "600", extra: []string{"enable-cors", "true"}, want: func(a *IngressAnnotations) {
+	{name: "cors-max-age", value: "600", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
 		a.Location.CORS.MaxAge = 600
 	}},
-	{name: "default-backend", value: "fallback-svc", want: func(a *IngressAnnotations) { a.DefaultBackend = "fallback-svc" }},
-	{name: "denylist-source-range", value: "203.0.113.9, 198.51.100.0/24", want: func(a *IngressAnnotations) {
+	{name: "default-backend", value: "fallback-svc", want: func(a *Ingress) { a.DefaultBackend = "fallback-svc" }},
+	{name: "denylist-source-range", value: "203.0.113.9, 198.51.100.0/24", want: func(a *Ingress) {
 		a.Location.Access.Deny = []string{"198.51.100.0/24", "203.0.113.9/32"}
 	}},
-	{name: "enable-cors", value: "true", want: func(a *IngressAnnotations) { a.Location.CORS = defaultCORS() }},
-	{name: "enable-cors", value: "false", want: func(a *IngressAnnotations) {}},
-	{name: "force-ssl-redirect", value: "true", want: func(a *IngressAnnotations) { a.Location.ForceSSLRedirect = true }},
-	{name: "limit-burst-multiplier", value: "3", extra: []string{"limit-rps", "10"}, want: func(a *IngressAnnotations) {
+	{name: "enable-cors", value: "true", want: func(a *Ingress) { a.Location.CORS = defaultCORS() }},
+	{name: "enable-cors", value: "false", want: func(a *Ingress) {}},
+	{name: "force-ssl-redirect", value: "true", want: func(a *Ingress) { a.Location.ForceSSLRedirect = true }},
+	{name: "limit-burst-multiplier", value: "3", extra: []string{"limit-rps", "10"}, want: func(a *Ingress) {
 		a.Location.Limits = model.RateLimits{RPS: 10, BurstMultiplier: 3}
 	}},
-	{name: "limit-burst-multiplier", value: "3", want: func(a *IngressAnnotations) {}}, // no limit-rps
-	{name: "limit-connections", value: "20", want: func(a *IngressAnnotations) { a.Location.Limits.Connections = 20 }},
-	{name: "limit-connections", value: "65535", want: func(a *IngressAnnotations) { a.Location.Limits.Connections = 65535 }},
-	{name: "limit-rps", value: "10", want: func(a *IngressAnnotations) { a.Location.Limits = model.RateLimits{RPS: 10, BurstMultiplier: 5} }},
-	{name: "limit-rps", value: "0", want: func(a *IngressAnnotations) {}},
-	{name: "load-balance", value: "ewma", want: func(a *IngressAnnotations) { a.Backend.LoadBalance = "ewma" }},
-	{name: "permanent-redirect", value: "https://www.example.com/new?a=b&c=%20d#top", want: func(a *IngressAnnotations) {
+	{name: "limit-burst-multiplier", value: "3", want: func(a *Ingress) {}}, // no limit-rps
+	{name: "limit-connections", value: "20", want: func(a *Ingress) { a.Location.Limits.Connections = 20 }},
+	{name: "limit-connections", value: "65535", want: func(a *Ingress) { a.Location.Limits.Connections = 65535 }},
+	{name: "limit-rps", value: "10", want: func(a *Ingress) { a.Location.Limits = model.RateLimits{RPS: 10, BurstMultiplier: 5} }},
+	{name: "limit-rps", value: "0", want: func(a *Ingress) {}},
+	{name: "load-balance", value: "ewma", want: func(a *Ingress) { a.Backend.LoadBalance = "ewma" }},
+	{name: "permanent-redirect", value: "https://www.example.com/new?a=b&c=%20d#top", want: func(a *Ingress) {
 		a.Location.Redirect = &model.Redirect{URL: "https://www.example.com/new?a=b&c=%20d#top", Code: 301}
 	}},
-	{name: "permanent-redirect", value: "http://[2001:db8::1]:8080/", want: func(a *IngressAnnotations) {
+	{name: "permanent-redirect", value: "http://[2001:db8::1]:8080/", want: func(a *Ingress) {
 		a.Location.Redirect = &model.Redirect{URL: "http://[2001:db8::1]:8080/", Code: 301}
 	}},
-	{name: "permanent-redirect-code", value: "308", extra: []string{"permanent-redirect", "https://example.com"}, want: func(a *IngressAnnotations) {
+	{name: "permanent-redirect-code", value: "308", extra: []string{"permanent-redirect", "https://example.com"}, want: func(a *Ingress) {
 		a.Location.Redirect = &model.Redirect{URL: "https://example.com", Code: 308}
 	}},
-	{name: "permanent-redirect-code", value: "308", want: func(a *IngressAnnotations) {}}, // no URL
-	{name: "proxy-body-size", value: "8m", want: func(a *IngressAnnotations) { a.Location.Proxy.BodySize = "8m" }},
-	{name: "proxy-body-size", value: "0", want: func(a *IngressAnnotations) { a.Location.Proxy.BodySize = "0" }},
-	{name: "proxy-buffer-size", value: "16K", want: func(a *IngressAnnotations) { a.Location.Proxy.BufferSize = "16K" }},
-	{name: "proxy-buffer-size", value: "1024m", want: func(a *IngressAnnotations) { a.Location.Proxy.BufferSize = "1024m" }},
-	{name: "proxy-buffering", value: "on", want: func(a *IngressAnnotations) { a.Location.Proxy.Buffering = boolp(true) }},
-	{name: "proxy-buffering", value: "OFF", want: func(a *IngressAnnotations) { a.Location.Proxy.Buffering = boolp(false) }},
-	{name: "proxy-connect-timeout", value: "15", want: func(a *IngressAnnotations) { a.Location.Proxy.ConnectTimeout = 15 }},
-	{name: "proxy-read-timeout", value: "3600", want: func(a *IngressAnnotations) { a.Location.Proxy.ReadTimeout = 3600 }},
-	{name: "proxy-send-timeout", value: "120", want: func(a *IngressAnnotations) { a.Location.Proxy.SendTimeout = 120 }},
-	{name: "rewrite-target", value: "/$2", want: func(a *IngressAnnotations) { a.Location.RewriteTarget = "/$2" }},
-	{name: "rewrite-target", value: "/api/$1/x?y=$2&z", want: func(a *IngressAnnotations) { a.Location.RewriteTarget = "/api/$1/x?y=$2&z" }},
-	{name: "server-alias", value: "www.Example.com, *.example.org,www.example.com", want: func(a *IngressAnnotations) {
+	{name: "permanent-redirect-code", value: "308", want: func(a *Ingress) {}}, // no URL
+	{name: "proxy-body-size", value: "8m", want: func(a *Ingress) { a.Location.Proxy.BodySize = "8m" }},
+	{name: "proxy-body-size", value: "0", want: func(a *Ingress) { a.Location.Proxy.BodySize = "0" }},
+	{name: "proxy-buffer-size", value: "16K", want: func(a *Ingress) { a.Location.Proxy.BufferSize = "16K" }},
+	{name: "proxy-buffer-size", value: "1024m", want: func(a *Ingress) { a.Location.Proxy.BufferSize = "1024m" }},
+	{name: "proxy-buffering", value: "on", want: func(a *Ingress) { a.Location.Proxy.Buffering = boolp(true) }},
+	{name: "proxy-buffering", value: "OFF", want: func(a *Ingress) { a.Location.Proxy.Buffering = boolp(false) }},
+	{name: "proxy-connect-timeout", value: "15", want: func(a *Ingress) { a.Location.Proxy.ConnectTimeout = 15 }},
+	{name: "proxy-read-timeout", value: "3600", want: func(a *Ingress) { a.Location.Proxy.ReadTimeout = 3600 }},
+	{name: "proxy-send-timeout", value: "120", want: func(a *Ingress) { a.Location.Proxy.SendTimeout = 120 }},
+	{name: "rewrite-target", value: "/$2", want: func(a *Ingress) { a.Location.RewriteTarget = "/$2" }},
+	{name: "rewrite-target", value: "/api/$1/x?y=$2&z", want: func(a *Ingress) { a.Location.RewriteTarget = "/api/$1/x?y=$2&z" }},
+	{name: "server-alias", value: "www.Example.com, *.example.org,www.example.com", want: func(a *Ingress) {
 		a.ServerAliases = []string{"*.example.org", "www.example.com"}
 	}},
-	{name: "session-cookie-change-on-failure", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *IngressAnnotations) {
+	{name: "session-cookie-change-on-failure", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
 		a.Backend.SessionAffinity.Cookie.ChangeOnFailure = true
 	}},
-	{name: "session-cookie-conditional-samesite-none", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *IngressAnnotations) {
+	{name: "session-cookie-conditional-samesite-none", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
 		a.Backend.SessionAffinity.Cookie.ConditionalSameSiteNone = true
 	}},
-	{name: "session-cookie-domain", value: ".Example.com", extra: []string{"affinity", "cookie"}, want: func(a *IngressAnnotations) {
+	{name: "session-cookie-domain", value: ".Example.com", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
 		a.Backend.SessionAffinity.Cookie.Domain = ".example.com"
 	}},
-	{name: "session-cookie-expires", value: "172800", extra: []string{"affinity", "cookie"}, want: func(a *IngressAnnotations) {
+	{name: "session-cookie-expires", value: "172800", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
 		a.Backend.SessionAffinity.Cookie.Expires = "172800"
 	}},
-	{name: "session-cookie-max-age", value: "0", extra: []string{"affinity", "cookie"}, want: func(a *IngressAnnotations) {
+	{name: "session-cookie-max-age", value: "0", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
 		a.Backend.SessionAffinity.Cookie.MaxAge = "0"
 	}},
-	{name: "session-cookie-name", value: "route_id", extra: []string{"affinity", "cookie"}, want: func(a *IngressAnnotations) {
+	{name: "session-cookie-name", value: "route_id", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
 		a.Backend.SessionAffinity.Cookie.Name = "route_id"
 	}},
-	{name: "session-cookie-name", value: "route_id", want: func(a *IngressAnnotations) {}}, // no affinity
-	{name: "session-cookie-path", value: "/app", extra: []string{"affinity", "cookie"}, want: func(a *IngressAnnotations) {
+	{name: "session-cookie-name", value: "route_id", want: func(a *Ingress) {}}, // no affinity
+	{name: "session-cookie-path", value: "/app", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
 		a.Backend.SessionAffinity.Cookie.Path = "/app"
 	}},
-	{name: "session-cookie-samesite", value: "lax", extra: []string{"affinity", "cookie"}, want: func(a *IngressAnnotations) {
+	{name: "session-cookie-samesite", value: "lax", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
 		a.Backend.SessionAffinity.Cookie.SameSite = "Lax"
 	}},
-	{name: "session-cookie-secure", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *IngressAnnotations) {
+	{name: "session-cookie-secure", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
 		a.Backend.SessionAffinity.Cookie.Secure = true
 	}},
-	{name: "ssl-redirect", value: "false", want: func(a *IngressAnnotations) { a.Location.SSLRedirect = boolp(false) }},
-	{name: "ssl-redirect", value: "true", want: func(a *IngressAnnotations) { a.Location.SSLRedirect = boolp(true) }},
-	{name: "temporal-redirect", value: "http://example.com:8080/maintenance", want: func(a *IngressAnnotations) {
+	{name: "ssl-redirect", value: "false", want: func(a *Ingress) { a.Location.SSLRedirect = boolp(false) }},
+	{name: "ssl-redirect", value: "true", want: func(a *Ingress) { a.Location.SSLRedirect = boolp(true) }},
+	{name: "temporal-redirect", value: "http://example.com:8080/maintenance", want: func(a *Ingress) {
 		a.Location.Redirect = &model.Redirect{URL: "http://example.com:8080/maintenance", Code: 302}
 	}},
-	{name: "temporal-redirect-code", value: "307", extra: []string{"temporal-redirect", "https://example.com"}, want: func(a *IngressAnnotations) {
+	{name: "temporal-redirect-code", value: "307", extra: []string{"temporal-redirect", "https://example.com"}, want: func(a *Ingress) {
 		a.Location.Redirect = &model.Redirect{URL: "https://example.com", Code: 307}
 	}},
-	{name: "upstream-hash-by", value: "$request_uri", want: func(a *IngressAnnotations) {
+	{name: "upstream-hash-by", value: "$request_uri", want: func(a *Ingress) {
 		a.Backend.UpstreamHashBy = model.UpstreamHashBy{Expression: "$request_uri", SubsetSize: 3}
 	}},
-	{name: "upstream-hash-by", value: "${request_uri}-text-value:$host/$http_x_user", want: func(a *IngressAnnotations) {
+	{name: "upstream-hash-by", value: "${request_uri}-text-value:$host/$http_x_user", want: func(a *Ingress) {
 		a.Backend.UpstreamHashBy = model.UpstreamHashBy{Expression: "${request_uri}-text-value:$host/$http_x_user", SubsetSize: 3}
 	}},
-	{name: "upstream-hash-by-subset", value: "true", extra: []string{"upstream-hash-by", "$binary_remote_addr"}, want: func(a *IngressAnnotations) {
+	{name: "upstream-hash-by-subset", value: "true", extra: []string{"upstream-hash-by", "$binary_remote_addr"}, want: func(a *Ingress) {
 		a.Backend.UpstreamHashBy = model.UpstreamHashBy{Expression: "$binary_remote_addr", Subset: true, SubsetSize: 3}
 	}},
-	{name: "upstream-hash-by-subset-size", value: "5", extra: []string{"upstream-hash-by", "$remote_addr", "upstream-hash-by-subset", "true"}, want: func(a *IngressAnnotations) {
+	{name: "upstream-hash-by-subset-size", value: "5", extra: []string{"upstream-hash-by", "$remote_addr", "upstream-hash-by-subset", "true"}, want: func(a *Ingress) {
 		a.Backend.UpstreamHashBy = model.UpstreamHashBy{Expression: "$remote_addr", Subset: true, SubsetSize: 5}
 	}},
-	{name: "upstream-hash-by-subset", value: "true", want: func(a *IngressAnnotations) {}}, // no expression
-	{name: "upstream-vhost", value: "Internal.example.com:8443", want: func(a *IngressAnnotations) { a.Location.UpstreamVhost = "internal.example.com:8443" }},
-	{name: "ssl-passthrough", value: "true", want: func(a *IngressAnnotations) { a.SSLPassthrough = true }},
-	{name: "use-regex", value: "true", want: func(a *IngressAnnotations) { a.UseRegex = true }},
-	{name: "use-regex", value: "1", want: func(a *IngressAnnotations) { a.UseRegex = true }},
-	{name: "whitelist-source-range", value: "10.0.0.0/24,172.10.0.1", want: func(a *IngressAnnotations) {
+	{name: "upstream-hash-by-subset", value: "true", want: func(a *Ingress) {}}, // no expression
+	{name: "upstream-vhost", value: "Internal.example.com:8443", want: func(a *Ingress) { a.Location.UpstreamVhost = "internal.example.com:8443" }},
+	{name: "ssl-passthrough", value: "true", want: func(a *Ingress) { a.SSLPassthrough = true }},
+	{name: "use-regex", value: "true", want: func(a *Ingress) { a.UseRegex = true }},
+	{name: "use-regex", value: "1", want: func(a *Ingress) { a.UseRegex = true }},
+	{name: "whitelist-source-range", value: "10.0.0.0/24,172.10.0.1", want: func(a *Ingress) {
 		a.Location.Access.Allow = []string{"10.0.0.0/24", "172.10.0.1/32"}
 	}},
-	{name: "x-forwarded-prefix", value: "/shop", want: func(a *IngressAnnotations) { a.Location.XForwardedPrefix = "/shop" }},
+	{name: "x-forwarded-prefix", value: "/shop", want: func(a *Ingress) { a.Location.XForwardedPrefix = "/shop" }},
 }
 
 func TestAnnotationGoodValues(t *testing.T) {
@@ -309,7 +309,7 @@ func TestAnnotationGoodValues(t *testing.T) {
 	for _, tc := range goodAnnotationCases {
 		covered[tc.name] = true
 		in := annots(append([]string{tc.name, tc.value}, tc.extra...)...)
-		got, problems := parseIngressAnnotations(testIngress, in)
+		got, problems := ParseIngress(testIngress, in)
 		if len(problems) != 0 {
 			t.Errorf("%s=%q: unexpected problems %v", tc.name, tc.value, problems)
 			continue
@@ -318,7 +318,7 @@ func TestAnnotationGoodValues(t *testing.T) {
 		// The extra annotations alone give the baseline; tc.want adds the
 		// effect of the annotation under test.
 		if len(tc.extra) > 0 {
-			want, _ = parseIngressAnnotations(testIngress, annots(tc.extra...))
+			want, _ = ParseIngress(testIngress, annots(tc.extra...))
 		}
 		tc.want(&want)
 		if !reflect.DeepEqual(got, want) {
@@ -335,12 +335,12 @@ func TestAnnotationGoodValues(t *testing.T) {
 // TestAnnotationCombinedDefaults checks the baselines used above
 // where they matter: a canary alone, CORS alone and affinity alone.
 func TestAnnotationCombinedDefaults(t *testing.T) {
-	got, _ := parseIngressAnnotations(testIngress, annots("enable-cors", "true", "affinity", "cookie", "canary", "true", "limit-rps", "7"))
+	got, _ := ParseIngress(testIngress, annots("enable-cors", "true", "affinity", "cookie", "canary", "true", "limit-rps", "7"))
 	want := defaultAnnotations()
 	want.Location.CORS = defaultCORS()
 	want.Location.Limits = model.RateLimits{RPS: 7, BurstMultiplier: 5}
 	want.Backend.SessionAffinity = defaultAffinity()
-	want.Canary = CanaryAnnotations{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100}}
+	want.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
@@ -396,7 +396,7 @@ var badAnnotationCases = []annotationCase{
 	{name: "permanent-redirect", value: "https://example.com/ü"},
 	{name: "permanent-redirect", value: "javascript:alert(1)"},
 	{name: "permanent-redirect-code", value: "200", extra: []string{"permanent-redirect", "https://example.com"},
-		want: func(a *IngressAnnotations) {
+		want: func(a *Ingress) {
 			a.Location.Redirect = &model.Redirect{URL: "https://example.com", Code: 301}
 		}},
 	{name: "permanent-redirect-code", value: "304"},
@@ -417,7 +417,7 @@ var badAnnotationCases = []annotationCase{
 	{name: "rewrite-target", value: "/a b"},
 	{name: "rewrite-target", value: "/a#b"},
 	{name: "server-alias", value: "bad_host.example.com, good.example.com",
-		want: func(a *IngressAnnotations) { a.ServerAliases = []string{"good.example.com"} }},
+		want: func(a *Ingress) { a.ServerAliases = []string{"good.example.com"} }},
 	{name: "server-alias", value: "-a.example.com"},
 	{name: "server-alias", value: "a.*.example.com"},
 	{name: "server-alias", value: ","},
@@ -435,7 +435,7 @@ var badAnnotationCases = []annotationCase{
 	{name: "ssl-redirect", value: "no"},
 	{name: "temporal-redirect", value: "example.com/x"},
 	{name: "temporal-redirect-code", value: "308", extra: []string{"temporal-redirect", "https://example.com"},
-		want: func(a *IngressAnnotations) {
+		want: func(a *Ingress) {
 			a.Location.Redirect = &model.Redirect{URL: "https://example.com", Code: 302}
 		}},
 	{name: "upstream-hash-by", value: "$"},
@@ -454,22 +454,22 @@ var badAnnotationCases = []annotationCase{
 
 	// Fail-closed and list cases have their own expected results.
 	{name: "allowlist-source-range", value: "10.0.0.0/8, 10.0.0.300",
-		want: func(a *IngressAnnotations) {
+		want: func(a *Ingress) {
 			a.Location.Access = model.AccessControl{Allow: []string{"10.0.0.0/8"}, DenyAll: true}
 		}},
 	{name: "allowlist-source-range", value: "fe80::1%eth0",
-		want: func(a *IngressAnnotations) { a.Location.Access = model.AccessControl{DenyAll: true} }},
+		want: func(a *Ingress) { a.Location.Access = model.AccessControl{DenyAll: true} }},
 	{name: "denylist-source-range", value: "10.0.0.0/33",
-		want: func(a *IngressAnnotations) { a.Location.Access = model.AccessControl{DenyAll: true} }},
+		want: func(a *Ingress) { a.Location.Access = model.AccessControl{DenyAll: true} }},
 	{name: "whitelist-source-range", value: "localhost",
-		want: func(a *IngressAnnotations) { a.Location.Access = model.AccessControl{DenyAll: true} }},
+		want: func(a *Ingress) { a.Location.Access = model.AccessControl{DenyAll: true} }},
 	{name: "cors-allow-origin", value: "https://ok.example, ftp://bad.example", extra: []string{"enable-cors", "true"},
-		want: func(a *IngressAnnotations) {
+		want: func(a *Ingress) {
 			a.Location.CORS = defaultCORS()
 			a.Location.CORS.AllowOrigins = []string{"https://ok.example"}
 		}},
 	{name: "cors-allow-origin", value: "https://example.com/path, null", extra: []string{"enable-cors", "true"},
-		want: func(a *IngressAnnotations) { a.Location.CORS = nil }},
+		want: func(a *Ingress) { a.Location.CORS = nil }},
 }
 
 func TestAnnotationBadValues(t *testing.T) {
@@ -477,14 +477,14 @@ func TestAnnotationBadValues(t *testing.T) {
 	for _, tc := range badAnnotationCases {
 		covered[tc.name] = true
 		in := annots(append([]string{tc.name, tc.value}, tc.extra...)...)
-		got, problems := parseIngressAnnotations(testIngress, in)
+		got, problems := ParseIngress(testIngress, in)
 		field := "metadata.annotations[nginx.ingress.kubernetes.io/" + tc.name + "]"
 		if len(problems) != 1 || problems[0].Field != field || problems[0].Object != testIngress {
 			t.Errorf("%s=%q: want one problem on %s, got %v", tc.name, tc.value, field, problems)
 			continue
 		}
 		reason := problems[0].Reason
-		if !strings.Contains(reason, "invalid value "+valueQuote(strings.TrimSpace(tc.value))) {
+		if !strings.Contains(reason, "invalid value "+ValueQuote(strings.TrimSpace(tc.value))) {
 			t.Errorf("%s=%q: reason does not quote the value: %s", tc.name, tc.value, reason)
 		}
 		if !strings.Contains(reason, "must") && !strings.Contains(reason, "may") && !strings.Contains(reason, "are not") && !strings.Contains(reason, "holds no") {
@@ -492,7 +492,7 @@ func TestAnnotationBadValues(t *testing.T) {
 		}
 		want := defaultAnnotations()
 		if len(tc.extra) > 0 {
-			want, _ = parseIngressAnnotations(testIngress, annots(tc.extra...))
+			want, _ = ParseIngress(testIngress, annots(tc.extra...))
 		}
 		if tc.want != nil {
 			tc.want(&want)
@@ -510,10 +510,10 @@ func TestAnnotationBadValues(t *testing.T) {
 
 func TestAnnotationEmptyValue(t *testing.T) {
 	for _, s := range annotationSpecs {
-		_, problems := parseIngressAnnotations(testIngress, annots("canary", "true", s.Name, "  "))
+		_, problems := ParseIngress(testIngress, annots("canary", "true", s.Name, "  "))
 		if s.Name == "canary" {
 			// canary itself is empty here: one problem, and canary stays off.
-			_, problems = parseIngressAnnotations(testIngress, annots("canary", ""))
+			_, problems = ParseIngress(testIngress, annots("canary", ""))
 		}
 		if len(problems) != 1 || !strings.Contains(problems[0].Reason, "is empty") {
 			t.Errorf("%s: want one 'is empty' problem, got %v", s.Name, problems)
@@ -522,7 +522,7 @@ func TestAnnotationEmptyValue(t *testing.T) {
 }
 
 func TestAnnotationFallbackWording(t *testing.T) {
-	_, problems := parseIngressAnnotations(testIngress, annots("proxy-read-timeout", "1m", "affinity-mode", "x", "app-root", "x", "allowlist-source-range", "x"))
+	_, problems := ParseIngress(testIngress, annots("proxy-read-timeout", "1m", "affinity-mode", "x", "app-root", "x", "allowlist-source-range", "x"))
 	want := map[string]string{
 		"proxy-read-timeout":     "using the default (ConfigMap proxy-read-timeout)",
 		"affinity-mode":          "using the default (balanced)",
@@ -550,7 +550,7 @@ func TestAnnotationSnippetsRefused(t *testing.T) {
 		"modsecurity-snippet", "SecRuleEngine On",
 		"whatever-snippet", "x",
 	)
-	got, problems := parseIngressAnnotations(testIngress, in)
+	got, problems := ParseIngress(testIngress, in)
 	if !reflect.DeepEqual(got, defaultAnnotations()) {
 		t.Errorf("snippets changed the settings: %+v", got)
 	}
@@ -576,15 +576,15 @@ func TestAnnotationUnsupportedAndUnknown(t *testing.T) {
 	in := annots("auth-url", "https://auth.example.com", "limit-rpm", "10", "proxy-bodysize", "1m", "ssl-ciphers", "HIGH")
 	in["example.com/anything"] = "x"
 	in["nginx.ingress.kubernetes.io"] = "x" // no slash: not ours
-	got, problems := parseIngressAnnotations(testIngress, in)
+	got, problems := ParseIngress(testIngress, in)
 	if !reflect.DeepEqual(got, defaultAnnotations()) {
 		t.Errorf("unsupported annotations changed the settings: %+v", got)
 	}
 	want := []model.Problem{
-		{Object: testIngress, Field: annotationField("auth-url"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
-		{Object: testIngress, Field: annotationField("limit-rpm"), Reason: "not supported by kubectl-ingress; the annotation is ignored; use limit-rps"},
-		{Object: testIngress, Field: annotationField("proxy-bodysize"), Reason: "unknown annotation: neither kubectl-ingress nor ingress-nginx has it (check the spelling); the annotation is ignored"},
-		{Object: testIngress, Field: annotationField("ssl-ciphers"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
+		{Object: testIngress, Field: Field("auth-url"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
+		{Object: testIngress, Field: Field("limit-rpm"), Reason: "not supported by kubectl-ingress; the annotation is ignored; use limit-rps"},
+		{Object: testIngress, Field: Field("proxy-bodysize"), Reason: "unknown annotation: neither kubectl-ingress nor ingress-nginx has it (check the spelling); the annotation is ignored"},
+		{Object: testIngress, Field: Field("ssl-ciphers"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
 	}
 	if !reflect.DeepEqual(problems, want) {
 		t.Errorf("got %v\nwant %v", problems, want)
@@ -592,10 +592,10 @@ func TestAnnotationUnsupportedAndUnknown(t *testing.T) {
 }
 
 func TestAnnotationFieldQuotesOddNames(t *testing.T) {
-	if got := annotationField("rewrite-target"); got != "metadata.annotations[nginx.ingress.kubernetes.io/rewrite-target]" {
+	if got := Field("rewrite-target"); got != "metadata.annotations[nginx.ingress.kubernetes.io/rewrite-target]" {
 		t.Errorf("got %s", got)
 	}
-	_, problems := parseIngressAnnotations(testIngress, map[string]string{annotationPrefix + "a\nb": "x"})
+	_, problems := ParseIngress(testIngress, map[string]string{annotationPrefix + "a\nb": "x"})
 	if len(problems) != 1 || strings.Contains(problems[0].Field, "\n") {
 		t.Errorf("field must not hold a raw newline: %v", problems)
 	}
@@ -608,61 +608,61 @@ func TestAnnotationCanaryIgnoredOnNonCanary(t *testing.T) {
 		if canary != "" {
 			kv = append([]string{"canary", canary}, bad...)
 		}
-		got, problems := parseIngressAnnotations(testIngress, annots(kv...))
-		if len(problems) != 0 || got.Canary != (CanaryAnnotations{}) {
+		got, problems := ParseIngress(testIngress, annots(kv...))
+		if len(problems) != 0 || got.Canary != (Canary{}) {
 			t.Errorf("canary=%q: want canary annotations ignored, got %+v %v", canary, got.Canary, problems)
 		}
 	}
 	// An invalid canary value is a problem and leaves canary off.
-	got, problems := parseIngressAnnotations(testIngress, annots("canary", "yes", "canary-weight", "10"))
+	got, problems := ParseIngress(testIngress, annots("canary", "yes", "canary-weight", "10"))
 	if len(problems) != 1 || got.Canary.Enabled {
 		t.Errorf("got %+v %v", got.Canary, problems)
 	}
 }
 
 func TestAnnotationCanaryWeightAboveTotal(t *testing.T) {
-	got, problems := parseIngressAnnotations(testIngress, annots("canary", "true", "canary-weight", "150"))
-	if len(problems) != 1 || problems[0].Field != annotationField("canary-weight") || !strings.Contains(problems[0].Reason, "more than canary-weight-total (100)") {
+	got, problems := ParseIngress(testIngress, annots("canary", "true", "canary-weight", "150"))
+	if len(problems) != 1 || problems[0].Field != Field("canary-weight") || !strings.Contains(problems[0].Reason, "more than canary-weight-total (100)") {
 		t.Errorf("problems %v", problems)
 	}
 	if got.Canary.TrafficShaping != (model.TrafficShaping{WeightTotal: 100}) {
 		t.Errorf("got %+v", got.Canary.TrafficShaping)
 	}
-	got, problems = parseIngressAnnotations(testIngress, annots("canary", "true", "canary-weight", "150", "canary-weight-total", "1000"))
+	got, problems = ParseIngress(testIngress, annots("canary", "true", "canary-weight", "150", "canary-weight-total", "1000"))
 	if len(problems) != 0 || got.Canary.TrafficShaping.Weight != 150 {
 		t.Errorf("got %+v %v", got.Canary.TrafficShaping, problems)
 	}
 }
 
 func TestAnnotationRedirectPrecedence(t *testing.T) {
-	got, problems := parseIngressAnnotations(testIngress, annots(
+	got, problems := ParseIngress(testIngress, annots(
 		"permanent-redirect", "https://p.example.com", "permanent-redirect-code", "308",
 		"temporal-redirect", "https://t.example.com", "temporal-redirect-code", "307"))
 	if want := (&model.Redirect{URL: "https://t.example.com", Code: 307}); !reflect.DeepEqual(got.Location.Redirect, want) {
 		t.Errorf("got %+v", got.Location.Redirect)
 	}
-	if len(problems) != 1 || problems[0].Field != annotationField("permanent-redirect") || !strings.Contains(problems[0].Reason, "temporal-redirect") {
+	if len(problems) != 1 || problems[0].Field != Field("permanent-redirect") || !strings.Contains(problems[0].Reason, "temporal-redirect") {
 		t.Errorf("problems %v", problems)
 	}
 }
 
 func TestAnnotationAllowlistPrecedence(t *testing.T) {
-	got, problems := parseIngressAnnotations(testIngress, annots(
+	got, problems := ParseIngress(testIngress, annots(
 		"allowlist-source-range", "10.0.0.0/8", "whitelist-source-range", "192.168.0.0/16"))
 	if want := (model.AccessControl{Allow: []string{"10.0.0.0/8"}}); !reflect.DeepEqual(got.Location.Access, want) {
 		t.Errorf("got %+v", got.Location.Access)
 	}
-	if len(problems) != 1 || problems[0].Field != annotationField("whitelist-source-range") {
+	if len(problems) != 1 || problems[0].Field != Field("whitelist-source-range") {
 		t.Errorf("problems %v", problems)
 	}
 	// An invalid whitelist that allowlist overrides does not deny all.
-	got, _ = parseIngressAnnotations(testIngress, annots(
+	got, _ = ParseIngress(testIngress, annots(
 		"allowlist-source-range", "10.0.0.0/8", "whitelist-source-range", "nonsense"))
 	if got.Location.Access.DenyAll {
 		t.Errorf("overridden whitelist must not deny all: %+v", got.Location.Access)
 	}
 	// Allow and deny together.
-	got, problems = parseIngressAnnotations(testIngress, annots(
+	got, problems = ParseIngress(testIngress, annots(
 		"allowlist-source-range", "10.0.0.0/8", "denylist-source-range", "10.1.0.0/16"))
 	if want := (model.AccessControl{Allow: []string{"10.0.0.0/8"}, Deny: []string{"10.1.0.0/16"}}); len(problems) != 0 || !reflect.DeepEqual(got.Location.Access, want) {
 		t.Errorf("got %+v %v", got.Location.Access, problems)
@@ -673,9 +673,9 @@ func TestAnnotationDeterministic(t *testing.T) {
 	in := annots("server-alias", "b.example.com,a.example.com", "limit-rpm", "1", "auth-url", "x",
 		"proxy-body-size", "big", "configuration-snippet", "x", "rewrite-target", "/$x", "enable-cors", "true",
 		"cors-allow-origin", "https://b.example, https://a.example")
-	first, firstProblems := parseIngressAnnotations(testIngress, in)
+	first, firstProblems := ParseIngress(testIngress, in)
 	for i := 0; i < 20; i++ {
-		got, problems := parseIngressAnnotations(testIngress, in)
+		got, problems := ParseIngress(testIngress, in)
 		if !reflect.DeepEqual(got, first) || !reflect.DeepEqual(problems, firstProblems) {
 			t.Fatalf("run %d differs", i)
 		}
@@ -721,7 +721,7 @@ func stringsIn(v reflect.Value, out *[]string) {
 	}
 }
 
-func countIn(a IngressAnnotations, sub string) int {
+func countIn(a Ingress, sub string) int {
 	var all []string
 	stringsIn(reflect.ValueOf(a), &all)
 	n := 0
@@ -741,17 +741,17 @@ func TestAnnotationInjection(t *testing.T) {
 	for _, s := range annotationSpecs {
 		good := goodValue(s.Name)
 		base := []string{"canary", "true", "enable-cors", "true", "affinity", "cookie", "upstream-hash-by", "$host", "limit-rps", "1", "canary-by-header", "X-C"}
-		baseline, _ := parseIngressAnnotations(testIngress, annots(append(base, s.Name, good)...))
+		baseline, _ := ParseIngress(testIngress, annots(append(base, s.Name, good)...))
 		for _, inj := range injections {
 			for _, v := range []string{good + inj, inj + good, good + inj + "/", good + inj + "-" + good} {
 				if v == good {
 					continue
 				}
 				kv := append(append([]string(nil), base...), s.Name, v)
-				got, problems := parseIngressAnnotations(testIngress, annots(kv...))
+				got, problems := ParseIngress(testIngress, annots(kv...))
 				refused := false
 				for _, p := range problems {
-					if p.Field == annotationField(s.Name) {
+					if p.Field == Field(s.Name) {
 						refused = true
 					}
 				}

@@ -1,4 +1,4 @@
-package render
+package annotations
 
 import (
 	"reflect"
@@ -13,7 +13,7 @@ var testConfigMap = model.ObjectRef{Kind: "ConfigMap", Namespace: "ingress-nginx
 
 func TestConfigMapDefaults(t *testing.T) {
 	for _, data := range []map[string]string{nil, {}} {
-		g, problems := parseConfigMap(testConfigMap, data)
+		g, problems := ParseConfigMap(testConfigMap, data)
 		if len(problems) != 0 || !reflect.DeepEqual(g, model.DefaultGlobal()) {
 			t.Errorf("%v: got %+v %v", data, g, problems)
 		}
@@ -27,7 +27,7 @@ func TestConfigMapSpecDefaults(t *testing.T) {
 	for _, s := range configKeySpecs {
 		data[s.Key] = s.Default
 	}
-	g, problems := parseConfigMap(testConfigMap, data)
+	g, problems := ParseConfigMap(testConfigMap, data)
 	if len(problems) != 0 {
 		t.Errorf("problems: %v", problems)
 	}
@@ -95,7 +95,7 @@ func TestConfigMapGoodValues(t *testing.T) {
 	covered := map[string]bool{}
 	for _, tc := range goodConfigCases {
 		covered[tc.key] = true
-		g, problems := parseConfigMap(testConfigMap, map[string]string{tc.key: tc.value})
+		g, problems := ParseConfigMap(testConfigMap, map[string]string{tc.key: tc.value})
 		want := model.DefaultGlobal()
 		tc.want(&want)
 		if len(problems) != 0 || !reflect.DeepEqual(g, want) {
@@ -130,7 +130,7 @@ func TestConfigMapBadValues(t *testing.T) {
 	covered := map[string]bool{}
 	for _, tc := range badConfigCases {
 		covered[tc.key] = true
-		g, problems := parseConfigMap(testConfigMap, map[string]string{tc.key: tc.value})
+		g, problems := ParseConfigMap(testConfigMap, map[string]string{tc.key: tc.value})
 		if !reflect.DeepEqual(g, model.DefaultGlobal()) {
 			t.Errorf("%s=%q: the key did not keep its default: %+v", tc.key, tc.value, g)
 		}
@@ -141,7 +141,7 @@ func TestConfigMapBadValues(t *testing.T) {
 		p := problems[0]
 		spec := lookupConfigKeySpec(tc.key)
 		if p.Object != testConfigMap || p.Field != "data["+tc.key+"]" ||
-			!strings.Contains(p.Reason, "invalid value "+valueQuote(tc.value)) ||
+			!strings.Contains(p.Reason, "invalid value "+ValueQuote(tc.value)) ||
 			!strings.Contains(p.Reason, "using the default ("+spec.Default+")") ||
 			!(strings.Contains(p.Reason, "must") || strings.Contains(p.Reason, "is empty")) {
 			t.Errorf("%s=%q: problem %v", tc.key, tc.value, p)
@@ -162,7 +162,7 @@ func TestConfigMapUnsupportedKeys(t *testing.T) {
 		"use-gzip":                  "true",
 		"weird key\n":               "x",
 	}
-	g, problems := parseConfigMap(testConfigMap, data)
+	g, problems := ParseConfigMap(testConfigMap, data)
 	want := model.DefaultGlobal()
 	want.UseGzip = true
 	if !reflect.DeepEqual(g, want) {
@@ -181,9 +181,9 @@ func TestConfigMapUnsupportedKeys(t *testing.T) {
 
 func TestConfigMapDeterministic(t *testing.T) {
 	data := map[string]string{"z-key": "1", "a-key": "2", "gzip-level": "x", "keep-alive": "y", "m-snippet": "z"}
-	_, first := parseConfigMap(testConfigMap, data)
+	_, first := ParseConfigMap(testConfigMap, data)
 	for i := 0; i < 20; i++ {
-		if _, p := parseConfigMap(testConfigMap, data); !reflect.DeepEqual(p, first) {
+		if _, p := ParseConfigMap(testConfigMap, data); !reflect.DeepEqual(p, first) {
 			t.Fatalf("run %d differs", i)
 		}
 	}
@@ -201,7 +201,7 @@ func TestConfigMapInjection(t *testing.T) {
 				if strings.TrimSpace(v) == s.Default {
 					continue // surrounding whitespace is trimmed
 				}
-				g, problems := parseConfigMap(testConfigMap, map[string]string{s.Key: v})
+				g, problems := ParseConfigMap(testConfigMap, map[string]string{s.Key: v})
 				if len(problems) != 1 || !reflect.DeepEqual(g, model.DefaultGlobal()) {
 					t.Errorf("%s=%q: accepted (%v)", s.Key, v, problems)
 				}

@@ -1,4 +1,4 @@
-package render
+package annotations
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ import (
 // ingress-nginx. Annotations without it are not ours and are ignored.
 const annotationPrefix = "nginx.ingress.kubernetes.io/"
 
-// IngressAnnotations are the typed settings that the annotations of one
+// Ingress are the typed settings that the annotations of one
 // Ingress ask for. Every field holds a validated value or its default.
-type IngressAnnotations struct {
+type Ingress struct {
 	// Location holds the settings of every location of the Ingress.
 	Location model.LocationSettings
 	// UseRegex makes the paths of the Ingress (and of every Ingress of the
@@ -27,9 +27,9 @@ type IngressAnnotations struct {
 	// sorted and without duplicates.
 	ServerAliases []string
 	// Backend holds the balancing settings of the Ingress's backends.
-	Backend BackendAnnotations
+	Backend Backend
 	// Canary says whether the Ingress is a canary and which requests it takes.
-	Canary CanaryAnnotations
+	Canary Canary
 	// DefaultBackend is the name of a Service in the Ingress namespace that
 	// answers when the backend of a path has no endpoints; "" for none.
 	DefaultBackend string
@@ -38,9 +38,9 @@ type IngressAnnotations struct {
 	SSLPassthrough bool
 }
 
-// BackendAnnotations are the annotations that apply to the backends of an
+// Backend are the annotations that apply to the backends of an
 // Ingress rather than to its locations; they go to Lua, not to nginx.conf.
-type BackendAnnotations struct {
+type Backend struct {
 	// LoadBalance is round_robin or ewma; "" means the ConfigMap value.
 	LoadBalance string
 	// UpstreamHashBy is set when upstream-hash-by is; it wins over LoadBalance.
@@ -51,9 +51,9 @@ type BackendAnnotations struct {
 	Protocol string
 }
 
-// CanaryAnnotations are the canary annotations. They are read only when
+// Canary are the canary annotations. They are read only when
 // canary is "true"; on other Ingresses they are ignored, as in ingress-nginx.
-type CanaryAnnotations struct {
+type Canary struct {
 	Enabled        bool
 	TrafficShaping model.TrafficShaping
 }
@@ -85,7 +85,7 @@ type sourceRange struct {
 // Settings that depend on other annotations are staged here and combined
 // by finish.
 type annotationState struct {
-	out IngressAnnotations
+	out Ingress
 
 	corsEnabled  bool
 	cors         model.CORS
@@ -107,9 +107,9 @@ type annotationState struct {
 
 func newAnnotationState() *annotationState {
 	return &annotationState{
-		out: IngressAnnotations{
+		out: Ingress{
 			Location: model.LocationSettings{BackendProtocol: defaultBackendProtocol},
-			Backend:  BackendAnnotations{Protocol: defaultBackendProtocol},
+			Backend:  Backend{Protocol: defaultBackendProtocol},
 		},
 		cors: model.CORS{
 			AllowOrigins:     []string{"*"},
@@ -127,8 +127,8 @@ func newAnnotationState() *annotationState {
 	}
 }
 
-// annotationField is the Problem field of an annotation.
-func annotationField(name string) string {
+// Field is the Problem field of an annotation.
+func Field(name string) string {
 	key := annotationPrefix + name
 	for i := 0; i < len(name); i++ {
 		c := name[i]
@@ -140,16 +140,16 @@ func annotationField(name string) string {
 	return "metadata.annotations[" + key + "]"
 }
 
-// parseIngressAnnotations reads the nginx.ingress.kubernetes.io annotations
+// ParseIngress reads the nginx.ingress.kubernetes.io annotations
 // of the Ingress ing. Each invalid value is a Problem and leaves its setting
 // at the default; snippets and annotations that this controller does not
 // implement are Problems too, so that users see what is ignored.
 // Annotations with another prefix are ignored.
-func parseIngressAnnotations(ing model.ObjectRef, annotations map[string]string) (IngressAnnotations, []model.Problem) {
+func ParseIngress(ing model.ObjectRef, annotations map[string]string) (Ingress, []model.Problem) {
 	s := newAnnotationState()
 	var problems []model.Problem
 	problem := func(name, format string, args ...any) {
-		problems = append(problems, model.Problemf(ing, annotationField(name), format, args...))
+		problems = append(problems, model.Problemf(ing, Field(name), format, args...))
 	}
 
 	names := make([]string, 0, len(annotations))
@@ -211,7 +211,7 @@ func applyAnnotation(s *annotationState, spec *annotationSpec, v string) string 
 	if err == nil {
 		return ""
 	}
-	return fmt.Sprintf("invalid value %s: %v; %s", valueQuote(v), err, spec.onInvalid())
+	return fmt.Sprintf("invalid value %s: %v; %s", ValueQuote(v), err, spec.onInvalid())
 }
 
 // snippetReason explains why a snippet annotation is refused.
@@ -242,7 +242,7 @@ func (s *annotationState) finish(ing model.ObjectRef) []model.Problem {
 	case s.temporalURL != "":
 		loc.Redirect = &model.Redirect{URL: s.temporalURL, Code: s.temporalCode}
 		if s.permanentURL != "" {
-			problems = append(problems, model.Problemf(ing, annotationField("permanent-redirect"),
+			problems = append(problems, model.Problemf(ing, Field("permanent-redirect"),
 				"ignored because temporal-redirect is also set and takes precedence"))
 		}
 	case s.permanentURL != "":
@@ -254,7 +254,7 @@ func (s *annotationState) finish(ing model.ObjectRef) []model.Problem {
 	if !allow.given {
 		allow = s.whitelist
 	} else if s.whitelist.given {
-		problems = append(problems, model.Problemf(ing, annotationField("whitelist-source-range"),
+		problems = append(problems, model.Problemf(ing, Field("whitelist-source-range"),
 			"ignored because allowlist-source-range is also set and takes precedence"))
 	}
 	loc.Access = model.AccessControl{
@@ -284,7 +284,7 @@ func (s *annotationState) finish(ing model.ObjectRef) []model.Problem {
 			c.TrafficShaping.WeightTotal = defaultCanaryWeightTotal
 		}
 		if c.TrafficShaping.Weight > c.TrafficShaping.WeightTotal {
-			problems = append(problems, model.Problemf(ing, annotationField("canary-weight"),
+			problems = append(problems, model.Problemf(ing, Field("canary-weight"),
 				"invalid value %d: more than canary-weight-total (%d); using the default (0)",
 				c.TrafficShaping.Weight, c.TrafficShaping.WeightTotal))
 			c.TrafficShaping.Weight = 0
@@ -303,7 +303,7 @@ func annSourceRange(r *sourceRange, v string) error {
 	for _, e := range valueList(v) {
 		cidr, err := valueCIDR(e)
 		if err != nil {
-			bad = append(bad, valueQuote(e))
+			bad = append(bad, ValueQuote(e))
 			continue
 		}
 		if !seen[cidr] {

@@ -1,4 +1,4 @@
-package render
+package annotations
 
 import (
 	"strings"
@@ -51,7 +51,7 @@ func TestValueInt(t *testing.T) {
 		{"0", 0, 10, 0, true}, {"10", 0, 10, 10, true}, {"007", 0, 10, 7, true},
 		{"11", 0, 10, 0, false}, {"0", 1, 10, 0, false}, {"-1", -5, 10, 0, false}, {"+1", 0, 10, 0, false},
 		{"1e3", 0, 5000, 0, false}, {"", 0, 1, 0, false}, {" 1", 0, 1, 0, false},
-		{"99999999999", 0, maxInt32, 0, false}, {"2147483647", 0, maxInt32, maxInt32, true}, {"2147483648", 0, maxInt32, 0, false},
+		{"99999999999", 0, MaxInt32, 0, false}, {"2147483647", 0, MaxInt32, MaxInt32, true}, {"2147483648", 0, MaxInt32, 0, false},
 	} {
 		got, err := valueInt(c.in, c.min, c.max)
 		if (err == nil) != c.ok || got != c.want {
@@ -241,11 +241,11 @@ func TestValueMIMEType(t *testing.T) {
 }
 
 func TestValueQuote(t *testing.T) {
-	if got := valueQuote("a\nb\x00"); got != `"a\nb\x00"` {
+	if got := ValueQuote("a\nb\x00"); got != `"a\nb\x00"` {
 		t.Errorf("got %s", got)
 	}
 	long := strings.Repeat("é", 100)
-	got := valueQuote(long)
+	got := ValueQuote(long)
 	if !strings.HasSuffix(got, "…") || len(got) > 90 || strings.ContainsRune(got, '\uFFFD') {
 		t.Errorf("long value: %s", got)
 	}

@@ -1,4 +1,4 @@
-package render
+package annotations
 
 // Shared validators for annotation and ConfigMap values. Every value that a
 // user writes may end up in nginx.conf or in a Lua payload, so each one is
@@ -20,19 +20,19 @@ import (
 )
 
 const (
-	// maxInt32 bounds every integer value: nginx stores many of them in
+	// MaxInt32 bounds every integer value: nginx stores many of them in
 	// 32-bit fields.
-	maxInt32 = 1<<31 - 1
-	// valueMaxSeconds bounds timeouts: nginx keeps them in milliseconds,
+	MaxInt32 = 1<<31 - 1
+	// ValueMaxSeconds bounds timeouts: nginx keeps them in milliseconds,
 	// and 2147483 s is the most that fits 32 bits (about 24 days).
-	valueMaxSeconds = maxInt32 / 1000
+	ValueMaxSeconds = MaxInt32 / 1000
 	// valueMaxLen bounds free-form values (paths, URLs, patterns).
 	valueMaxLen = 2048
 )
 
-// valueQuote renders a user value for a Problem reason: Go-quoted (so that
+// ValueQuote renders a user value for a Problem reason: Go-quoted (so that
 // control characters are visible and harmless) and cut to 80 bytes.
-func valueQuote(v string) string {
+func ValueQuote(v string) string {
 	const max = 80
 	if len(v) <= max {
 		return strconv.Quote(v)
@@ -96,9 +96,9 @@ func valueInt(v string, min, max int) (int, error) {
 
 // valueSeconds parses a timeout: a positive whole number of seconds.
 func valueSeconds(v string) (int, error) {
-	n, err := valueInt(v, 1, valueMaxSeconds)
+	n, err := valueInt(v, 1, ValueMaxSeconds)
 	if err != nil {
-		return 0, fmt.Errorf("must be a whole number of seconds from 1 to %d, without unit", valueMaxSeconds)
+		return 0, fmt.Errorf("must be a whole number of seconds from 1 to %d, without unit", ValueMaxSeconds)
 	}
 	return n, nil
 }
@@ -205,8 +205,8 @@ func valueIsDNSName(s string) bool {
 	return true
 }
 
-// valuePort parses a TCP port, 1 to 65535.
-func valuePort(v string) (int, error) {
+// ValuePort parses a TCP port, 1 to 65535.
+func ValuePort(v string) (int, error) {
 	return valueInt(v, 1, 65535)
 }
 
@@ -216,7 +216,7 @@ func valueHostPort(v string) (string, error) {
 	bad := errors.New(`must be a DNS name (RFC 1123) with an optional ":port"`)
 	host, port, hasPort := strings.Cut(v, ":")
 	if hasPort {
-		if _, err := valuePort(port); err != nil {
+		if _, err := ValuePort(port); err != nil {
 			return "", bad
 		}
 	}
@@ -289,7 +289,7 @@ func valueRedirectURL(v string) (string, error) {
 		}
 	}
 	if p := u.Port(); p != "" {
-		if _, err := valuePort(p); err != nil {
+		if _, err := ValuePort(p); err != nil {
 			return "", fmt.Errorf("must have a port from 1 to 65535 (found %q)", p)
 		}
 	}
@@ -428,7 +428,7 @@ func valueHeaderValue(v string) (string, error) {
 
 // valueRegexp checks a regular expression matched by Lua (ngx.re, the
 // PCRE2 of nginx): it must hold no control characters and be read alike
-// by Go's regexp and PCRE2 (checkRegex).
+// by Go's regexp and PCRE2 (CheckRegex).
 func valueRegexp(v string) (string, error) {
 	if len(v) > 1024 {
 		return "", errors.New("is longer than 1024 bytes")
@@ -438,7 +438,7 @@ func valueRegexp(v string) (string, error) {
 			return "", fmt.Errorf("must not contain control characters (found %q)", v[i])
 		}
 	}
-	if err := checkRegex(v); err != nil {
+	if err := CheckRegex(v); err != nil {
 		return "", fmt.Errorf("must be a valid regular expression: %v", err)
 	}
 	return v, nil
@@ -460,7 +460,7 @@ func valueOrigin(v string) (string, error) {
 	}
 	host, port, hasPort := strings.Cut(rest, ":")
 	if hasPort {
-		if _, err := valuePort(port); err != nil {
+		if _, err := ValuePort(port); err != nil {
 			return "", bad
 		}
 	}

@@ -1,18 +1,24 @@
-package render
+// Package pcrecases holds regex patterns with the verdict of nginx 1.22.1
+// -t (PCRE2 10.42) on `location ~* "^PATTERN"`, or the reason render
+// refuses a pattern that nginx would read otherwise than Go. They are
+// shared by the tests of pkg/annotations (CheckRegex) and the nginx -t
+// tests of the rendered corpus.
+//
+// It is a test helper: only _test.go files import it, never product code.
+// It imports the standard library only.
+package pcrecases
 
-import (
-	"strings"
-	"testing"
-)
+import "strings"
 
-// regexCases are patterns with the verdict of nginx 1.22.1 -t (PCRE2
-// 10.42) on `location ~* "^PATTERN"`, or the reason render refuses a
-// pattern that nginx would read otherwise than Go. want is a part of the
-// error, "" for accepted. nginxcheck_test.go feeds the same cases through
+// Case is one pattern and its verdict: Want is a part of the error, ""
+// for accepted.
+type Case struct {
+	Re, Want string
+}
+
+// Cases are the patterns; nginxcheck_test.go feeds the same cases through
 // a real nginx -t.
-var regexCases = []struct {
-	re, want string
-}{
+var Cases = []Case{
 	// accepted: what paths use
 	{`/api/(.*)`, ""},
 	{`/foo(/|$)(.*)`, ""},
@@ -87,55 +93,4 @@ var regexCases = []struct {
 	{`/(`, "error parsing regexp"},
 	{`/(?=x)`, "error parsing regexp"},
 	{`/a**`, "error parsing regexp"},
-}
-
-func TestCheckRegex(t *testing.T) {
-	for _, c := range regexCases {
-		err := checkRegex(c.re)
-		switch {
-		case c.want == "" && err != nil:
-			t.Errorf("checkRegex(%q) = %v, want accepted", c.re, err)
-		case c.want != "" && err == nil:
-			t.Errorf("checkRegex(%q) accepted, want an error with %q", c.re, c.want)
-		case c.want != "" && !strings.Contains(err.Error(), c.want):
-			t.Errorf("checkRegex(%q) = %v, want an error with %q", c.re, err, c.want)
-		}
-	}
-}
-
-// TestCheckPath checks the length bound of every path type.
-func TestCheckPath(t *testing.T) {
-	long := "/" + strings.Repeat("a", pathMaxLen-1)
-	for _, c := range []struct {
-		path  string
-		regex bool
-		ok    bool
-	}{
-		{long, false, true}, {long, true, true},
-		{long + "a", false, false}, {long + "a", true, false},
-		{"/" + strings.Repeat(`\.`, (pathMaxLen-1)/2), true, true},
-		{"/(?P<host>x)", false, true}, // not a regex: a literal path
-		{"/(?P<host>x)", true, false},
-	} {
-		if err := checkPath(c.path, c.regex); (err == nil) != c.ok {
-			t.Errorf("checkPath(%d bytes, regex %v) = %v, want ok %v", len(c.path), c.regex, err, c.ok)
-		}
-	}
-	// The longest path the writer can make of a path, quoted: every byte a
-	// backslash, behind "(?i)^".
-	worst := len(`"(?i)^"`) + 2*pathMaxLen
-	if worst >= confMaxParam {
-		t.Errorf("a quoted path may take %d bytes, nginx reads %d at most", worst, confMaxParam)
-	}
-}
-
-func TestValueRegexpPCRE(t *testing.T) {
-	for _, v := range []string{`^(?P<v>beta)$`, `\x{100}`, `[\d-z]`} {
-		if _, err := valueRegexp(v); err == nil {
-			t.Errorf("valueRegexp(%q) accepted", v)
-		}
-	}
-	if _, err := valueRegexp(`^(beta|canary)-[0-9]+$`); err != nil {
-		t.Errorf("valueRegexp refused a plain pattern: %v", err)
-	}
 }

@@ -1,13 +1,13 @@
-package render
+package annotations
 
-// AnnotationPrefix is the prefix of every annotation render reads, as in
+// Prefix is the prefix of every annotation render reads, as in
 // ingress-nginx.
-const AnnotationPrefix = annotationPrefix
+const Prefix = annotationPrefix
 
 // AnnotationDoc describes one supported annotation, for the generated
 // documentation (docs/annotations.md).
 type AnnotationDoc struct {
-	// Name is the annotation without AnnotationPrefix.
+	// Name is the annotation without Prefix.
 	Name string
 	// Value says what values it takes.
 	Value string

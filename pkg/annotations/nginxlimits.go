@@ -1,4 +1,4 @@
-package render
+package annotations
 
 // Limits of nginx's configuration parser that bound user values.
 //
@@ -8,14 +8,11 @@ package render
 // fails ("too long parameter … started"). One such value would stop every
 // reload of every tenant, so render keeps every parameter well below it.
 const (
-	// confMaxParam is the longest parameter nginx reads, quotes included.
-	confMaxParam = 4095
-	// pathMaxLen bounds an Ingress path (every pathType). The writer
+	// ConfMaxParam is the longest parameter nginx reads, quotes included.
+	ConfMaxParam = 4095
+	// PathMaxLen bounds an Ingress path (every pathType). The writer
 	// quotes a path, doubling each \ and ", after at most 5 bytes of its
 	// own ("(?i)^" of a rewrite), so a path of 2000 bytes is a parameter
 	// of at most 4009 bytes whatever it holds.
-	pathMaxLen = 2000
-	// regexMaxParam bounds the regex of one "if" that matches CORS
-	// origins (see writeCORS); longer lists are split.
-	regexMaxParam = 2048
+	PathMaxLen = 2000
 )

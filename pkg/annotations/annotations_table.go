@@ -1,4 +1,4 @@
-package render
+package annotations
 
 import (
 	"errors"
@@ -167,7 +167,7 @@ func annTokenList(sep string, star bool, field func(*annotationState) *string) f
 				continue
 			}
 			if _, err := valueToken(e); err != nil {
-				return fmt.Errorf("entry %s %v", valueQuote(e), err)
+				return fmt.Errorf("entry %s %v", ValueQuote(e), err)
 			}
 		}
 		joined := strings.Join(list, sep)
@@ -186,7 +186,7 @@ func annServerAlias(s *annotationState, v string) error {
 	for _, e := range valueList(v) {
 		h, err := valueHostname(e, true)
 		if err != nil {
-			bad = append(bad, valueQuote(e))
+			bad = append(bad, ValueQuote(e))
 			continue
 		}
 		if !seen[h] {
@@ -210,7 +210,7 @@ func annCORSOrigins(s *annotationState, v string) error {
 	for _, e := range valueList(v) {
 		o, err := valueOrigin(e)
 		if err != nil {
-			bad = append(bad, valueQuote(e))
+			bad = append(bad, ValueQuote(e))
 			continue
 		}
 		if o == "*" {
@@ -250,16 +250,16 @@ func valueCookieDomain(v string) (string, error) {
 // valueCookieSeconds checks session-cookie-expires and -max-age: a
 // whole number of seconds, kept as written.
 func valueCookieSeconds(v string) (string, error) {
-	if _, err := valueInt(v, 0, maxInt32); err != nil {
-		return "", fmt.Errorf("must be a whole number of seconds from 0 to %d", maxInt32)
+	if _, err := valueInt(v, 0, MaxInt32); err != nil {
+		return "", fmt.Errorf("must be a whole number of seconds from 0 to %d", MaxInt32)
 	}
 	return v, nil
 }
 
-// maxLimitConn is the largest limit_conn nginx takes: nginx 1.22.1's
+// MaxLimitConn is the largest limit_conn nginx takes: nginx 1.22.1's
 // nginx -t passes "limit_conn z 65535" and refuses 65536 ("connection
 // limit must be less 65536").
-const maxLimitConn = 65535
+const MaxLimitConn = 65535
 
 // annotationSpecs is the table of supported annotations, sorted by name.
 // It is never modified.
@@ -296,9 +296,9 @@ var annotationSpecs = []annotationSpec{
 	{Name: "canary-by-header-value", Kind: kindHeaderValue, CanaryOnly: true, Description: "Value of canary-by-header that sends a request to the canary.",
 		set: annString(valueHeaderValue, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.HeaderValue })},
 	{Name: "canary-weight", Kind: kindInt, CanaryOnly: true, Default: "0", Description: "Share of requests, out of canary-weight-total, sent to the canary.",
-		set: annInt(0, maxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.Weight })},
+		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.Weight })},
 	{Name: "canary-weight-total", Kind: kindInt, CanaryOnly: true, Default: "100", Description: "Total that canary-weight is a share of.",
-		set: annInt(1, maxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.WeightTotal })},
+		set: annInt(1, MaxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.WeightTotal })},
 	{Name: "cors-allow-credentials", Kind: kindBool, Default: "true", Description: "Send Access-Control-Allow-Credentials when CORS is enabled.",
 		set: annBool(func(s *annotationState) *bool { return &s.cors.AllowCredentials })},
 	{Name: "cors-allow-headers", Kind: kindTokenList, Default: defaultCORSAllowHeaders, Description: "Access-Control-Allow-Headers when CORS is enabled.",
@@ -311,7 +311,7 @@ var annotationSpecs = []annotationSpec{
 	{Name: "cors-expose-headers", Kind: kindTokenList, Description: `Access-Control-Expose-Headers when CORS is enabled ("*" allowed).`,
 		set: annTokenList(",", true, func(s *annotationState) *string { return &s.cors.ExposeHeaders })},
 	{Name: "cors-max-age", Kind: kindSeconds, Default: "1728000", Description: "How long browsers may cache a CORS preflight answer.",
-		set: annInt(0, maxInt32, func(s *annotationState) *int { return &s.cors.MaxAge })},
+		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.cors.MaxAge })},
 	{Name: "default-backend", Kind: kindServiceName, Description: "Service in the Ingress namespace that answers when a path's Service has no endpoints.",
 		set: annString(valueServiceName, func(s *annotationState) *string { return &s.out.DefaultBackend })},
 	{Name: "denylist-source-range", Kind: kindCIDRList, Description: "Clients from these networks are refused.",
@@ -324,9 +324,9 @@ var annotationSpecs = []annotationSpec{
 	{Name: "limit-burst-multiplier", Kind: kindInt, Default: "5", Description: "Burst allowed above limit-rps, as a multiple of it.",
 		set: annInt(1, 1000, func(s *annotationState) *int { return &s.burstMultiplier })},
 	{Name: "limit-connections", Kind: kindInt, Default: "0", Description: "Concurrent connections allowed per client address, at most 65535 (0: no limit).",
-		set: annInt(0, maxLimitConn, func(s *annotationState) *int { return &s.out.Location.Limits.Connections })},
+		set: annInt(0, MaxLimitConn, func(s *annotationState) *int { return &s.out.Location.Limits.Connections })},
 	{Name: "limit-rps", Kind: kindInt, Default: "0", Description: "Requests per second allowed per client address (0: no limit).",
-		set: annInt(0, maxInt32, func(s *annotationState) *int { return &s.out.Location.Limits.RPS })},
+		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.out.Location.Limits.RPS })},
 	{Name: "load-balance", Kind: kindEnum, Default: "ConfigMap load-balance", Description: `Balancing algorithm of the Ingress's backends: "round_robin" or "ewma".`,
 		set: annOneOf(false, func(s *annotationState) *string { return &s.out.Backend.LoadBalance }, "round_robin", "ewma")},
 	{Name: "permanent-redirect", Kind: kindURL, Description: "Answer every request with a redirect to this URL.",
