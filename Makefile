@@ -42,7 +42,7 @@ golden: ## Rewrite the golden files under testdata/ from the current code
 	$(GO) test ./cmd/kubectl-ingress -run 'TestRenderGolden|TestDiffGolden|TestBackendsGolden' -update
 
 fuzz: ## Fuzz the nginx.conf writer for a minute
-	$(GO) test ./pkg/render -run '^$$' -fuzz FuzzNGINXConf -fuzztime 60s
+	$(GO) test ./pkg/nginxconf -run '^$$' -fuzz FuzzNGINXConf -fuzztime 60s
 
 release-check: ## goreleaser check, a snapshot release of this platform under dist/, its version, and the krew manifest checked by krew
 	GO=$(GO) hack/release-check.sh

@@ -2,7 +2,7 @@
 // configuration HTTP API, the balancer, the certificate selection) and
 // embeds them so that pkg/nginx can lay them out under the nginx prefix.
 // CONTRACT.md in this folder is the contract between these modules and the
-// nginx.conf that pkg/render writes.
+// nginx.conf that pkg/nginxconf writes.
 //
 // It imports only the standard library and nothing of this module.
 package lua

@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -51,12 +52,12 @@ func tryStartBackendsNginx(t *testing.T) (*backendsNginx, error) {
 		return nil, err
 	}
 	cfg, _ := render.Build(res.Snapshot, render.DefaultOptions())
-	co := render.DefaultConfOptions()
+	co := nginxconf.DefaultConfOptions()
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort = loopbackPort(t), loopbackPort(t)
 	co.StatusAddress = "127.0.0.1:" + strconv.Itoa(loopbackPort(t))
 	co.WorkerProcesses = "2"
-	conf, err := render.NGINXConf(cfg, co)
+	conf, err := nginxconf.NGINXConf(cfg, co)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/admission"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -35,13 +36,13 @@ type WebhookFlags struct {
 // and the controller's nginx.conf options.
 type webhookNginxTest struct {
 	binary string
-	conf   render.ConfOptions
+	conf   nginxconf.ConfOptions
 	set    bool
 }
 
 // useNginx makes the Strict webhook run nginx -t with binary on configs
 // written with conf (the controller's options).
-func (f *WebhookFlags) useNginx(binary string, conf render.ConfOptions) {
+func (f *WebhookFlags) useNginx(binary string, conf nginxconf.ConfOptions) {
 	f.nginxTest = webhookNginxTest{binary: binary, conf: conf, set: true}
 }
 

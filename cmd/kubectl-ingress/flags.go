@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -81,7 +82,7 @@ type RenderFlags struct {
 	// host's paths across namespaces (see render.Options).
 	AllowCrossNamespaceHostSharing bool
 
-	// testRefusal is render.ConfOptions.TestRefusal, the writer's test
+	// testRefusal is nginxconf.ConfOptions.TestRefusal, the writer's test
 	// seam: only the command tests set it (through newCmdController), no
 	// flag binds it.
 	testRefusal string
@@ -89,7 +90,7 @@ type RenderFlags struct {
 
 // NewRenderFlags returns the ingress-nginx defaults.
 func NewRenderFlags() RenderFlags {
-	b, c := render.DefaultOptions(), render.DefaultConfOptions()
+	b, c := render.DefaultOptions(), nginxconf.DefaultConfOptions()
 	return RenderFlags{
 		IngressClass:    b.IngressClass,
 		ControllerClass: b.ControllerClass,
@@ -199,9 +200,9 @@ func addressPorts(addrs ...string) []int {
 	return ports
 }
 
-// ConfOptions gives the options of render.NGINXConf.
-func (f *RenderFlags) ConfOptions() render.ConfOptions {
-	c := render.DefaultConfOptions()
+// ConfOptions gives the options of nginxconf.NGINXConf.
+func (f *RenderFlags) ConfOptions() nginxconf.ConfOptions {
+	c := nginxconf.DefaultConfOptions()
 	c.HTTPPort, c.HTTPSPort = f.HTTPPort, f.HTTPSPort
 	c.ListenAddress = f.ListenAddress
 	c.StatusAddress = f.StatusAddress

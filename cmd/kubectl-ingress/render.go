@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -189,10 +190,10 @@ func (r *rendered) sizeDicts(running luaapi.DictSizes) error {
 // writeConf writes r's nginx.conf with the dicts of sizeDicts.
 func (r *rendered) writeConf(f RenderFlags) error {
 	o := f.ConfOptions()
-	// render.LuaDicts and luaapi.DictSizes have the same fields: a
+	// nginxconf.LuaDicts and luaapi.DictSizes have the same fields: a
 	// conversion, checked by the compiler.
-	o.LuaDicts = render.LuaDicts(r.Dicts)
-	conf, err := render.NGINXConf(r.Config, o)
+	o.LuaDicts = nginxconf.LuaDicts(r.Dicts)
+	conf, err := nginxconf.NGINXConf(r.Config, o)
 	if err != nil {
 		return fmt.Errorf("writing nginx.conf: %w", err)
 	}

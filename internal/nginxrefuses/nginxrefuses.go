@@ -9,7 +9,7 @@
 // guards (TestAllRefusedByRender), and Pick still returns the first one
 // that render accepts and nginx refuses, should one come back. When none
 // is left — the normal case — Pick returns Culprit, whose line comes from
-// the writer's test seam (render.ConfOptions.TestRefusal): so every test
+// the writer's test seam (nginxconf.ConfOptions.TestRefusal): so every test
 // of a culprit must write its nginx.conf with Conf (or Seam) applied, for
 // the seam to be on. The seam is reachable by no flag, ConfigMap key or
 // object; only tests set it.
@@ -33,6 +33,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -48,24 +49,24 @@ type Input struct {
 }
 
 // SeamPath is the path of Culprit: the path the writer's test seam
-// (render.ConfOptions.TestRefusal, set by Seam) adds a refused line to.
+// (nginxconf.ConfOptions.TestRefusal, set by Seam) adds a refused line to.
 const SeamPath = "/kubectl-ingress-test-refusal"
 
 // Culprit is the input Pick returns when no input of All is left: a plain
 // Prefix path SeamPath, which render accepts, and which nginx -t refuses
-// (unknown directive render.TestRefusalDirective, on a line of that
+// (unknown directive nginxconf.TestRefusalDirective, on a line of that
 // Ingress's location) when the nginx.conf was written with Seam applied.
 // Without the seam it is a valid Ingress like any other.
 var Culprit = Input{Name: "the writer's test seam: an unknown directive in the location of path " + SeamPath, Path: SeamPath}
 
 // Seam returns o with the writer's test seam on for Culprit's path.
-func Seam(o render.ConfOptions) render.ConfOptions {
+func Seam(o nginxconf.ConfOptions) nginxconf.ConfOptions {
 	o.TestRefusal = SeamPath
 	return o
 }
 
-// Conf is render.DefaultConfOptions with Seam applied.
-func Conf() render.ConfOptions { return Seam(render.DefaultConfOptions()) }
+// Conf is nginxconf.DefaultConfOptions with Seam applied.
+func Conf() nginxconf.ConfOptions { return Seam(nginxconf.DefaultConfOptions()) }
 
 // All are the real inputs, in order of preference. Each was refused by
 // nginx 1.22.1 (PCRE2) while render accepted it; render refuses each one
@@ -173,7 +174,7 @@ type verdict struct {
 	err     error
 }
 
-func judge(tester *nginx.Instance, in Input, conf render.ConfOptions) verdict {
+func judge(tester *nginx.Instance, in Input, conf nginxconf.ConfOptions) verdict {
 	cfg, problems := render.Build(in.Snapshot(), render.DefaultOptions())
 	if len(problems) > 0 {
 		var v verdict
@@ -182,7 +183,7 @@ func judge(tester *nginx.Instance, in Input, conf render.ConfOptions) verdict {
 		}
 		return v
 	}
-	text, err := render.NGINXConf(cfg, conf)
+	text, err := nginxconf.NGINXConf(cfg, conf)
 	if err != nil {
 		return verdict{err: err}
 	}
@@ -198,7 +199,7 @@ func judge(tester *nginx.Instance, in Input, conf render.ConfOptions) verdict {
 
 func pick(tester *nginx.Instance) (Input, error) {
 	for _, in := range All {
-		if v := judge(tester, in, render.DefaultConfOptions()); v.refused != nil {
+		if v := judge(tester, in, nginxconf.DefaultConfOptions()); v.refused != nil {
 			return in, nil
 		}
 	}
@@ -206,7 +207,7 @@ func pick(tester *nginx.Instance) (Input, error) {
 	switch {
 	case v.refused == nil:
 		return Input{}, fmt.Errorf("%s: render's Problems %v, nginx -t gives %v; want no Problem and a refusal on a line", Culprit.Name, v.problems, v.err)
-	case !strings.Contains(v.refused.Message, render.TestRefusalDirective):
+	case !strings.Contains(v.refused.Message, nginxconf.TestRefusalDirective):
 		return Input{}, fmt.Errorf("%s: nginx -t refuses %q, want the seam's directive", Culprit.Name, v.refused.Message)
 	}
 	return Culprit, nil

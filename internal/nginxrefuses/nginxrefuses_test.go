@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -51,25 +52,25 @@ func TestAllRefusedByRender(t *testing.T) {
 // accepts without the seam; with it, nginx -t refuses the seam's line.
 func TestCulpritOnlyWithSeam(t *testing.T) {
 	tester := nginxtest.Tester(t)
-	if v := judge(tester, Culprit, render.DefaultConfOptions()); v.refused != nil || v.err != nil || len(v.problems) > 0 {
+	if v := judge(tester, Culprit, nginxconf.DefaultConfOptions()); v.refused != nil || v.err != nil || len(v.problems) > 0 {
 		t.Errorf("without the seam: %+v, want Problems none and nginx -t passing", v)
 	}
 	v := judge(tester, Culprit, Conf())
-	if v.refused == nil || !strings.Contains(v.refused.Message, `unknown directive "`+render.TestRefusalDirective+`"`) {
+	if v.refused == nil || !strings.Contains(v.refused.Message, `unknown directive "`+nginxconf.TestRefusalDirective+`"`) {
 		t.Fatalf("with the seam: %+v, want nginx -t to refuse the seam's directive", v)
 	}
 	t.Logf("nginx -t: %s (line %d)", v.refused.Message, v.refused.Line)
 }
 
 // TestSeamIsTestOnly: no product code sets the writer's test seam. Only
-// the writer reads render.ConfOptions.TestRefusal, and only cmd's
+// the writer reads nginxconf.ConfOptions.TestRefusal, and only cmd's
 // RenderFlags copies it from a field of its own that no flag binds
 // (set by the command tests).
 func TestSeamIsTestOnly(t *testing.T) {
 	allowed := map[string]bool{
-		"pkg/render/nginxconf.go":        true, // the field
-		"pkg/render/nginxconf_server.go": true, // the writer reads it
-		"cmd/kubectl-ingress/flags.go":   true, // RenderFlags.ConfOptions copies testRefusal
+		"pkg/nginxconf/nginxconf.go":        true, // the field
+		"pkg/nginxconf/nginxconf_server.go": true, // the writer reads it
+		"cmd/kubectl-ingress/flags.go":      true, // RenderFlags.ConfOptions copies testRefusal
 	}
 	root := filepath.Join("..", "..")
 	fset := token.NewFileSet()

@@ -9,6 +9,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -44,14 +45,14 @@ const DefaultNginxTestTimeout = 5 * time.Second
 // by Timeout; a test that cannot run or finish in time admits the
 // candidate with a warning.
 //
-// Every byte tested comes out of render.NGINXConf, whose every user value
+// Every byte tested comes out of nginxconf.NGINXConf, whose every user value
 // passes the one quoting function: a request cannot put a directive into
 // what nginx -t reads (ingress-nginx's CVE-2025-1974 ran nginx -t on text
 // a request had injected, and its ssl_engine loaded a library).
 type NginxCheck struct {
 	Tester ConfTester
 	// Conf are the controller's nginx.conf options.
-	Conf render.ConfOptions
+	Conf nginxconf.ConfOptions
 	// Timeout is DefaultNginxTestTimeout when 0.
 	Timeout time.Duration
 }
@@ -94,7 +95,7 @@ func (c *nginxCheck) judge(ctx context.Context, s render.Snapshot, cand *network
 		return nil, warning("nginx -t not run: other reviews' tests took the %v this review may wait", c.Timeout)
 	}
 	cfg, _ := render.Build(s, o)
-	conf, owners, err := render.NGINXConfWithOwners(cfg, c.Conf)
+	conf, owners, err := nginxconf.NGINXConfWithOwners(cfg, c.Conf)
 	if err != nil {
 		return nil, warning("nginx -t not run: writing nginx.conf: %v", err)
 	}

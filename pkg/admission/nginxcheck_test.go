@@ -12,6 +12,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -66,7 +67,7 @@ func checkedValidator(t *testing.T, s render.Snapshot, strict bool, tester ConfT
 	if err != nil {
 		t.Fatal(err)
 	}
-	return v.WithNginxCheck(NginxCheck{Tester: tester, Conf: render.DefaultConfOptions(), Timeout: 200 * time.Millisecond})
+	return v.WithNginxCheck(NginxCheck{Tester: tester, Conf: nginxconf.DefaultConfOptions(), Timeout: 200 * time.Millisecond})
 }
 
 func problemStrings(ps []model.Problem) string {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
@@ -53,7 +54,7 @@ type Config struct {
 	Stream ksync.StreamWriter
 
 	Build render.Options
-	Conf  render.ConfOptions
+	Conf  nginxconf.ConfOptions
 
 	// SyncRate (syncs per second) and SyncBurst are the token bucket that
 	// every sync takes a token from (--sync-rate-limit). Events that come

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -89,7 +90,7 @@ func TestReloadAndSyncEventsOnAPIServer(t *testing.T) {
 	}}
 	c, err := New(Config{
 		Source: src, Problems: events, Nginx: fn, Lua: &fakeLua{},
-		Build: render.DefaultOptions(), Conf: render.DefaultConfOptions(), RetryBase: time.Hour,
+		Build: render.DefaultOptions(), Conf: nginxconf.DefaultConfOptions(), RetryBase: time.Hour,
 		Observers: []SyncObserver{NewReloadEvents(events.Recorder(), podRef), NewSyncEvents(events.Recorder(), render.DefaultOptions())},
 	})
 	if err != nil {

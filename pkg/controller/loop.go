@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
@@ -89,7 +90,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	cfg, problems := render.Build(snap, build)
 	c.cfg.Problems.ReportProblems(ctx, problems)
 	c.metrics.setProblems(problems)
-	conf, err := render.NGINXConf(cfg, c.confOptions(cfg))
+	conf, err := nginxconf.NGINXConf(cfg, c.confOptions(cfg))
 	if err != nil {
 		return fmt.Errorf("writing nginx.conf: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/klog/v2/textlogger"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -34,7 +35,7 @@ func startLoop(t *testing.T, initial render.Snapshot, tweak func(*Config, *fakeN
 	lt := &loopTest{src: newFakeSource(initial), nginx: &fakeNginx{}, lua: &fakeLua{}, reporter: &recordingReporter{}, runErr: make(chan error, 1)}
 	cfg := Config{
 		Source: lt.src, Problems: lt.reporter, Nginx: lt.nginx, Lua: lt.lua,
-		Build: render.DefaultOptions(), Conf: render.DefaultConfOptions(),
+		Build: render.DefaultOptions(), Conf: nginxconf.DefaultConfOptions(),
 		SyncRate: 20, RetryBase: time.Minute,
 	}
 	if tweak != nil {
@@ -242,7 +243,7 @@ func TestLoopReportsProblems(t *testing.T) {
 
 func TestHealthAndMetrics(t *testing.T) {
 	src := newFakeSource(snapshot(t, app{ports: []int{18001}, paths: []string{"/"}}.yaml()))
-	c, err := New(Config{Source: src, Problems: &recordingReporter{}, Nginx: &fakeNginx{}, Lua: &fakeLua{}, Build: render.DefaultOptions(), Conf: render.DefaultConfOptions()})
+	c, err := New(Config{Source: src, Problems: &recordingReporter{}, Nginx: &fakeNginx{}, Lua: &fakeLua{}, Build: render.DefaultOptions(), Conf: nginxconf.DefaultConfOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}

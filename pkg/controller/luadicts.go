@@ -3,7 +3,7 @@ package controller
 import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 )
 
 // confOptions returns the nginx.conf options of a sync whose desired model
@@ -13,16 +13,16 @@ import (
 // that outgrows its dict so changes nginx.conf, and the plan reloads nginx
 // with a larger dict (a reason names it) instead of Lua answering 413 to
 // every push.
-func (c *Controller) confOptions(cfg *model.Config) render.ConfOptions {
+func (c *Controller) confOptions(cfg *model.Config) nginxconf.ConfOptions {
 	o := c.cfg.Conf
-	if o.LuaDicts != (render.LuaDicts{}) {
+	if o.LuaDicts != (nginxconf.LuaDicts{}) {
 		return o // sized by the caller
 	}
 	// An error means payloads that cannot be encoded: their push says so,
 	// and d keeps the running sizes.
 	d, _ := luaapi.DictsFor(cfg, luaapi.DictSizesOf(c.state.running.NGINXConf))
-	// render.LuaDicts and luaapi.DictSizes have the same fields: a
+	// nginxconf.LuaDicts and luaapi.DictSizes have the same fields: a
 	// conversion, checked by the compiler.
-	o.LuaDicts = render.LuaDicts(d)
+	o.LuaDicts = nginxconf.LuaDicts(d)
 	return o
 }

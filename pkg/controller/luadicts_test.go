@@ -7,7 +7,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 )
 
 // bigModel is a model whose backends payload is about mb MB.
@@ -22,10 +22,10 @@ func bigModel(mb int) *model.Config {
 }
 
 func TestConfOptionsSizeTheDicts(t *testing.T) {
-	c := &Controller{cfg: Config{Conf: render.DefaultConfOptions()}}
+	c := &Controller{cfg: Config{Conf: nginxconf.DefaultConfOptions()}}
 	conf := func(cfg *model.Config) []byte {
 		t.Helper()
-		data, err := render.NGINXConf(cfg, c.confOptions(cfg))
+		data, err := nginxconf.NGINXConf(cfg, c.confOptions(cfg))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestConfOptionsSizeTheDicts(t *testing.T) {
 	}
 
 	// Sizes set by the caller are kept.
-	c.cfg.Conf.LuaDicts = render.LuaDicts{ConfigurationData: 256 << 20}
+	c.cfg.Conf.LuaDicts = nginxconf.LuaDicts{ConfigurationData: 256 << 20}
 	if got := luaapi.DictSizesOf(conf(&model.Config{})); got.ConfigurationData != 256<<20 || got.CertificateData != 32<<20 {
 		t.Errorf("configured sizes: %+v", got)
 	}

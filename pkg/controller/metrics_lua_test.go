@@ -17,6 +17,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -33,12 +34,12 @@ func luaNginx(t *testing.T) *luaapi.Client {
 		defer l.Close()
 		return l.Addr().(*net.TCPAddr).Port
 	}
-	o := render.DefaultConfOptions()
+	o := nginxconf.DefaultConfOptions()
 	o.ListenAddress, o.HTTPPort, o.HTTPSPort = "127.0.0.1", port(), port()
 	o.StatusAddress = "127.0.0.1:" + strconv.Itoa(port())
 	o.WorkerProcesses = "1"
 	cfg, _ := render.Build(render.Snapshot{}, render.DefaultOptions())
-	conf, err := render.NGINXConf(cfg, o)
+	conf, err := nginxconf.NGINXConf(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}

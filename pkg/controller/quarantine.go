@@ -8,7 +8,7 @@ package controller
 // out, and loads the rest, in the same sync.
 //
 //   - Mapping. nginx names the line it refused ("… in nginx.conf.test-X:123",
-//     nginx.TestError.Line). render.NGINXConfWithOwners writes the same bytes
+//     nginx.TestError.Line). nginxconf.NGINXConfWithOwners writes the same bytes
 //     again and says which Ingresses wrote the block around that line: a
 //     location belongs to the Ingress of its path, a server block's own
 //     lines (server_name, listen, the fallback location) to every Ingress
@@ -52,7 +52,7 @@ package controller
 // Cost: nothing while nginx -t accepts the desired config (NGINXConf does
 // not record owners; no extra test runs). A quarantined Ingress costs one
 // map lookup per Ingress per sync. Every config tested comes out of our
-// writer (render.NGINXConf of a Build): nginx -t never sees other bytes.
+// writer (nginxconf.NGINXConf of a Build): nginx -t never sees other bytes.
 
 import (
 	"context"
@@ -71,6 +71,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -185,7 +186,7 @@ type culpritSearch struct {
 	build render.Options
 	// conf gives the nginx.conf options of a config, as the loop's sync
 	// does (the Lua dicts are sized for the config).
-	conf   func(*model.Config) render.ConfOptions
+	conf   func(*model.Config) nginxconf.ConfOptions
 	tester Tester
 
 	maxRounds, maxTests int
@@ -206,7 +207,7 @@ type searchResult struct {
 	tests    int
 }
 
-func newCulpritSearch(snap render.Snapshot, build render.Options, conf func(*model.Config) render.ConfOptions, tester Tester) *culpritSearch {
+func newCulpritSearch(snap render.Snapshot, build render.Options, conf func(*model.Config) nginxconf.ConfOptions, tester Tester) *culpritSearch {
 	return &culpritSearch{
 		snap: snap, build: build, conf: conf, tester: tester,
 		maxRounds: maxQuarantineRounds, maxTests: maxQuarantineTests,
@@ -221,11 +222,11 @@ func newCulpritSearch(snap render.Snapshot, build render.Options, conf func(*mod
 func (q *culpritSearch) run(ctx context.Context, cfg *model.Config, rejected *nginx.TestError) (searchResult, error) {
 	te := rejected
 	for round := 1; round <= q.maxRounds; round++ {
-		var owners *render.ConfOwners
+		var owners *nginxconf.ConfOwners
 		if te.Line > 0 {
 			// The same bytes as the ones tested, with their owners.
 			var err error
-			if _, owners, err = render.NGINXConfWithOwners(cfg, q.conf(cfg)); err != nil {
+			if _, owners, err = nginxconf.NGINXConfWithOwners(cfg, q.conf(cfg)); err != nil {
 				return searchResult{}, fmt.Errorf("quarantine: writing nginx.conf: %w", err)
 			}
 		}
@@ -280,7 +281,7 @@ func (q *culpritSearch) release(ctx context.Context, res searchResult) searchRes
 // culprit names the Ingress that made nginx -t fail with te: the one owner
 // of the line, else one found by bisection among the owners, else among
 // all the Ingresses still in the config.
-func (q *culpritSearch) culprit(ctx context.Context, te *nginx.TestError, owners *render.ConfOwners) (model.ObjectRef, error) {
+func (q *culpritSearch) culprit(ctx context.Context, te *nginx.TestError, owners *nginxconf.ConfOwners) (model.ObjectRef, error) {
 	if te.Line > 0 {
 		if block, ok := owners.At(te.Line); ok {
 			cands := q.notOut(block.Ingresses)
@@ -361,7 +362,7 @@ func (q *culpritSearch) render(also []model.ObjectRef) (*model.Config, []model.P
 		o.Quarantined[ref] = "left out while looking for the Ingress nginx -t refuses"
 	}
 	cfg, problems := render.Build(q.snap, o)
-	conf, err := render.NGINXConf(cfg, q.conf(cfg))
+	conf, err := nginxconf.NGINXConf(cfg, q.conf(cfg))
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("quarantine: writing nginx.conf: %w", err)
 	}
@@ -437,7 +438,7 @@ func refList(refs []model.ObjectRef) string {
 // culprits recorded as quarantined. ok is false when the error was not
 // nginx -t's, when nginx is no Tester, or when the search found nothing:
 // the caller then holds the config as before.
-func (c *Controller) quarantine(ctx context.Context, snap render.Snapshot, build render.Options, confFor func(*model.Config) render.ConfOptions, cfg *model.Config, applyErr error) (searchResult, bool) {
+func (c *Controller) quarantine(ctx context.Context, snap render.Snapshot, build render.Options, confFor func(*model.Config) nginxconf.ConfOptions, cfg *model.Config, applyErr error) (searchResult, bool) {
 	te := rejectedByTest(applyErr)
 	tester, isTester := c.cfg.Nginx.(Tester)
 	if te == nil || !isTester {

@@ -13,6 +13,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -71,7 +72,7 @@ func TestQuarantineMappingRealNginx(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, _ := render.Build(snap, render.DefaultOptions())
 			tc.stub(cfg)
-			conf, owners, err := render.NGINXConfWithOwners(cfg, render.DefaultConfOptions())
+			conf, owners, err := nginxconf.NGINXConfWithOwners(cfg, nginxconf.DefaultConfOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,8 +149,8 @@ func TestQuarantineSearchRealNginx(t *testing.T) {
 	cfg, _ := render.Build(snap, render.DefaultOptions())
 	// The writer's test seam makes the culprit's line one nginx -t refuses
 	// (nginxrefuses.Seam); the search writes every candidate config with it.
-	seamConf := func(*model.Config) render.ConfOptions { return nginxrefuses.Conf() }
-	conf, err := render.NGINXConf(cfg, nginxrefuses.Conf())
+	seamConf := func(*model.Config) nginxconf.ConfOptions { return nginxrefuses.Conf() }
+	conf, err := nginxconf.NGINXConf(cfg, nginxrefuses.Conf())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -79,7 +80,7 @@ func ingressYAML(ns, name string, day int, host string, paths ...string) string 
 	return b.String() + "---\n"
 }
 
-func defaultConf(*model.Config) render.ConfOptions { return render.DefaultConfOptions() }
+func defaultConf(*model.Config) nginxconf.ConfOptions { return nginxconf.DefaultConfOptions() }
 
 func ingRef(ns, name string) model.ObjectRef {
 	return model.ObjectRef{Kind: "Ingress", Namespace: ns, Name: name}
@@ -102,7 +103,7 @@ func search(t *testing.T, manifests string, tester *markerTester) (searchResult,
 	snap := snapshot(t, manifests)
 	build := render.DefaultOptions()
 	cfg, _ := render.Build(snap, build)
-	conf, err := render.NGINXConf(cfg, render.DefaultConfOptions())
+	conf, err := nginxconf.NGINXConf(cfg, nginxconf.DefaultConfOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -44,7 +45,7 @@ func TestGracefulShutdownOrder(t *testing.T) {
 	src := newFakeSource(snapshot(t, app{ports: []int{18001}, paths: []string{"/"}}.yaml()))
 	c, err := New(Config{
 		Source: src, Problems: &recordingReporter{}, Nginx: &orderedNginx{fakeNginx: fn, steps: &steps, c: &c}, Lua: &fakeLua{},
-		Build: render.DefaultOptions(), Conf: render.DefaultConfOptions(),
+		Build: render.DefaultOptions(), Conf: nginxconf.DefaultConfOptions(),
 		ShutdownGracePeriod: 2 * time.Second,
 		ShutdownHooks: []ShutdownHook{func(ctx context.Context) {
 			mu.Lock()

@@ -69,7 +69,7 @@ func checkPath(path string, regex bool) error {
 // matcherKey gives the nginx location that a path claims on its server:
 // two paths with the same key would be a duplicate location. The "= /p"
 // location that a Prefix path adds is left out: an Exact path of the same
-// value takes it (see locationMatchers).
+// value takes it (see model.LocationMatchers).
 func matcherKey(path string, pt string, regex bool) string {
 	switch {
 	case pt == "Exact":

@@ -392,7 +392,7 @@ func TestFoldDiffer(t *testing.T) {
 }
 
 // routeModel picks the location of s that nginx would pick for uri, from
-// the locations the writer makes (locationMatchers): an "=" match, else
+// the locations the writer makes (model.LocationMatchers): an "=" match, else
 // the first regex that matches (Go's regexp standing in for PCRE2 on these
 // simple patterns), else the longest prefix. nil when none matches.
 func routeModel(t *testing.T, s *model.Server, uri string) *model.Location {
@@ -406,14 +406,14 @@ func routeModel(t *testing.T, s *model.Server, uri string) *model.Location {
 	var longest *model.Location
 	for i := range s.Locations {
 		l := &s.Locations[i]
-		for _, m := range locationMatchers(l, exact) {
-			switch m.modifier {
+		for _, m := range model.LocationMatchers(l, exact) {
+			switch m.Modifier {
 			case "=":
-				if uri == m.path {
+				if uri == m.Path {
 					return l
 				}
 			case "":
-				if strings.HasPrefix(uri, m.path) && (longest == nil || len(m.path) > len(longestMatcher(longest, exact, uri))) {
+				if strings.HasPrefix(uri, m.Path) && (longest == nil || len(m.Path) > len(longestMatcher(longest, exact, uri))) {
 					longest = l
 				}
 			}
@@ -421,8 +421,8 @@ func routeModel(t *testing.T, s *model.Server, uri string) *model.Location {
 	}
 	for i := range s.Locations {
 		l := &s.Locations[i]
-		for _, m := range locationMatchers(l, exact) {
-			if m.modifier == "~*" && regexp.MustCompile("(?i)"+m.path).MatchString(uri) {
+		for _, m := range model.LocationMatchers(l, exact) {
+			if m.Modifier == "~*" && regexp.MustCompile("(?i)"+m.Path).MatchString(uri) {
 				return l
 			}
 		}
@@ -433,9 +433,9 @@ func routeModel(t *testing.T, s *model.Server, uri string) *model.Location {
 // longestMatcher is the longest prefix matcher of l that uri starts with.
 func longestMatcher(l *model.Location, exact map[string]bool, uri string) string {
 	best := ""
-	for _, m := range locationMatchers(l, exact) {
-		if m.modifier == "" && strings.HasPrefix(uri, m.path) && len(m.path) > len(best) {
-			best = m.path
+	for _, m := range model.LocationMatchers(l, exact) {
+		if m.Modifier == "" && strings.HasPrefix(uri, m.Path) && len(m.Path) > len(best) {
+			best = m.Path
 		}
 	}
 	return best

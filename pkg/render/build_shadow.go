@@ -21,7 +21,7 @@ import (
 // Ingress that would take a request away from a kept path of an older
 // Ingress of another namespace on the same host is a Problem and is not
 // served. "Take away" is decided on the nginx locations the writer makes
-// (locationMatchers), with nginx's rules: an "=" location wins over
+// (model.LocationMatchers), with nginx's rules: an "=" location wins over
 // everything; among prefix locations the longest wins; a regex location
 // ("~*", case-insensitive) wins over every prefix location, and among
 // regex locations the first in order wins. A younger location shadows an
@@ -65,18 +65,18 @@ type claim struct {
 }
 
 // claimsOf gives the locations that the writer makes for l (see
-// locationMatchers), without the "= /p" hand-over to an Exact path, which
+// model.LocationMatchers), without the "= /p" hand-over to an Exact path, which
 // the rules above take into account through claim.implied.
 func claimsOf(l *model.Location) []claim {
 	var out []claim
-	for _, m := range locationMatchers(l, nil) {
-		switch m.modifier {
+	for _, m := range model.LocationMatchers(l, nil) {
+		switch m.Modifier {
 		case "=":
-			out = append(out, claim{kind: claimExact, value: m.path, implied: l.PathType != model.PathExact})
+			out = append(out, claim{kind: claimExact, value: m.Path, implied: l.PathType != model.PathExact})
 		case "~*":
 			out = append(out, claim{kind: claimRegex, value: regexLiteralPrefix(l.Path)})
 		default:
-			out = append(out, claim{kind: claimPrefix, value: m.path})
+			out = append(out, claim{kind: claimPrefix, value: m.Path})
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 )
 
 func passthroughSnapshot(annotated bool) Snapshot {
@@ -32,8 +33,8 @@ func TestPassthroughNeedsTheFlag(t *testing.T) {
 	if len(problems) != 1 || !strings.Contains(problems[0].String(), "needs the controller flag --enable-ssl-passthrough") {
 		t.Errorf("problems %v", problems)
 	}
-	a, err1 := NGINXConf(plain, DefaultConfOptions())
-	b, err2 := NGINXConf(cfg, DefaultConfOptions())
+	a, err1 := nginxconf.NGINXConf(plain, nginxconf.DefaultConfOptions())
+	b, err2 := nginxconf.NGINXConf(cfg, nginxconf.DefaultConfOptions())
 	if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
 		t.Errorf("nginx.conf differs with the ignored annotation (%v, %v)", err1, err2)
 	}
@@ -56,7 +57,7 @@ func TestPassthroughHostAndBackend(t *testing.T) {
 	// The flag alone (no annotated Ingress) still puts the SNI router in
 	// front: every name goes to nginx's HTTPS servers.
 	cfg, _ = Build(passthroughSnapshot(false), o)
-	conf, err := NGINXConf(cfg, DefaultConfOptions())
+	conf, err := nginxconf.NGINXConf(cfg, nginxconf.DefaultConfOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 )
 
 // Helpers that build the few objects these tests need.
@@ -312,7 +313,7 @@ func TestSourceRangeFailsClosed(t *testing.T) {
 		ing := newTestIngress("ing", 0, testRule("a.example.com", "/"))
 		ing.Annotations = ann
 		c, _ := Build(Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}}, DefaultOptions())
-		conf, err := NGINXConf(c, DefaultConfOptions())
+		conf, err := nginxconf.NGINXConf(c, nginxconf.DefaultConfOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,7 +393,7 @@ func TestProxyBuffersFollowBufferSize(t *testing.T) {
 	ing.Annotations = map[string]string{annotations.Prefix + "proxy-buffer-size": "32k"}
 	c, _ := Build(Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}}, DefaultOptions())
 	c.Global.ProxyBufferSize = "16k"
-	conf, err := NGINXConf(c, DefaultConfOptions())
+	conf, err := nginxconf.NGINXConf(c, nginxconf.DefaultConfOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

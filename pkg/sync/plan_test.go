@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
@@ -29,7 +30,7 @@ func examples(t *testing.T) render.Snapshot {
 func state(t *testing.T, s render.Snapshot) ksync.State {
 	t.Helper()
 	cfg, _ := render.Build(s, render.DefaultOptions())
-	conf, err := render.NGINXConf(cfg, render.DefaultConfOptions())
+	conf, err := nginxconf.NGINXConf(cfg, nginxconf.DefaultConfOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -52,7 +53,7 @@ func startStatusController(t testing.TB, cfg *rest.Config, identity, address str
 	nginxtest.Require(t)
 	sc := &statusController{identity: identity, address: address, runningController: runningController{httpPort: freePort(t), logs: &syncBuffer{}}}
 	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	co := render.DefaultConfOptions()
+	co := nginxconf.DefaultConfOptions()
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort, co.StatusAddress = sc.httpPort, freePort(t), statusAddr
 	co.WorkerProcesses = "1"

@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -35,7 +36,7 @@ func (n *liveNginx) reloadTo(t *testing.T, manifests string, o render.Options) {
 		t.Fatal(err)
 	}
 	cfg, problems := buildConfigWith(t, manifests, o)
-	conf, err := render.NGINXConf(cfg, n.confOpts)
+	conf, err := nginxconf.NGINXConf(cfg, n.confOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -58,7 +59,7 @@ type liveNginx struct {
 	statusURL string
 	config    *model.Config
 	problems  []model.Problem
-	confOpts  render.ConfOptions
+	confOpts  nginxconf.ConfOptions
 	conf      []byte // the nginx.conf that runs
 }
 
@@ -112,12 +113,12 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 	cfg, problems := buildConfigWith(t, manifests, bo)
 	n := &liveNginx{httpPort: freePort(t), httpsPort: freePort(t), config: cfg, problems: problems}
 	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	co := render.DefaultConfOptions()
+	co := nginxconf.DefaultConfOptions()
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort, co.StatusAddress = n.httpPort, n.httpsPort, statusAddr
 	co.WorkerProcesses = "2"
 	n.confOpts = co
-	conf, err := render.NGINXConf(cfg, co)
+	conf, err := nginxconf.NGINXConf(cfg, co)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 func (n *liveNginx) push(t *testing.T, manifests string) *model.Config {
 	t.Helper()
 	cfg, _ := buildConfig(t, manifests)
-	conf, err := render.NGINXConf(cfg, n.confOpts)
+	conf, err := nginxconf.NGINXConf(cfg, n.confOpts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -129,7 +130,7 @@ func TestSSLPassthrough(t *testing.T) {
 		"svc/web.yaml":    serviceYAML("web", webPort),
 		"ing/secure.yaml": passthroughIngressYAML("secure", secure, "vault", 443, true),
 		"ing/web.yaml":    passthroughIngressYAML("web", web, "web", 80, false),
-	}, func(b *render.Options, c *render.ConfOptions) {
+	}, func(b *render.Options, c *nginxconf.ConfOptions) {
 		b.EnableSSLPassthrough = true
 		c.SSLPassthroughProxyPort, c.SSLPassthroughHopPort = freePort(t), freePort(t)
 	})

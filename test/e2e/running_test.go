@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -41,7 +42,7 @@ func (o controllerOptions) buildOptions() render.Options {
 }
 
 // conf is co with the seam applied when o asks for it.
-func (o controllerOptions) conf(co render.ConfOptions) render.ConfOptions {
+func (o controllerOptions) conf(co nginxconf.ConfOptions) nginxconf.ConfOptions {
 	if o.seam {
 		return nginxrefuses.Seam(co)
 	}
@@ -51,10 +52,10 @@ func (o controllerOptions) conf(co render.ConfOptions) render.ConfOptions {
 // prepare lays out an nginx under a temporary prefix for a controller of
 // a test, on free loopback ports, and returns its nginx.conf options (two
 // workers). The controller's log goes to rc.logs.
-func (rc *runningController) prepare(t testing.TB) render.ConfOptions {
+func (rc *runningController) prepare(t testing.TB) nginxconf.ConfOptions {
 	t.Helper()
 	rc.httpPort, rc.logs = freePort(t), &syncBuffer{}
-	co := render.DefaultConfOptions()
+	co := nginxconf.DefaultConfOptions()
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort = rc.httpPort, freePort(t)
 	co.StatusAddress = "127.0.0.1:" + strconv.Itoa(freePort(t))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkStreamConnect(b *testing.B) {
 	fc, _ := startStreamController(b, map[string]string{
 		"svc/tcp.yaml": streamServiceYAML("tcp-echo", "TCP", echo),
 		"cm/tcp.yaml":  servicesConfigMapYAML("tcp-services", map[string]string{strconv.Itoa(port): "e2e/tcp-echo:7000"}),
-	}, func(o *render.Options, _ *render.ConfOptions) { o.TCPServicesConfigMap = "e2e/tcp-services" })
+	}, func(o *render.Options, _ *nginxconf.ConfOptions) { o.TCPServicesConfigMap = "e2e/tcp-services" })
 	fc.settle(b)
 	for _, entries := range []int{1, 100, 1000, 10000} {
 		b.Run("entries="+strconv.Itoa(entries), func(b *testing.B) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -21,7 +22,7 @@ import (
 // edit sets the render options (services ConfigMaps, passthrough) and the
 // nginx.conf options; the controller writes the stream payload through
 // its nginx instance.
-func startStreamController(t testing.TB, files map[string]string, edit func(*render.Options, *render.ConfOptions)) (*filesController, render.ConfOptions) {
+func startStreamController(t testing.TB, files map[string]string, edit func(*render.Options, *nginxconf.ConfOptions)) (*filesController, nginxconf.ConfOptions) {
 	t.Helper()
 	nginxtest.Require(t)
 	if _, err := os.Stat("/usr/lib/nginx/modules/ngx_stream_js_module.so"); err != nil {
@@ -191,7 +192,7 @@ func TestStreamServices(t *testing.T) {
 			strconv.Itoa(tcpPort): "e2e/tcp-echo:7000", strconv.Itoa(missingPort): "e2e/missing:7000",
 		}),
 		"cm/udp.yaml": servicesConfigMapYAML("udp-services", map[string]string{strconv.Itoa(udpPort): "e2e/udp-echo:echo"}),
-	}, func(b *render.Options, _ *render.ConfOptions) {
+	}, func(b *render.Options, _ *nginxconf.ConfOptions) {
 		b.TCPServicesConfigMap, b.UDPServicesConfigMap = "e2e/tcp-services", "e2e/udp-services"
 	})
 

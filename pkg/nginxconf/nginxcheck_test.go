@@ -1,4 +1,4 @@
-package render
+package nginxconf
 
 import (
 	"bufio"
@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/internal/pcrecases"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // The tests of this file hold render to nginx's own judgement: whatever
@@ -36,7 +37,7 @@ func TestNGINXAcceptsRenderedCorpus(t *testing.T) {
 	cases := nginxCorpus(t)
 	start := time.Now()
 	snap := batchSnapshot(cases)
-	cfg, problems := Build(snap, DefaultOptions())
+	cfg, problems := render.Build(snap, render.DefaultOptions())
 	conf, err := NGINXConf(cfg, DefaultConfOptions())
 	if err != nil {
 		t.Fatalf("the writer refused the batch: %v", err)
@@ -80,7 +81,7 @@ func TestNGINXServerNameLengths(t *testing.T) {
 		other := fuzzSnapshot("other.example.com", "/", "use-regex", "false").Ingresses[0]
 		other.Name = "other"
 		snap.Ingresses = append(snap.Ingresses, other)
-		cfg, problems := Build(snap, DefaultOptions())
+		cfg, problems := render.Build(snap, render.DefaultOptions())
 		if len(problems) > 0 {
 			t.Fatalf("host of %d bytes: %v", n, problems)
 		}
@@ -236,8 +237,8 @@ func readFuzzCorpus(t *testing.T, dir string) []fuzzCase {
 // a generated one, so that its host settings never spread to another case.
 // The cases without a host (regex paths) share hosts by hundreds, one
 // annotation per host: nginx -t takes its time per server block.
-func batchSnapshot(cases []fuzzCase) Snapshot {
-	var s Snapshot
+func batchSnapshot(cases []fuzzCase) render.Snapshot {
+	var s render.Snapshot
 	seenHost, seenName := map[string]bool{}, map[string]bool{}
 	for i, c := range cases {
 		host := c.host
@@ -295,7 +296,7 @@ func hostOfLength(n int) string {
 func TestNGINXAppRootIgnoresHostHeader(t *testing.T) {
 	bin := nginxOrSkip(t)
 	snap := fuzzSnapshot("root.example.com", "/app", "app-root", "/app")
-	cfg, problems := Build(snap, DefaultOptions())
+	cfg, problems := render.Build(snap, render.DefaultOptions())
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

@@ -1,4 +1,4 @@
-package render_test
+package nginxconf_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -26,11 +27,11 @@ func TestNGINXConfWithOwnersSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg, _ := render.Build(res.Snapshot, render.DefaultOptions())
-		want, err := render.NGINXConf(cfg, render.DefaultConfOptions())
+		want, err := nginxconf.NGINXConf(cfg, nginxconf.DefaultConfOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, owners, err := render.NGINXConfWithOwners(cfg, render.DefaultConfOptions())
+		got, owners, err := nginxconf.NGINXConfWithOwners(cfg, nginxconf.DefaultConfOptions())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +95,7 @@ func TestConfOwnersAt(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, _ := render.Build(res.Snapshot, render.DefaultOptions())
-	conf, owners, err := render.NGINXConfWithOwners(cfg, render.DefaultConfOptions())
+	conf, owners, err := nginxconf.NGINXConfWithOwners(cfg, nginxconf.DefaultConfOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

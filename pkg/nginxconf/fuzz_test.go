@@ -1,4 +1,4 @@
-package render
+package nginxconf
 
 import (
 	"reflect"
@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // fuzzAnnotations are the annotations whose values can reach nginx.conf.
@@ -62,7 +63,7 @@ var fuzzSeeds = []fuzzCase{
 func fuzzOne(t *testing.T, host, path string, annIndex uint8, value string) {
 	name := fuzzAnnotations[int(annIndex)%len(fuzzAnnotations)]
 	snap := fuzzSnapshot(host, path, name, value)
-	cfg, problems := Build(snap, DefaultOptions())
+	cfg, problems := render.Build(snap, render.DefaultOptions())
 	var trace []confEvent
 	conf, err := writeNGINXConf(&confWriter{trace: &trace}, cfg, DefaultConfOptions())
 	if err != nil {
@@ -100,7 +101,7 @@ func FuzzQuote(f *testing.F) {
 	})
 }
 
-func fuzzSnapshot(host, path, annotation, value string) Snapshot {
+func fuzzSnapshot(host, path, annotation, value string) render.Snapshot {
 	prefix := networkingv1.PathTypePrefix
 	class := "nginx"
 	ing := &networkingv1.Ingress{
@@ -127,7 +128,7 @@ func fuzzSnapshot(host, path, annotation, value string) Snapshot {
 		ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "default"},
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
 	}
-	return Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{svc}}
+	return render.Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{svc}}
 }
 
 func firstEventDiff(want, got []confEvent) string {

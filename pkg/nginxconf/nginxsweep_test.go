@@ -1,4 +1,4 @@
-package render
+package nginxconf
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // The sweep: every annotation of annotations.AnnotationDocs and every ConfigMap key
@@ -287,8 +288,8 @@ func sweepIngresses() []sweepIngress {
 
 // sweepSnapshot is the Ingresses (those not left out) with the ConfigMap
 // column c: every key at its c-th value.
-func sweepSnapshot(ings []sweepIngress, out map[string]bool, c int) Snapshot {
-	s := Snapshot{
+func sweepSnapshot(ings []sweepIngress, out map[string]bool, c int) render.Snapshot {
+	s := render.Snapshot{
 		IngressClasses: []*networkingv1.IngressClass{{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}},
 		Services: []*corev1.Service{
 			{ObjectMeta: metav1.ObjectMeta{Namespace: "sweep", Name: "svc"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
@@ -327,7 +328,7 @@ func TestNGINXAcceptsSweep(t *testing.T) {
 			byName[si.primary.Name] = si
 		}
 	}
-	opts := DefaultOptions()
+	opts := render.DefaultOptions()
 	opts.EnableSSLPassthrough = true
 	columns := 0
 	for _, vs := range sweepConfigKeys {
@@ -341,7 +342,7 @@ func TestNGINXAcceptsSweep(t *testing.T) {
 	for c := 0; c < columns; c++ {
 		out := map[string]bool{}
 		for round := 0; round < 40; round++ {
-			cfg, problems := Build(sweepSnapshot(ings, out, c), opts)
+			cfg, problems := render.Build(sweepSnapshot(ings, out, c), opts)
 			if round == 0 {
 				for _, p := range problems {
 					if strings.Contains(p.Field, "annotations") || p.Object.Kind == "ConfigMap" {

@@ -1,4 +1,4 @@
-package render
+package nginxconf
 
 import (
 	"regexp"
@@ -61,7 +61,7 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 	}
 	for i := range s.Locations {
 		l := &s.Locations[i]
-		for _, m := range locationMatchers(l, exact) {
+		for _, m := range model.LocationMatchers(l, exact) {
 			args := quoteAll(w, m)
 			block := w.beginOwned(s.Hostname, strings.Join(args, " "), []model.ObjectRef{l.Ingress})
 			w.open(append([]string{"location"}, args...)...)
@@ -88,43 +88,11 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 	w.comment("end server " + s.Hostname)
 }
 
-// matcher is the argument list of one location directive: an optional
-// modifier ("=" or "~*") and the path. The modifier is the writer's own; the
-// path is a user value.
-type matcher struct {
-	modifier string
-	path     string
-}
-
-func quoteAll(w *confWriter, m matcher) []string {
-	if m.modifier == "" {
-		return []string{w.q(m.path)}
+func quoteAll(w *confWriter, m model.Matcher) []string {
+	if m.Modifier == "" {
+		return []string{w.q(m.Path)}
 	}
-	return []string{m.modifier, w.q(m.path)}
-}
-
-// locationMatchers gives the nginx locations that implement one Ingress
-// path. exactPaths are the Exact paths of the same server: they take the
-// "= /p" location of a Prefix path of the same value, as the Ingress spec
-// gives Exact precedence.
-func locationMatchers(l *model.Location, exactPaths map[string]bool) []matcher {
-	switch {
-	case l.PathType == model.PathExact:
-		return []matcher{{"=", l.Path}}
-	case l.Regex:
-		return []matcher{{"~*", "^" + l.Path}}
-	case l.PathType == model.PathPrefix:
-		p := strings.TrimRight(l.Path, "/")
-		if p == "" {
-			return []matcher{{"", "/"}}
-		}
-		if exactPaths[p] {
-			return []matcher{{"", p + "/"}}
-		}
-		return []matcher{{"", p + "/"}, {"=", p}}
-	default:
-		return []matcher{{"", l.Path}}
-	}
+	return []string{m.Modifier, w.q(m.Path)}
 }
 
 func writeHTTPSRedirect(w *confWriter) {
