@@ -40,7 +40,7 @@ func FromAnnotations() Tables {
 }
 
 // generatedBy is the line that says where a generated text comes from.
-const generatedBy = "Generated from pkg/render/annotations_table.go and configmap.go by `go test ./internal/docgen -update`; " +
+const generatedBy = "Generated from the tables of pkg/annotations by `go test ./internal/docgen -update`; " +
 	"a test fails when it differs from the code. Do not edit by hand."
 
 // cell escapes s for a Markdown table cell.
