@@ -261,9 +261,40 @@ func valueCookieSeconds(v string) (string, error) {
 // limit must be less 65536").
 const MaxLimitConn = 65535
 
-// annotationSpecs is the table of supported annotations, sorted by name.
-// It is never modified.
-var annotationSpecs = []annotationSpec{
+// annotationFamily is the part of the annotation table that one file
+// holds: the annotations of one feature, read together.
+type annotationFamily struct {
+	// Name names the family (its file, without .go), for tests.
+	Name  string
+	Specs []annotationSpec
+}
+
+// annotationFamilies returns the table of each family of annotations.
+func annotationFamilies() []annotationFamily {
+	return []annotationFamily{
+		{"other", otherAnnotations},
+	}
+}
+
+// annotationSpecs is the table of supported annotations: the tables of
+// annotationFamilies joined and sorted by name, for lookupAnnotationSpec's
+// binary search. It is never modified.
+var annotationSpecs = joinAnnotationSpecs(annotationFamilies())
+
+// joinAnnotationSpecs returns the specs of families in one new slice sorted
+// by name. A name in two families is a bug that TestAnnotationSpecTable
+// reports.
+func joinAnnotationSpecs(families []annotationFamily) []annotationSpec {
+	var all []annotationSpec
+	for _, f := range families {
+		all = append(all, f.Specs...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+	return all
+}
+
+// otherAnnotations are the annotations not yet in a family file.
+var otherAnnotations = []annotationSpec{
 	{Name: "affinity", Kind: kindEnum, Description: `Sticky sessions for the backends of the Ingress; only "cookie" is supported.`,
 		set: annOneOf(false, func(s *annotationState) *string { return &s.affinity }, "cookie")},
 	{Name: "affinity-mode", Kind: kindEnum, Default: defaultAffinityMode, Description: `"balanced" moves some sessions when the backend scales up; "persistent" never does.`,

@@ -91,6 +91,39 @@ func TestAnnotationSpecTable(t *testing.T) {
 	}
 }
 
+// TestAnnotationFamilies checks that the joined table holds exactly the
+// entries of the family files: each one found by lookupAnnotationSpec, in
+// one family only.
+func TestAnnotationFamilies(t *testing.T) {
+	n := 0
+	family := map[string]string{}
+	for _, f := range annotationFamilies() {
+		if len(f.Specs) == 0 {
+			t.Errorf("family %s is empty", f.Name)
+		}
+		for _, s := range f.Specs {
+			n++
+			if other, ok := family[s.Name]; ok {
+				t.Errorf("%s is in families %s and %s", s.Name, other, f.Name)
+			}
+			family[s.Name] = f.Name
+			got := lookupAnnotationSpec(s.Name)
+			if got == nil {
+				t.Errorf("%s (family %s): lookup does not find it", s.Name, f.Name)
+				continue
+			}
+			if got.Name != s.Name || got.Description != s.Description || got.Kind != s.Kind ||
+				got.Default != s.Default || got.OnInvalid != s.OnInvalid || got.CanaryOnly != s.CanaryOnly ||
+				reflect.ValueOf(got.set).Pointer() != reflect.ValueOf(s.set).Pointer() {
+				t.Errorf("%s (family %s): lookup finds another entry", s.Name, f.Name)
+			}
+		}
+	}
+	if n != len(annotationSpecs) {
+		t.Errorf("the families hold %d annotations, the table %d", n, len(annotationSpecs))
+	}
+}
+
 // TestAnnotationSpecDefaultsParse checks that every documented default that
 // is a literal value is itself accepted.
 func TestAnnotationSpecDefaultsParse(t *testing.T) {
