@@ -60,49 +60,29 @@ type Canary struct {
 
 // Defaults of the annotations, as in ingress-nginx.
 const (
-	defaultBackendProtocol      = "HTTP"
-	defaultAffinityMode         = "balanced"
-	defaultSessionCookieName    = "INGRESSCOOKIE"
-	defaultSubsetSize           = 3
-	defaultBurstMultiplier      = 5
-	defaultCanaryWeightTotal    = 100
-	defaultPermanentRedirect    = 301
-	defaultTemporalRedirect     = 302
-	defaultCORSAllowMethods     = "GET, PUT, POST, DELETE, PATCH, OPTIONS"
-	defaultCORSAllowHeaders     = "DNT,Keep-Alive,User-Agent,X-Requested-With,If-Modified-Since,Cache-Control,Content-Type,Range,Authorization"
-	defaultCORSMaxAge           = 1728000
-	defaultCORSAllowCredentials = true
+	defaultBackendProtocol   = "HTTP"
+	defaultAffinityMode      = "balanced"
+	defaultSessionCookieName = "INGRESSCOOKIE"
+	defaultSubsetSize        = 3
+	defaultCanaryWeightTotal = 100
 )
 
-// sourceRange is a parsed allow or deny list before the lists are combined.
-type sourceRange struct {
-	given   bool     // the annotation is present
-	invalid bool     // at least one entry could not be parsed
-	cidrs   []string // the entries that parsed, normalized
-}
-
 // annotationState is what the setters of the annotation table write to.
-// Settings that depend on other annotations are staged here and combined
-// by finish.
+// Settings that depend on other annotations are staged here, each family's
+// in a struct of its file, and combined by finish.
 type annotationState struct {
 	out Ingress
 
-	corsEnabled  bool
-	cors         model.CORS
-	corsNoOrigin bool // cors-allow-origin was given and no origin in it is valid
-
-	permanentURL, temporalURL   string
-	permanentCode, temporalCode int
-
-	allowlist, whitelist, denylist sourceRange
+	corsState
+	redirectState
+	accessState
+	rateLimitState
 
 	affinity     string
 	affinityMode string
 	cookie       model.SessionCookie
 
 	hashBy model.UpstreamHashBy
-
-	burstMultiplier int
 }
 
 func newAnnotationState() *annotationState {
@@ -111,19 +91,12 @@ func newAnnotationState() *annotationState {
 			Location: model.LocationSettings{BackendProtocol: defaultBackendProtocol},
 			Backend:  Backend{Protocol: defaultBackendProtocol},
 		},
-		cors: model.CORS{
-			AllowOrigins:     []string{"*"},
-			AllowMethods:     defaultCORSAllowMethods,
-			AllowHeaders:     defaultCORSAllowHeaders,
-			AllowCredentials: defaultCORSAllowCredentials,
-			MaxAge:           defaultCORSMaxAge,
-		},
-		permanentCode:   defaultPermanentRedirect,
-		temporalCode:    defaultTemporalRedirect,
-		affinityMode:    defaultAffinityMode,
-		cookie:          model.SessionCookie{Name: defaultSessionCookieName},
-		hashBy:          model.UpstreamHashBy{SubsetSize: defaultSubsetSize},
-		burstMultiplier: defaultBurstMultiplier,
+		corsState:      newCORSState(),
+		redirectState:  newRedirectState(),
+		rateLimitState: newRateLimitState(),
+		affinityMode:   defaultAffinityMode,
+		cookie:         model.SessionCookie{Name: defaultSessionCookieName},
+		hashBy:         model.UpstreamHashBy{SubsetSize: defaultSubsetSize},
 	}
 }
 
@@ -230,42 +203,10 @@ func snippetReason(name string) string {
 // that only show when annotations are seen together.
 func (s *annotationState) finish(ing model.ObjectRef) []model.Problem {
 	var problems []model.Problem
-	loc := &s.out.Location
-
-	if s.corsEnabled && !s.corsNoOrigin {
-		c := s.cors
-		loc.CORS = &c
-	}
-
-	// temporal-redirect wins over permanent-redirect, as in ingress-nginx.
-	switch {
-	case s.temporalURL != "":
-		loc.Redirect = &model.Redirect{URL: s.temporalURL, Code: s.temporalCode}
-		if s.permanentURL != "" {
-			problems = append(problems, model.Problemf(ing, Field("permanent-redirect"),
-				"ignored because temporal-redirect is also set and takes precedence"))
-		}
-	case s.permanentURL != "":
-		loc.Redirect = &model.Redirect{URL: s.permanentURL, Code: s.permanentCode}
-	}
-
-	// allowlist-source-range wins over its old name whitelist-source-range.
-	allow := s.allowlist
-	if !allow.given {
-		allow = s.whitelist
-	} else if s.whitelist.given {
-		problems = append(problems, model.Problemf(ing, Field("whitelist-source-range"),
-			"ignored because allowlist-source-range is also set and takes precedence"))
-	}
-	loc.Access = model.AccessControl{
-		Allow:   allow.cidrs,
-		Deny:    s.denylist.cidrs,
-		DenyAll: allow.invalid || s.denylist.invalid,
-	}
-
-	if loc.Limits.RPS > 0 {
-		loc.Limits.BurstMultiplier = s.burstMultiplier
-	}
+	s.finishCORS()
+	problems = append(problems, s.finishRedirect(ing)...)
+	problems = append(problems, s.finishAccess(ing)...)
+	s.finishRateLimit()
 
 	if s.hashBy.Expression != "" {
 		s.out.Backend.UpstreamHashBy = s.hashBy
@@ -291,34 +232,4 @@ func (s *annotationState) finish(ing model.ObjectRef) []model.Problem {
 		}
 	}
 	return problems
-}
-
-// annSourceRange parses a comma separated list of CIDRs and addresses into
-// r. Any invalid entry makes the whole list fail closed (r.invalid), as in
-// ingress-nginx, where the location then refuses every request.
-func annSourceRange(r *sourceRange, v string) error {
-	r.given = true
-	var bad []string
-	seen := map[string]bool{}
-	for _, e := range valueList(v) {
-		cidr, err := valueCIDR(e)
-		if err != nil {
-			bad = append(bad, ValueQuote(e))
-			continue
-		}
-		if !seen[cidr] {
-			seen[cidr] = true
-			r.cidrs = append(r.cidrs, cidr)
-		}
-	}
-	sort.Strings(r.cidrs)
-	if len(bad) > 0 {
-		r.invalid = true
-		return fmt.Errorf("entries %s are not IP addresses or CIDR networks (e.g. \"10.0.0.0/8\", \"192.168.1.7\", \"2001:db8::/32\")", strings.Join(bad, ", "))
-	}
-	if len(r.cidrs) == 0 {
-		r.invalid = true
-		return fmt.Errorf("holds no IP address or CIDR network")
-	}
-	return nil
 }

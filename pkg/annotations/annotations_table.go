@@ -135,25 +135,6 @@ func annOneOf(fold bool, field func(*annotationState) *string, options ...string
 	return annString(func(v string) (string, error) { return valueOneOf(v, fold, options...) }, field)
 }
 
-func annRedirectCode(field func(*annotationState) *int, codes ...int) func(*annotationState, string) error {
-	return func(s *annotationState, v string) error {
-		n, err := valueInt(v, 100, 599)
-		if err == nil {
-			for _, c := range codes {
-				if n == c {
-					*field(s) = n
-					return nil
-				}
-			}
-		}
-		q := make([]string, len(codes))
-		for i, c := range codes {
-			q[i] = fmt.Sprint(c)
-		}
-		return fmt.Errorf("must be one of %s", strings.Join(q, ", "))
-	}
-}
-
 // annTokenList checks a comma separated list of tokens and stores it joined
 // with sep. With star, "*" is a valid entry.
 func annTokenList(sep string, star bool, field func(*annotationState) *string) func(*annotationState, string) error {
@@ -204,36 +185,6 @@ func annServerAlias(s *annotationState, v string) error {
 	return nil
 }
 
-func annCORSOrigins(s *annotationState, v string) error {
-	var origins, bad []string
-	seen := map[string]bool{}
-	for _, e := range valueList(v) {
-		o, err := valueOrigin(e)
-		if err != nil {
-			bad = append(bad, ValueQuote(e))
-			continue
-		}
-		if o == "*" {
-			// "*" allows every origin; the others add nothing.
-			origins, seen = []string{"*"}, map[string]bool{"*": true}
-			continue
-		}
-		if !seen[o] && !seen["*"] {
-			seen[o] = true
-			origins = append(origins, o)
-		}
-	}
-	s.cors.AllowOrigins = origins
-	s.corsNoOrigin = len(origins) == 0
-	if len(bad) > 0 {
-		return fmt.Errorf(`entries %s are not "*" or scheme://host[:port] with scheme http or https (e.g. "https://example.com", "https://*.example.com:8443")`, strings.Join(bad, ", "))
-	}
-	if len(origins) == 0 {
-		return errors.New("holds no origin")
-	}
-	return nil
-}
-
 // valueCookieDomain checks session-cookie-domain: a DNS name, optionally
 // with the leading dot of old cookie syntax.
 func valueCookieDomain(v string) (string, error) {
@@ -256,11 +207,6 @@ func valueCookieSeconds(v string) (string, error) {
 	return v, nil
 }
 
-// MaxLimitConn is the largest limit_conn nginx takes: nginx 1.22.1's
-// nginx -t passes "limit_conn z 65535" and refuses 65536 ("connection
-// limit must be less 65536").
-const MaxLimitConn = 65535
-
 // annotationFamily is the part of the annotation table that one file
 // holds: the annotations of one feature, read together.
 type annotationFamily struct {
@@ -272,6 +218,10 @@ type annotationFamily struct {
 // annotationFamilies returns the table of each family of annotations.
 func annotationFamilies() []annotationFamily {
 	return []annotationFamily{
+		{"access", accessAnnotations},
+		{"cors", corsAnnotations},
+		{"ratelimit", rateLimitAnnotations},
+		{"redirect", redirectAnnotations},
 		{"other", otherAnnotations},
 	}
 }
@@ -299,9 +249,6 @@ var otherAnnotations = []annotationSpec{
 		set: annOneOf(false, func(s *annotationState) *string { return &s.affinity }, "cookie")},
 	{Name: "affinity-mode", Kind: kindEnum, Default: defaultAffinityMode, Description: `"balanced" moves some sessions when the backend scales up; "persistent" never does.`,
 		set: annOneOf(false, func(s *annotationState) *string { return &s.affinityMode }, "balanced", "persistent")},
-	{Name: "allowlist-source-range", Kind: kindCIDRList, Description: "Only clients from these networks may use the Ingress's paths.",
-		OnInvalid: "every request to the Ingress's paths is refused until it is fixed (fail closed, as in ingress-nginx)",
-		set:       func(s *annotationState, v string) error { return annSourceRange(&s.allowlist, v) }},
 	{Name: "app-root", Kind: kindPath, Description: `Redirect requests for "/" to this path.`,
 		set: annString(func(v string) (string, error) { return valuePath(v, true) }, func(s *annotationState) *string { return &s.out.Location.AppRoot })},
 	{Name: "backend-protocol", Kind: kindEnum, Default: defaultBackendProtocol, Description: "Protocol spoken to the backend: HTTP, HTTPS, GRPC or GRPCS (any case).",
@@ -330,40 +277,12 @@ var otherAnnotations = []annotationSpec{
 		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.Weight })},
 	{Name: "canary-weight-total", Kind: kindInt, CanaryOnly: true, Default: "100", Description: "Total that canary-weight is a share of.",
 		set: annInt(1, MaxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.WeightTotal })},
-	{Name: "cors-allow-credentials", Kind: kindBool, Default: "true", Description: "Send Access-Control-Allow-Credentials when CORS is enabled.",
-		set: annBool(func(s *annotationState) *bool { return &s.cors.AllowCredentials })},
-	{Name: "cors-allow-headers", Kind: kindTokenList, Default: defaultCORSAllowHeaders, Description: "Access-Control-Allow-Headers when CORS is enabled.",
-		set: annTokenList(",", false, func(s *annotationState) *string { return &s.cors.AllowHeaders })},
-	{Name: "cors-allow-methods", Kind: kindTokenList, Default: defaultCORSAllowMethods, Description: "Access-Control-Allow-Methods when CORS is enabled.",
-		set: annTokenList(", ", false, func(s *annotationState) *string { return &s.cors.AllowMethods })},
-	{Name: "cors-allow-origin", Kind: kindOriginList, Default: "*", Description: `Origins allowed when CORS is enabled: "*" or scheme://host[:port], host may start with "*.".`,
-		OnInvalid: "invalid entries are skipped; if none is left, CORS stays off",
-		set:       annCORSOrigins},
-	{Name: "cors-expose-headers", Kind: kindTokenList, Description: `Access-Control-Expose-Headers when CORS is enabled ("*" allowed).`,
-		set: annTokenList(",", true, func(s *annotationState) *string { return &s.cors.ExposeHeaders })},
-	{Name: "cors-max-age", Kind: kindSeconds, Default: "1728000", Description: "How long browsers may cache a CORS preflight answer.",
-		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.cors.MaxAge })},
 	{Name: "default-backend", Kind: kindServiceName, Description: "Service in the Ingress namespace that answers when a path's Service has no endpoints.",
 		set: annString(valueServiceName, func(s *annotationState) *string { return &s.out.DefaultBackend })},
-	{Name: "denylist-source-range", Kind: kindCIDRList, Description: "Clients from these networks are refused.",
-		OnInvalid: "every request to the Ingress's paths is refused until it is fixed (fail closed, as in ingress-nginx)",
-		set:       func(s *annotationState, v string) error { return annSourceRange(&s.denylist, v) }},
-	{Name: "enable-cors", Kind: kindBool, Default: "false", Description: "Answer CORS preflight requests and add the CORS headers (see cors-*).",
-		set: annBool(func(s *annotationState) *bool { return &s.corsEnabled })},
 	{Name: "force-ssl-redirect", Kind: kindBool, Default: "false", Description: "Redirect HTTP to HTTPS even when the host has no TLS certificate of its own.",
 		set: annBool(func(s *annotationState) *bool { return &s.out.Location.ForceSSLRedirect })},
-	{Name: "limit-burst-multiplier", Kind: kindInt, Default: "5", Description: "Burst allowed above limit-rps, as a multiple of it.",
-		set: annInt(1, 1000, func(s *annotationState) *int { return &s.burstMultiplier })},
-	{Name: "limit-connections", Kind: kindInt, Default: "0", Description: "Concurrent connections allowed per client address, at most 65535 (0: no limit).",
-		set: annInt(0, MaxLimitConn, func(s *annotationState) *int { return &s.out.Location.Limits.Connections })},
-	{Name: "limit-rps", Kind: kindInt, Default: "0", Description: "Requests per second allowed per client address (0: no limit).",
-		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.out.Location.Limits.RPS })},
 	{Name: "load-balance", Kind: kindEnum, Default: "ConfigMap load-balance", Description: `Balancing algorithm of the Ingress's backends: "round_robin" or "ewma".`,
 		set: annOneOf(false, func(s *annotationState) *string { return &s.out.Backend.LoadBalance }, "round_robin", "ewma")},
-	{Name: "permanent-redirect", Kind: kindURL, Description: "Answer every request with a redirect to this URL.",
-		set: annString(valueRedirectURL, func(s *annotationState) *string { return &s.permanentURL })},
-	{Name: "permanent-redirect-code", Kind: kindInt, Default: "301", Description: "Status code of permanent-redirect: 301, 302, 303, 307 or 308.",
-		set: annRedirectCode(func(s *annotationState) *int { return &s.permanentCode }, 301, 302, 303, 307, 308)},
 	{Name: "proxy-body-size", Kind: kindSize, Default: "ConfigMap proxy-body-size", Description: `Largest request body accepted ("0": no limit).`,
 		set: annString(valueSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BodySize })},
 	{Name: "proxy-buffer-size", Kind: kindBufferSize, Default: "ConfigMap proxy-buffer-size", Description: "Size of the buffer for the first part of the backend's answer (its headers), at most 1024m.",
@@ -409,10 +328,6 @@ var otherAnnotations = []annotationSpec{
 		set: annBool(func(s *annotationState) *bool { return &s.out.SSLPassthrough })},
 	{Name: "ssl-redirect", Kind: kindBool, Default: "ConfigMap ssl-redirect", Description: "Redirect HTTP to HTTPS when the host has TLS.",
 		set: annBoolPtr(func(s *annotationState) **bool { return &s.out.Location.SSLRedirect })},
-	{Name: "temporal-redirect", Kind: kindURL, Description: "Answer every request with a redirect to this URL; wins over permanent-redirect.",
-		set: annString(valueRedirectURL, func(s *annotationState) *string { return &s.temporalURL })},
-	{Name: "temporal-redirect-code", Kind: kindInt, Default: "302", Description: "Status code of temporal-redirect: 301, 302, 303 or 307.",
-		set: annRedirectCode(func(s *annotationState) *int { return &s.temporalCode }, 301, 302, 303, 307)},
 	{Name: "upstream-hash-by", Kind: kindHashBy, Description: `Consistent hashing key of the backends, e.g. "$request_uri"; wins over load-balance.`,
 		set: annString(valueHashBy, func(s *annotationState) *string { return &s.hashBy.Expression })},
 	{Name: "upstream-hash-by-subset", Kind: kindBool, Default: "false", Description: "Hash to a subset of endpoints and pick one of them at random.",
@@ -423,9 +338,6 @@ var otherAnnotations = []annotationSpec{
 		set: annString(valueHostPort, func(s *annotationState) *string { return &s.out.Location.UpstreamVhost })},
 	{Name: "use-regex", Kind: kindBool, Default: "false", Description: "Match the paths of the host as case-insensitive regexes: those of the Ingresses of the same namespace (every path of the host with --allow-cross-namespace-host-sharing, as in ingress-nginx).",
 		set: annBool(func(s *annotationState) *bool { return &s.out.UseRegex })},
-	{Name: "whitelist-source-range", Kind: kindCIDRList, Description: "Old name of allowlist-source-range, which wins when both are set.",
-		OnInvalid: "every request to the Ingress's paths is refused until it is fixed (fail closed, as in ingress-nginx)",
-		set:       func(s *annotationState, v string) error { return annSourceRange(&s.whitelist, v) }},
 	{Name: "x-forwarded-prefix", Kind: kindPath, Description: "Value of the X-Forwarded-Prefix header sent to the backend.",
 		set: annString(func(v string) (string, error) { return valuePath(v, false) }, func(s *annotationState) *string { return &s.out.Location.XForwardedPrefix })},
 }
