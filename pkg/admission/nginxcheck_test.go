@@ -23,14 +23,21 @@ type fakeConfTester struct {
 	marker, at string
 	err        error
 	block      chan struct{}
-	mu         sync.Mutex
-	tests      int
+	// started, when not nil, is sent to (without blocking) as a test
+	// begins.
+	started chan struct{}
+	mu      sync.Mutex
+	tests   int
 }
 
 func (f *fakeConfTester) TestConf(ctx context.Context, conf []byte) (*TestFailure, error) {
 	f.mu.Lock()
 	f.tests++
 	f.mu.Unlock()
+	select {
+	case f.started <- struct{}{}:
+	default:
+	}
 	if f.block != nil {
 		select {
 		case <-f.block:
@@ -174,16 +181,19 @@ func TestNginxCheck(t *testing.T) {
 // TestNginxCheckOneAtATime: a review waits for another's test at most the
 // timeout, then is admitted with a warning.
 func TestNginxCheckOneAtATime(t *testing.T) {
-	tester := &fakeConfTester{block: make(chan struct{})}
+	tester := &fakeConfTester{block: make(chan struct{}), started: make(chan struct{}, 1)}
 	v := checkedValidator(t, fixture(), true, tester)
 	v.nginx.Timeout = time.Minute
-	first := make(chan Verdict)
+	first := make(chan Verdict, 1)
 	go func() {
 		verdict, _ := v.ValidateContext(context.Background(), newIngress("one", "b.example.com", "/", "web"), true)
 		first <- verdict
 	}()
-	for tester.count() == 0 {
-		time.Sleep(time.Millisecond)
+	select {
+	case <-tester.started:
+	case <-time.After(30 * time.Second):
+		close(tester.block)
+		t.Fatal("the first review did not start its nginx -t within 30 s")
 	}
 	v.nginx.Timeout = 100 * time.Millisecond
 	verdict, err := v.ValidateContext(context.Background(), newIngress("two", "c.example.com", "/", "web"), true)
