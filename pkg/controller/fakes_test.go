@@ -178,18 +178,38 @@ func (f *fakeLua) endpoints(name string) []string {
 	return out
 }
 
-// recordingReporter keeps the problems of the last call.
+// recordingReporter keeps the problems of every call; onReport, when
+// set, is called with them (from the loop's goroutine).
 type recordingReporter struct {
-	mu    sync.Mutex
-	last  []model.Problem
-	calls int
+	mu       sync.Mutex
+	last     []model.Problem
+	calls    int
+	history  [][]model.Problem
+	onReport func([]model.Problem)
 }
 
 func (r *recordingReporter) ReportProblems(_ context.Context, ps []model.Problem) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.last = append([]model.Problem(nil), ps...)
+	r.history = append(r.history, r.last)
 	r.calls++
+	if r.onReport != nil {
+		r.onReport(r.last)
+	}
+}
+
+// since returns the problem lists of the calls after the first n.
+func (r *recordingReporter) since(n int) [][]model.Problem {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.history[n:]
+}
+
+func (r *recordingReporter) callCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls
 }
 
 func (r *recordingReporter) problems() []model.Problem {

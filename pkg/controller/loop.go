@@ -88,8 +88,10 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	build := c.cfg.Build
 	build.Quarantined = c.quarantined(ctx, snap)
 	cfg, problems := render.Build(snap, build)
-	c.cfg.Problems.ReportProblems(ctx, problems)
-	c.metrics.setProblems(problems)
+	// The Problems are reported once a sync, whichever way it ends, and
+	// the final list: a quarantine below replaces problems with a list
+	// that has its own Problem.
+	defer func() { c.reportProblems(ctx, problems) }()
 	conf, err := nginxconf.NGINXConf(cfg, c.confOptions(cfg))
 	if err != nil {
 		return fmt.Errorf("writing nginx.conf: %w", err)
@@ -136,8 +138,6 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		// payloads of the failed attempt.
 		s.luaDirty = s.luaDirty || s.running.Config != nil
 		problems = res.problems
-		c.cfg.Problems.ReportProblems(ctx, problems)
-		c.metrics.setProblems(problems)
 		cfg, checksum = res.cfg, nginx.Checksum(res.conf)
 		desired = ksync.State{Config: cfg, NGINXConf: res.conf}
 		plan = c.newPlan(desired)
@@ -154,6 +154,14 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		log.Info("Applied", "verdict", plan.Verdict.String(), "checksum", checksum, "duration", time.Since(start).Round(time.Microsecond))
 	}
 	return err
+}
+
+// reportProblems gives the Problems of a sync to the problems gauge and
+// the reporter (Events, log), in that order: whoever the reporter shows
+// them to can read the same list on /metrics.
+func (c *Controller) reportProblems(ctx context.Context, problems []model.Problem) {
+	c.metrics.setProblems(problems)
+	c.cfg.Problems.ReportProblems(ctx, problems)
 }
 
 // newPlan is sync.NewPlan(running, desired), with every payload posted

@@ -257,17 +257,42 @@ func (n *testingNginx) Test(ctx context.Context, conf []byte) error { return n.t
 
 // TestLoopQuarantine: an Ingress that nginx -t refuses is left out in the
 // same sync, the rest is loaded, the Problem and the gauge say so; once
-// the Ingress changes it is tried again, and served when it passes.
+// the Ingress changes it is tried again, and served when it passes. Each
+// sync reports its Problems once, the final list: the sync that
+// quarantines reports the list with the quarantine Problem only, and the
+// problems gauge holds that list when the reporter gets it.
 func TestLoopQuarantine(t *testing.T) {
 	tester := &markerTester{markers: map[string]string{`"/BAD/"`: ""}}
 	good := ingressYAML("t", "good", 1, "good.example.com", "/")
+	var gaugeErrs []string // written by the loop's goroutine under the reporter's lock
 	lt := startLoop(t, snapshot(t, good+ingressClassYAML), func(cfg *Config, n *fakeNginx) {
 		n.startErr = nil
 		n.reloadErr = tester.check
 		cfg.Nginx = &testingNginx{fakeNginx: n, tester: tester}
 	})
+	lt.reporter.mu.Lock()
+	lt.reporter.onReport = func(ps []model.Problem) {
+		quarantined := 0
+		for _, p := range ps {
+			if isQuarantineProblem(p) {
+				quarantined++
+			}
+		}
+		if g := intGauge(lt.c.metrics.problems.WithLabelValues("quarantined")); g != quarantined {
+			gaugeErrs = append(gaugeErrs, fmt.Sprintf("problems gauge quarantined=%d when the reporter got %d: %v", g, quarantined, ps))
+		}
+	}
+	lt.reporter.mu.Unlock()
+	defer func() {
+		lt.reporter.mu.Lock()
+		defer lt.reporter.mu.Unlock()
+		for _, e := range gaugeErrs {
+			t.Error(e)
+		}
+	}()
 	eventually(t, 5*time.Second, "first config", lt.c.Ready)
 	_, reloads := lt.nginx.counts()
+	calls := lt.reporter.callCount()
 
 	// A tenant adds a bad Ingress and, in the same change, another
 	// tenant a new host.
@@ -290,6 +315,15 @@ func TestLoopQuarantine(t *testing.T) {
 	}
 	if n := tester.count(); n != 1 {
 		t.Errorf("%d nginx -t runs by the search, want 1 (the line names the culprit)", n)
+	}
+	reports := lt.reporter.since(calls)
+	if len(reports) == 0 {
+		t.Error("no Problems reported after the change")
+	}
+	for i, ps := range reports {
+		if !hasProblem(ps, want) {
+			t.Errorf("report %d of %d after the bad Ingress came lacks the quarantine Problem: %v", i+1, len(reports), ps)
+		}
 	}
 
 	// Later changes of others apply without any search or test.
