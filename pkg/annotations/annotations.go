@@ -38,35 +38,6 @@ type Ingress struct {
 	SSLPassthrough bool
 }
 
-// Backend are the annotations that apply to the backends of an
-// Ingress rather than to its locations; they go to Lua, not to nginx.conf.
-type Backend struct {
-	// LoadBalance is round_robin or ewma; "" means the ConfigMap value.
-	LoadBalance string
-	// UpstreamHashBy is set when upstream-hash-by is; it wins over LoadBalance.
-	UpstreamHashBy model.UpstreamHashBy
-	// SessionAffinity is set when affinity is "cookie".
-	SessionAffinity model.SessionAffinity
-	// Protocol is HTTP, HTTPS, GRPC or GRPCS (backend-protocol).
-	Protocol string
-}
-
-// Canary are the canary annotations. They are read only when
-// canary is "true"; on other Ingresses they are ignored, as in ingress-nginx.
-type Canary struct {
-	Enabled        bool
-	TrafficShaping model.TrafficShaping
-}
-
-// Defaults of the annotations, as in ingress-nginx.
-const (
-	defaultBackendProtocol   = "HTTP"
-	defaultAffinityMode      = "balanced"
-	defaultSessionCookieName = "INGRESSCOOKIE"
-	defaultSubsetSize        = 3
-	defaultCanaryWeightTotal = 100
-)
-
 // annotationState is what the setters of the annotation table write to.
 // Settings that depend on other annotations are staged here, each family's
 // in a struct of its file, and combined by finish.
@@ -77,12 +48,8 @@ type annotationState struct {
 	redirectState
 	accessState
 	rateLimitState
-
-	affinity     string
-	affinityMode string
-	cookie       model.SessionCookie
-
-	hashBy model.UpstreamHashBy
+	hashByState
+	affinityState
 }
 
 func newAnnotationState() *annotationState {
@@ -94,9 +61,8 @@ func newAnnotationState() *annotationState {
 		corsState:      newCORSState(),
 		redirectState:  newRedirectState(),
 		rateLimitState: newRateLimitState(),
-		affinityMode:   defaultAffinityMode,
-		cookie:         model.SessionCookie{Name: defaultSessionCookieName},
-		hashBy:         model.UpstreamHashBy{SubsetSize: defaultSubsetSize},
+		hashByState:    newHashByState(),
+		affinityState:  newAffinityState(),
 	}
 }
 
@@ -207,29 +173,8 @@ func (s *annotationState) finish(ing model.ObjectRef) []model.Problem {
 	problems = append(problems, s.finishRedirect(ing)...)
 	problems = append(problems, s.finishAccess(ing)...)
 	s.finishRateLimit()
-
-	if s.hashBy.Expression != "" {
-		s.out.Backend.UpstreamHashBy = s.hashBy
-	}
-
-	if s.affinity == "cookie" {
-		s.out.Backend.SessionAffinity = model.SessionAffinity{
-			Type:   s.affinity,
-			Mode:   s.affinityMode,
-			Cookie: s.cookie,
-		}
-	}
-
-	if c := &s.out.Canary; c.Enabled {
-		if c.TrafficShaping.WeightTotal == 0 {
-			c.TrafficShaping.WeightTotal = defaultCanaryWeightTotal
-		}
-		if c.TrafficShaping.Weight > c.TrafficShaping.WeightTotal {
-			problems = append(problems, model.Problemf(ing, Field("canary-weight"),
-				"invalid value %d: more than canary-weight-total (%d); using the default (0)",
-				c.TrafficShaping.Weight, c.TrafficShaping.WeightTotal))
-			c.TrafficShaping.Weight = 0
-		}
-	}
+	s.finishUpstreamHashBy()
+	s.finishAffinity()
+	problems = append(problems, s.finishCanary(ing)...)
 	return problems
 }

@@ -185,28 +185,6 @@ func annServerAlias(s *annotationState, v string) error {
 	return nil
 }
 
-// valueCookieDomain checks session-cookie-domain: a DNS name, optionally
-// with the leading dot of old cookie syntax.
-func valueCookieDomain(v string) (string, error) {
-	h, err := valueHostname(strings.TrimPrefix(v, "."), false)
-	if err != nil {
-		return "", errors.New(`must be a DNS name (RFC 1123), optionally starting with "."`)
-	}
-	if strings.HasPrefix(v, ".") {
-		h = "." + h
-	}
-	return h, nil
-}
-
-// valueCookieSeconds checks session-cookie-expires and -max-age: a
-// whole number of seconds, kept as written.
-func valueCookieSeconds(v string) (string, error) {
-	if _, err := valueInt(v, 0, MaxInt32); err != nil {
-		return "", fmt.Errorf("must be a whole number of seconds from 0 to %d", MaxInt32)
-	}
-	return v, nil
-}
-
 // annotationFamily is the part of the annotation table that one file
 // holds: the annotations of one feature, read together.
 type annotationFamily struct {
@@ -219,6 +197,9 @@ type annotationFamily struct {
 func annotationFamilies() []annotationFamily {
 	return []annotationFamily{
 		{"access", accessAnnotations},
+		{"affinity", affinityAnnotations},
+		{"backend", backendAnnotations},
+		{"canary", canaryAnnotations},
 		{"cors", corsAnnotations},
 		{"ratelimit", rateLimitAnnotations},
 		{"redirect", redirectAnnotations},
@@ -245,44 +226,10 @@ func joinAnnotationSpecs(families []annotationFamily) []annotationSpec {
 
 // otherAnnotations are the annotations not yet in a family file.
 var otherAnnotations = []annotationSpec{
-	{Name: "affinity", Kind: kindEnum, Description: `Sticky sessions for the backends of the Ingress; only "cookie" is supported.`,
-		set: annOneOf(false, func(s *annotationState) *string { return &s.affinity }, "cookie")},
-	{Name: "affinity-mode", Kind: kindEnum, Default: defaultAffinityMode, Description: `"balanced" moves some sessions when the backend scales up; "persistent" never does.`,
-		set: annOneOf(false, func(s *annotationState) *string { return &s.affinityMode }, "balanced", "persistent")},
 	{Name: "app-root", Kind: kindPath, Description: `Redirect requests for "/" to this path.`,
 		set: annString(func(v string) (string, error) { return valuePath(v, true) }, func(s *annotationState) *string { return &s.out.Location.AppRoot })},
-	{Name: "backend-protocol", Kind: kindEnum, Default: defaultBackendProtocol, Description: "Protocol spoken to the backend: HTTP, HTTPS, GRPC or GRPCS (any case).",
-		set: func(s *annotationState, v string) error {
-			p, err := valueOneOf(v, true, "HTTP", "HTTPS", "GRPC", "GRPCS")
-			if err != nil {
-				if strings.EqualFold(v, "AUTO_HTTP") || strings.EqualFold(v, "FCGI") {
-					return fmt.Errorf("is an ingress-nginx protocol that kubectl-ingress does not support; it %v", err)
-				}
-				return err
-			}
-			s.out.Location.BackendProtocol, s.out.Backend.Protocol = p, p
-			return nil
-		}},
-	{Name: "canary", Kind: kindBool, Default: "false", Description: "The Ingress is a canary: its backends take part of the traffic of the Ingress with the same host and path.",
-		set: annBool(func(s *annotationState) *bool { return &s.out.Canary.Enabled })},
-	{Name: "canary-by-cookie", Kind: kindToken, CanaryOnly: true, Description: `Cookie that sends a request to the canary when "always" and never when "never".`,
-		set: annString(valueToken, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.Cookie })},
-	{Name: "canary-by-header", Kind: kindToken, CanaryOnly: true, Description: `Header that sends a request to the canary when "always" (or canary-by-header-value) and never when "never".`,
-		set: annString(valueToken, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.Header })},
-	{Name: "canary-by-header-pattern", Kind: kindRegexp, CanaryOnly: true, Description: "Regular expression that the canary-by-header value must match; ignored when canary-by-header-value is set.",
-		set: annString(valueRegexp, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.HeaderPattern })},
-	{Name: "canary-by-header-value", Kind: kindHeaderValue, CanaryOnly: true, Description: "Value of canary-by-header that sends a request to the canary.",
-		set: annString(valueHeaderValue, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.HeaderValue })},
-	{Name: "canary-weight", Kind: kindInt, CanaryOnly: true, Default: "0", Description: "Share of requests, out of canary-weight-total, sent to the canary.",
-		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.Weight })},
-	{Name: "canary-weight-total", Kind: kindInt, CanaryOnly: true, Default: "100", Description: "Total that canary-weight is a share of.",
-		set: annInt(1, MaxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.WeightTotal })},
-	{Name: "default-backend", Kind: kindServiceName, Description: "Service in the Ingress namespace that answers when a path's Service has no endpoints.",
-		set: annString(valueServiceName, func(s *annotationState) *string { return &s.out.DefaultBackend })},
 	{Name: "force-ssl-redirect", Kind: kindBool, Default: "false", Description: "Redirect HTTP to HTTPS even when the host has no TLS certificate of its own.",
 		set: annBool(func(s *annotationState) *bool { return &s.out.Location.ForceSSLRedirect })},
-	{Name: "load-balance", Kind: kindEnum, Default: "ConfigMap load-balance", Description: `Balancing algorithm of the Ingress's backends: "round_robin" or "ewma".`,
-		set: annOneOf(false, func(s *annotationState) *string { return &s.out.Backend.LoadBalance }, "round_robin", "ewma")},
 	{Name: "proxy-body-size", Kind: kindSize, Default: "ConfigMap proxy-body-size", Description: `Largest request body accepted ("0": no limit).`,
 		set: annString(valueSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BodySize })},
 	{Name: "proxy-buffer-size", Kind: kindBufferSize, Default: "ConfigMap proxy-buffer-size", Description: "Size of the buffer for the first part of the backend's answer (its headers), at most 1024m.",
@@ -306,34 +253,10 @@ var otherAnnotations = []annotationSpec{
 	{Name: "server-alias", Kind: kindHostList, Description: `More names for the hosts of the Ingress; "*." wildcards allowed.`,
 		OnInvalid: "invalid entries are skipped",
 		set:       annServerAlias},
-	{Name: "session-cookie-change-on-failure", Kind: kindBool, Default: "false", Description: "Point the affinity cookie to another endpoint when a request fails.",
-		set: annBool(func(s *annotationState) *bool { return &s.cookie.ChangeOnFailure })},
-	{Name: "session-cookie-conditional-samesite-none", Kind: kindBool, Default: "false", Description: "Leave out SameSite=None for browsers known to mishandle it.",
-		set: annBool(func(s *annotationState) *bool { return &s.cookie.ConditionalSameSiteNone })},
-	{Name: "session-cookie-domain", Kind: kindCookieDom, Description: "Domain attribute of the affinity cookie.",
-		set: annString(valueCookieDomain, func(s *annotationState) *string { return &s.cookie.Domain })},
-	{Name: "session-cookie-expires", Kind: kindSeconds, Description: "Expires attribute of the affinity cookie, in seconds from now.",
-		set: annString(valueCookieSeconds, func(s *annotationState) *string { return &s.cookie.Expires })},
-	{Name: "session-cookie-max-age", Kind: kindSeconds, Description: "Max-Age attribute of the affinity cookie.",
-		set: annString(valueCookieSeconds, func(s *annotationState) *string { return &s.cookie.MaxAge })},
-	{Name: "session-cookie-name", Kind: kindToken, Default: defaultSessionCookieName, Description: "Name of the affinity cookie.",
-		set: annString(valueToken, func(s *annotationState) *string { return &s.cookie.Name })},
-	{Name: "session-cookie-path", Kind: kindPath, Description: "Path attribute of the affinity cookie (needed with use-regex).",
-		set: annString(func(v string) (string, error) { return valuePath(v, true) }, func(s *annotationState) *string { return &s.cookie.Path })},
-	{Name: "session-cookie-samesite", Kind: kindEnum, Description: `SameSite attribute of the affinity cookie: "None", "Lax" or "Strict" (any case).`,
-		set: annOneOf(true, func(s *annotationState) *string { return &s.cookie.SameSite }, "None", "Lax", "Strict")},
-	{Name: "session-cookie-secure", Kind: kindBool, Default: "false", Description: "Set the Secure attribute of the affinity cookie even on plain HTTP.",
-		set: annBool(func(s *annotationState) *bool { return &s.cookie.Secure })},
 	{Name: "ssl-passthrough", Kind: kindBool, Default: "false", Description: "With --enable-ssl-passthrough: pass TLS connections for the hosts to the backend of \"/\" without terminating them (routed by SNI).",
 		set: annBool(func(s *annotationState) *bool { return &s.out.SSLPassthrough })},
 	{Name: "ssl-redirect", Kind: kindBool, Default: "ConfigMap ssl-redirect", Description: "Redirect HTTP to HTTPS when the host has TLS.",
 		set: annBoolPtr(func(s *annotationState) **bool { return &s.out.Location.SSLRedirect })},
-	{Name: "upstream-hash-by", Kind: kindHashBy, Description: `Consistent hashing key of the backends, e.g. "$request_uri"; wins over load-balance.`,
-		set: annString(valueHashBy, func(s *annotationState) *string { return &s.hashBy.Expression })},
-	{Name: "upstream-hash-by-subset", Kind: kindBool, Default: "false", Description: "Hash to a subset of endpoints and pick one of them at random.",
-		set: annBool(func(s *annotationState) *bool { return &s.hashBy.Subset })},
-	{Name: "upstream-hash-by-subset-size", Kind: kindInt, Default: "3", Description: "Number of endpoints of a subset.",
-		set: annInt(1, 1000, func(s *annotationState) *int { return &s.hashBy.SubsetSize })},
 	{Name: "upstream-vhost", Kind: kindHostPort, Description: "Host header sent to the backend.",
 		set: annString(valueHostPort, func(s *annotationState) *string { return &s.out.Location.UpstreamVhost })},
 	{Name: "use-regex", Kind: kindBool, Default: "false", Description: "Match the paths of the host as case-insensitive regexes: those of the Ingresses of the same namespace (every path of the host with --allow-cross-namespace-host-sharing, as in ingress-nginx).",

@@ -1,0 +1,75 @@
+package annotations
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// Backends: the protocol spoken to them, their balancing (load-balance,
+// upstream-hash-by*) and the default-backend Service. The balancing goes to
+// Lua, not to nginx.conf.
+
+// Backend are the annotations that apply to the backends of an
+// Ingress rather than to its locations; they go to Lua, not to nginx.conf.
+type Backend struct {
+	// LoadBalance is round_robin or ewma; "" means the ConfigMap value.
+	LoadBalance string
+	// UpstreamHashBy is set when upstream-hash-by is; it wins over LoadBalance.
+	UpstreamHashBy model.UpstreamHashBy
+	// SessionAffinity is set when affinity is "cookie".
+	SessionAffinity model.SessionAffinity
+	// Protocol is HTTP, HTTPS, GRPC or GRPCS (backend-protocol).
+	Protocol string
+}
+
+// Defaults of the backend annotations, as in ingress-nginx.
+const (
+	defaultBackendProtocol = "HTTP"
+	defaultSubsetSize      = 3
+)
+
+// hashByState stages the upstream-hash-by annotations until
+// finishUpstreamHashBy.
+type hashByState struct {
+	hashBy model.UpstreamHashBy
+}
+
+func newHashByState() hashByState {
+	return hashByState{hashBy: model.UpstreamHashBy{SubsetSize: defaultSubsetSize}}
+}
+
+// finishUpstreamHashBy sets the backends' consistent hashing when
+// upstream-hash-by is set.
+func (s *annotationState) finishUpstreamHashBy() {
+	if s.hashBy.Expression != "" {
+		s.out.Backend.UpstreamHashBy = s.hashBy
+	}
+}
+
+// backendAnnotations are the annotations of this family, sorted by name.
+var backendAnnotations = []annotationSpec{
+	{Name: "backend-protocol", Kind: kindEnum, Default: defaultBackendProtocol, Description: "Protocol spoken to the backend: HTTP, HTTPS, GRPC or GRPCS (any case).",
+		set: func(s *annotationState, v string) error {
+			p, err := valueOneOf(v, true, "HTTP", "HTTPS", "GRPC", "GRPCS")
+			if err != nil {
+				if strings.EqualFold(v, "AUTO_HTTP") || strings.EqualFold(v, "FCGI") {
+					return fmt.Errorf("is an ingress-nginx protocol that kubectl-ingress does not support; it %v", err)
+				}
+				return err
+			}
+			s.out.Location.BackendProtocol, s.out.Backend.Protocol = p, p
+			return nil
+		}},
+	{Name: "default-backend", Kind: kindServiceName, Description: "Service in the Ingress namespace that answers when a path's Service has no endpoints.",
+		set: annString(valueServiceName, func(s *annotationState) *string { return &s.out.DefaultBackend })},
+	{Name: "load-balance", Kind: kindEnum, Default: "ConfigMap load-balance", Description: `Balancing algorithm of the Ingress's backends: "round_robin" or "ewma".`,
+		set: annOneOf(false, func(s *annotationState) *string { return &s.out.Backend.LoadBalance }, "round_robin", "ewma")},
+	{Name: "upstream-hash-by", Kind: kindHashBy, Description: `Consistent hashing key of the backends, e.g. "$request_uri"; wins over load-balance.`,
+		set: annString(valueHashBy, func(s *annotationState) *string { return &s.hashBy.Expression })},
+	{Name: "upstream-hash-by-subset", Kind: kindBool, Default: "false", Description: "Hash to a subset of endpoints and pick one of them at random.",
+		set: annBool(func(s *annotationState) *bool { return &s.hashBy.Subset })},
+	{Name: "upstream-hash-by-subset-size", Kind: kindInt, Default: "3", Description: "Number of endpoints of a subset.",
+		set: annInt(1, 1000, func(s *annotationState) *int { return &s.hashBy.SubsetSize })},
+}
