@@ -120,6 +120,11 @@ func ingressFingerprint(ing *networkingv1.Ingress) string {
 	return hex.EncodeToString(sum[:12])
 }
 
+// ingressRef is the reference Problems and the quarantine use for ing.
+func ingressRef(ing *networkingv1.Ingress) model.ObjectRef {
+	return model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}
+}
+
 // quarantined returns render's Options.Quarantined for snap: the entries
 // whose Ingress is in snap unchanged. The others (changed, deleted) are
 // dropped, so their Ingress is tried again. nil when there are none.
@@ -130,7 +135,7 @@ func (c *Controller) quarantined(ctx context.Context, snap render.Snapshot) map[
 	}
 	out := make(map[model.ObjectRef]string, len(s.quarantine))
 	for _, ing := range snap.Ingresses {
-		ref := model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}
+		ref := ingressRef(ing)
 		e, ok := s.quarantine[ref]
 		if !ok {
 			continue
@@ -159,7 +164,7 @@ func (c *Controller) commitQuarantine(snap render.Snapshot, culprits map[model.O
 		s.quarantine = map[model.ObjectRef]quarantineEntry{}
 	}
 	for _, ing := range snap.Ingresses {
-		ref := model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}
+		ref := ingressRef(ing)
 		if msg, ok := culprits[ref]; ok {
 			s.quarantine[ref] = quarantineEntry{version: ingressFingerprint(ing), message: msg, since: now}
 		}
@@ -171,7 +176,7 @@ func (c *Controller) commitQuarantine(snap render.Snapshot, culprits map[model.O
 // start) nginx -t refused, nil for any other outcome.
 func rejectedByTest(err error) *nginx.TestError {
 	var te *nginx.TestError
-	if err == nil || !errors.As(err, &te) {
+	if !errors.As(err, &te) {
 		return nil
 	}
 	return te
@@ -383,7 +388,7 @@ func (q *culpritSearch) served() []model.ObjectRef {
 	ings := render.IngressesOfClass(q.snap, q.build)
 	refs := make([]model.ObjectRef, 0, len(ings))
 	for _, ing := range ings {
-		refs = append(refs, model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name})
+		refs = append(refs, ingressRef(ing))
 	}
 	return refs
 }
@@ -407,7 +412,7 @@ func (q *culpritSearch) notOut(refs []model.ObjectRef) []model.ObjectRef {
 func (q *culpritSearch) newestFirst(refs []model.ObjectRef) []model.ObjectRef {
 	created := make(map[model.ObjectRef]time.Time, len(refs))
 	for _, ing := range q.snap.Ingresses {
-		created[model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}] = ing.CreationTimestamp.Time
+		created[ingressRef(ing)] = ing.CreationTimestamp.Time
 	}
 	out := slices.Clone(refs)
 	slices.SortStableFunc(out, func(a, b model.ObjectRef) int {
