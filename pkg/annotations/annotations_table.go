@@ -161,30 +161,6 @@ func annTokenList(sep string, star bool, field func(*annotationState) *string) f
 	}
 }
 
-func annServerAlias(s *annotationState, v string) error {
-	var bad []string
-	seen := map[string]bool{}
-	for _, e := range valueList(v) {
-		h, err := valueHostname(e, true)
-		if err != nil {
-			bad = append(bad, ValueQuote(e))
-			continue
-		}
-		if !seen[h] {
-			seen[h] = true
-			s.out.ServerAliases = append(s.out.ServerAliases, h)
-		}
-	}
-	sort.Strings(s.out.ServerAliases)
-	if len(bad) > 0 {
-		return fmt.Errorf("entries %s are not DNS names (RFC 1123, optionally starting with \"*.\")", strings.Join(bad, ", "))
-	}
-	if len(s.out.ServerAliases) == 0 {
-		return errors.New("holds no DNS name")
-	}
-	return nil
-}
-
 // annotationFamily is the part of the annotation table that one file
 // holds: the annotations of one feature, read together.
 type annotationFamily struct {
@@ -198,12 +174,15 @@ func annotationFamilies() []annotationFamily {
 	return []annotationFamily{
 		{"access", accessAnnotations},
 		{"affinity", affinityAnnotations},
+		{"alias", aliasAnnotations},
 		{"backend", backendAnnotations},
 		{"canary", canaryAnnotations},
 		{"cors", corsAnnotations},
+		{"proxy", proxyAnnotations},
 		{"ratelimit", rateLimitAnnotations},
 		{"redirect", redirectAnnotations},
-		{"other", otherAnnotations},
+		{"rewrite", rewriteAnnotations},
+		{"ssl", sslAnnotations},
 	}
 }
 
@@ -222,47 +201,6 @@ func joinAnnotationSpecs(families []annotationFamily) []annotationSpec {
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all
-}
-
-// otherAnnotations are the annotations not yet in a family file.
-var otherAnnotations = []annotationSpec{
-	{Name: "app-root", Kind: kindPath, Description: `Redirect requests for "/" to this path.`,
-		set: annString(func(v string) (string, error) { return valuePath(v, true) }, func(s *annotationState) *string { return &s.out.Location.AppRoot })},
-	{Name: "force-ssl-redirect", Kind: kindBool, Default: "false", Description: "Redirect HTTP to HTTPS even when the host has no TLS certificate of its own.",
-		set: annBool(func(s *annotationState) *bool { return &s.out.Location.ForceSSLRedirect })},
-	{Name: "proxy-body-size", Kind: kindSize, Default: "ConfigMap proxy-body-size", Description: `Largest request body accepted ("0": no limit).`,
-		set: annString(valueSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BodySize })},
-	{Name: "proxy-buffer-size", Kind: kindBufferSize, Default: "ConfigMap proxy-buffer-size", Description: "Size of the buffer for the first part of the backend's answer (its headers), at most 1024m.",
-		set: annString(valueBufferSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BufferSize })},
-	{Name: "proxy-buffering", Kind: kindOnOff, Default: "ConfigMap proxy-buffering", Description: "Buffer the backend's answers.",
-		set: func(s *annotationState, v string) error {
-			b, err := valueOnOff(v)
-			if err == nil {
-				s.out.Location.Proxy.Buffering = &b
-			}
-			return err
-		}},
-	{Name: "proxy-connect-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-connect-timeout", Description: "Timeout to connect to the backend.",
-		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.ConnectTimeout })},
-	{Name: "proxy-read-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-read-timeout", Description: "Timeout between two reads from the backend.",
-		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.ReadTimeout })},
-	{Name: "proxy-send-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-send-timeout", Description: "Timeout between two writes to the backend.",
-		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.SendTimeout })},
-	{Name: "rewrite-target", Kind: kindRewrite, Description: "Rewrite the path sent to the backend; $1..$9 are the captures of the path regex.",
-		set: annString(valueRewriteTarget, func(s *annotationState) *string { return &s.out.Location.RewriteTarget })},
-	{Name: "server-alias", Kind: kindHostList, Description: `More names for the hosts of the Ingress; "*." wildcards allowed.`,
-		OnInvalid: "invalid entries are skipped",
-		set:       annServerAlias},
-	{Name: "ssl-passthrough", Kind: kindBool, Default: "false", Description: "With --enable-ssl-passthrough: pass TLS connections for the hosts to the backend of \"/\" without terminating them (routed by SNI).",
-		set: annBool(func(s *annotationState) *bool { return &s.out.SSLPassthrough })},
-	{Name: "ssl-redirect", Kind: kindBool, Default: "ConfigMap ssl-redirect", Description: "Redirect HTTP to HTTPS when the host has TLS.",
-		set: annBoolPtr(func(s *annotationState) **bool { return &s.out.Location.SSLRedirect })},
-	{Name: "upstream-vhost", Kind: kindHostPort, Description: "Host header sent to the backend.",
-		set: annString(valueHostPort, func(s *annotationState) *string { return &s.out.Location.UpstreamVhost })},
-	{Name: "use-regex", Kind: kindBool, Default: "false", Description: "Match the paths of the host as case-insensitive regexes: those of the Ingresses of the same namespace (every path of the host with --allow-cross-namespace-host-sharing, as in ingress-nginx).",
-		set: annBool(func(s *annotationState) *bool { return &s.out.UseRegex })},
-	{Name: "x-forwarded-prefix", Kind: kindPath, Description: "Value of the X-Forwarded-Prefix header sent to the backend.",
-		set: annString(func(v string) (string, error) { return valuePath(v, false) }, func(s *annotationState) *string { return &s.out.Location.XForwardedPrefix })},
 }
 
 // unsupportedAnnotation is an ingress-nginx annotation that kubectl-ingress

@@ -1,0 +1,29 @@
+package annotations
+
+// Proxying to the backend: request body size, buffering, timeouts, and the
+// Host header sent (upstream-vhost). Each proxy-* annotation defaults to
+// the ConfigMap key of the same name.
+
+// proxyAnnotations are the annotations of this family, sorted by name.
+var proxyAnnotations = []annotationSpec{
+	{Name: "proxy-body-size", Kind: kindSize, Default: "ConfigMap proxy-body-size", Description: `Largest request body accepted ("0": no limit).`,
+		set: annString(valueSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BodySize })},
+	{Name: "proxy-buffer-size", Kind: kindBufferSize, Default: "ConfigMap proxy-buffer-size", Description: "Size of the buffer for the first part of the backend's answer (its headers), at most 1024m.",
+		set: annString(valueBufferSize, func(s *annotationState) *string { return &s.out.Location.Proxy.BufferSize })},
+	{Name: "proxy-buffering", Kind: kindOnOff, Default: "ConfigMap proxy-buffering", Description: "Buffer the backend's answers.",
+		set: func(s *annotationState, v string) error {
+			b, err := valueOnOff(v)
+			if err == nil {
+				s.out.Location.Proxy.Buffering = &b
+			}
+			return err
+		}},
+	{Name: "proxy-connect-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-connect-timeout", Description: "Timeout to connect to the backend.",
+		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.ConnectTimeout })},
+	{Name: "proxy-read-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-read-timeout", Description: "Timeout between two reads from the backend.",
+		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.ReadTimeout })},
+	{Name: "proxy-send-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-send-timeout", Description: "Timeout between two writes to the backend.",
+		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.SendTimeout })},
+	{Name: "upstream-vhost", Kind: kindHostPort, Description: "Host header sent to the backend.",
+		set: annString(valueHostPort, func(s *annotationState) *string { return &s.out.Location.UpstreamVhost })},
+}
