@@ -9,13 +9,13 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/internal/pcrecases"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
@@ -33,7 +33,7 @@ import (
 // of regex-like paths) in one batch, one Ingress per input, and runs one
 // nginx -t on the result.
 func TestNGINXAcceptsRenderedCorpus(t *testing.T) {
-	bin := nginxOrSkip(t)
+	nginxtest.Require(t)
 	cases := nginxCorpus(t)
 	start := time.Now()
 	snap := batchSnapshot(cases)
@@ -50,7 +50,7 @@ func TestNGINXAcceptsRenderedCorpus(t *testing.T) {
 		}
 	}
 	start = time.Now()
-	nginxTest(t, bin, conf)
+	nginxAccepts(t, conf)
 	t.Logf("batch: %d inputs, %d with a refused path, %d locations in %d servers; nginx.conf %d KB; Build and write %v, nginx -t %v",
 		len(cases), len(refused), countLocations(cfg), len(cfg.Servers), len(conf)/1024, built.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	for _, c := range pcrecases.Cases {
@@ -65,7 +65,7 @@ func TestNGINXAcceptsRenderedCorpus(t *testing.T) {
 // edges of the hash bucket sizes: only the longest name decides the
 // bucket, so each length is a config of its own.
 func TestNGINXServerNameLengths(t *testing.T) {
-	bin := nginxOrSkip(t)
+	nginxtest.Require(t)
 	var hosts []string
 	for _, n := range []int{46, 47, 48, 110, 111, 112, 238, 239, 253} {
 		hosts = append(hosts, hostOfLength(n))
@@ -89,27 +89,15 @@ func TestNGINXServerNameLengths(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Run(strconv.Itoa(n)+strings.Repeat("-wildcard", strings.Count(host[:1], "*")), func(t *testing.T) { nginxTest(t, bin, conf) })
+		t.Run(strconv.Itoa(n)+strings.Repeat("-wildcard", strings.Count(host[:1], "*")), func(t *testing.T) { nginxAccepts(t, conf) })
 	}
 }
 
-func nginxOrSkip(t *testing.T) string {
+// nginxAccepts runs nginx -t (nginxtest.Tester) on conf and fails with
+// nginx's message and the line it names.
+func nginxAccepts(t *testing.T, conf []byte) {
 	t.Helper()
-	bin, err := exec.LookPath("nginx")
-	if err != nil {
-		t.Skip("nginx is not installed (make deps installs it): the nginx -t checks of render's output skipped")
-	}
-	return bin
-}
-
-// nginxTest runs nginx -t on conf and fails with nginx's message and the
-// line it names.
-func nginxTest(t *testing.T, bin string, conf []byte) {
-	t.Helper()
-	in := nginx.New(t.TempDir(), nginx.Options{Binary: bin})
-	if err := in.Layout(); err != nil {
-		t.Fatal(err)
-	}
+	in := nginxtest.Tester(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	err := in.Test(ctx, conf)
@@ -294,7 +282,7 @@ func hostOfLength(n int) string {
 // evil.example": the redirect must not name evil.example (with
 // "$scheme://$http_host" it did). Checked with plain requests too.
 func TestNGINXAppRootIgnoresHostHeader(t *testing.T) {
-	bin := nginxOrSkip(t)
+	nginxtest.Require(t)
 	snap := fuzzSnapshot("root.example.com", "/app", "app-root", "/app")
 	cfg, problems := render.Build(snap, render.DefaultOptions())
 	if len(problems) > 0 {
@@ -308,7 +296,7 @@ func TestNGINXAppRootIgnoresHostHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := nginx.New(t.TempDir(), nginx.Options{Binary: bin, StatusURL: "http://" + o.StatusAddress})
+	in := nginx.New(t.TempDir(), nginx.Options{StatusURL: "http://" + o.StatusAddress})
 	if err := in.Layout(); err != nil {
 		t.Fatal(err)
 	}

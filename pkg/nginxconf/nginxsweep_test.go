@@ -14,6 +14,7 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -319,7 +320,7 @@ func sweepSnapshot(ings []sweepIngress, out map[string]bool, c int) render.Snaps
 // refusal on an Ingress's line takes that Ingress out and tests again, so
 // that one run reports every refusal.
 func TestNGINXAcceptsSweep(t *testing.T) {
-	bin := nginxOrSkip(t)
+	in := nginxtest.Tester(t)
 	ings := sweepIngresses()
 	byName := map[string]sweepIngress{}
 	for _, si := range ings {
@@ -333,10 +334,6 @@ func TestNGINXAcceptsSweep(t *testing.T) {
 	columns := 0
 	for _, vs := range sweepConfigKeys {
 		columns = max(columns, len(vs))
-	}
-	in := nginx.New(t.TempDir(), nginx.Options{Binary: bin})
-	if err := in.Layout(); err != nil {
-		t.Fatal(err)
 	}
 	start, runs := time.Now(), 0
 	for c := 0; c < columns; c++ {
