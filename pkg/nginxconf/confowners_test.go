@@ -2,7 +2,7 @@ package nginxconf_test
 
 import (
 	"bytes"
-	"os"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -44,57 +44,48 @@ func TestNGINXConfWithOwnersSameBytes(t *testing.T) {
 	}
 }
 
-const ownersInput = `apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: a, namespace: one, creationTimestamp: "2026-01-01T00:00:00Z"}
-spec:
-  ingressClassName: nginx
-  rules:
-  - host: shared.example.com
-    http:
-      paths:
-      - {path: /a, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
----
-apiVersion: networking.k8s.io/v1
+// ownersSnapshot reads three Ingresses of class nginx, each with one
+// Prefix path to web:80: one/a (/a) and one/b (/b, limit-rps 5) share
+// shared.example.com; two/c has own.example.com (/) alone.
+func ownersSnapshot(t *testing.T) render.Snapshot {
+	t.Helper()
+	var docs []string
+	for _, ing := range []struct{ ns, name, day, annotations, host, path string }{
+		{"one", "a", "01", "", "shared.example.com", "/a"},
+		{"one", "b", "02", `{nginx.ingress.kubernetes.io/limit-rps: "5"}`, "shared.example.com", "/b"},
+		{"two", "c", "03", "", "own.example.com", "/"},
+	} {
+		annotations := ""
+		if ing.annotations != "" {
+			annotations = "\n  annotations: " + ing.annotations
+		}
+		docs = append(docs, fmt.Sprintf(`apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata:
-  name: b
-  namespace: one
-  creationTimestamp: "2026-01-02T00:00:00Z"
-  annotations: {nginx.ingress.kubernetes.io/limit-rps: "5"}
+  name: %s
+  namespace: %s
+  creationTimestamp: "2026-01-%sT00:00:00Z"%s
 spec:
   ingressClassName: nginx
   rules:
-  - host: shared.example.com
+  - host: %s
     http:
       paths:
-      - {path: /b, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: c, namespace: two, creationTimestamp: "2026-01-03T00:00:00Z"}
-spec:
-  ingressClassName: nginx
-  rules:
-  - host: own.example.com
-    http:
-      paths:
-      - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
-`
+      - {path: %s, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
+`, ing.name, ing.ns, ing.day, annotations, ing.host, ing.path))
+	}
+	res, err := manifest.Combine(manifest.Parse([]manifest.Data{{Name: "in.yaml", Bytes: []byte(strings.Join(docs, "---\n"))}}, manifest.Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Snapshot
+}
 
 // TestConfOwnersAt: a location line belongs to its path's Ingress, a
 // server's own line to every Ingress with a path on the host, a zone line
 // to its Ingress, a global line to none.
 func TestConfOwnersAt(t *testing.T) {
-	in := filepath.Join(t.TempDir(), "in.yaml")
-	if err := os.WriteFile(in, []byte(ownersInput), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := manifest.Read([]string{in}, manifest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _ := render.Build(res.Snapshot, render.DefaultOptions())
+	cfg, _ := render.Build(ownersSnapshot(t), render.DefaultOptions())
 	conf, owners, err := nginxconf.NGINXConfWithOwners(cfg, nginxconf.DefaultConfOptions())
 	if err != nil {
 		t.Fatal(err)
@@ -160,19 +151,11 @@ func TestConfOwnersAt(t *testing.T) {
 // TestBuildQuarantined: a quarantined Ingress is left out whole, with one
 // Problem quoting nginx; a host it shares keeps the others' paths.
 func TestBuildQuarantined(t *testing.T) {
-	in := filepath.Join(t.TempDir(), "in.yaml")
-	if err := os.WriteFile(in, []byte(ownersInput), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := manifest.Read([]string{in}, manifest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	o := render.DefaultOptions()
 	a := model.ObjectRef{Kind: "Ingress", Namespace: "one", Name: "a"}
 	c := model.ObjectRef{Kind: "Ingress", Namespace: "two", Name: "c"}
 	o.Quarantined = map[model.ObjectRef]string{a: `pcre2_compile() failed: regular expression is too large in "^/x"`, c: "m"}
-	cfg, problems := render.Build(res.Snapshot, o)
+	cfg, problems := render.Build(ownersSnapshot(t), o)
 	if s := cfg.Server("shared.example.com"); s == nil || len(s.Locations) != 1 || s.Locations[0].Path != "/b" {
 		t.Errorf("shared host: %+v, want only /b of one/b", s)
 	}
