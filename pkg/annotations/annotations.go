@@ -153,18 +153,6 @@ func applyAnnotation(s *annotationState, spec *annotationSpec, v string) string 
 	return fmt.Sprintf("invalid value %s: %v; %s", ValueQuote(v), err, spec.onInvalid())
 }
 
-// snippetReason explains why a snippet annotation is refused.
-func snippetReason(name string) string {
-	reason := "snippet annotations are not supported: they inject raw nginx configuration, " +
-		"the cause of the CVE-2025-1974 class of injection vulnerabilities; the annotation is ignored"
-	for _, h := range snippetHints {
-		if h.Name == name {
-			return reason + "; " + h.Hint
-		}
-	}
-	return reason
-}
-
 // finish combines the staged settings into s.out and returns the Problems
 // that only show when annotations are seen together.
 func (s *annotationState) finish(ing model.ObjectRef) []model.Problem {
