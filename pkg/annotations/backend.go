@@ -73,3 +73,26 @@ var backendAnnotations = []annotationSpec{
 	{Name: "upstream-hash-by-subset-size", Kind: kindInt, Default: "3", Description: "Number of endpoints of a subset.",
 		set: annInt(1, 1000, func(s *annotationState) *int { return &s.hashBy.SubsetSize })},
 }
+
+// MaxUpstreamKeepalive bounds upstream-keepalive-connections. nginx
+// allocates the whole keepalive cache when it reads the configuration,
+// 152 bytes a connection (nginx 1.22.1, 64-bit): "keepalive 2147483647"
+// fails nginx -t with "malloc(326417514344) failed (12: Cannot allocate
+// memory)", 10000000 takes 1.5 GB and 1.5 s, 65535 takes 10 MB. A worker
+// cannot use more idle connections to one backend than it has source
+// ports anyway.
+const MaxUpstreamKeepalive = 65535
+
+// backendConfigKeys are the ConfigMap keys of this family, sorted by key.
+var backendConfigKeys = []configKeySpec{
+	{Key: "load-balance", Kind: kindEnum, Default: "round_robin", Description: `Default balancing algorithm: "round_robin" or "ewma".`,
+		set: func(g *model.Global, v string) error {
+			lb, err := valueOneOf(v, false, "round_robin", "ewma")
+			if err == nil {
+				g.LoadBalance = lb
+			}
+			return err
+		}},
+	{Key: "upstream-keepalive-connections", Kind: kindInt, Default: "320", Description: "Idle connections to backends kept open per worker, at most 65535 (0: none).",
+		set: configInt(0, MaxUpstreamKeepalive, func(g *model.Global) *int { return &g.UpstreamKeepaliveConnections })},
+}

@@ -130,101 +130,40 @@ func configSize(field func(*model.Global) *string) func(*model.Global, string) e
 	}
 }
 
-func configGzipTypes(g *model.Global, v string) error {
-	types := strings.Fields(v)
-	for _, t := range types {
-		if _, err := valueMIMEType(t); err != nil {
-			return fmt.Errorf("entry %s %v", ValueQuote(t), err)
-		}
-	}
-	g.GzipTypes = types
-	return nil
+// configKeyFamily is the part of the ConfigMap key table that one file
+// holds.
+type configKeyFamily struct {
+	// Name names the family (its file, without .go), for tests.
+	Name  string
+	Specs []configKeySpec
 }
 
-func configWorkerProcesses(g *model.Global, v string) error {
-	if v == "auto" {
-		g.WorkerProcesses = v
-		return nil
+// configKeyFamilies returns the table of each family of ConfigMap keys.
+// Keys of a family with annotations are in its file (proxy.go, ssl.go,
+// backend.go), the others in configmap_*.go.
+func configKeyFamilies() []configKeyFamily {
+	return []configKeyFamily{
+		{"backend", backendConfigKeys},
+		{"configmap_gzip", gzipConfigKeys},
+		{"configmap_server", serverConfigKeys},
+		{"proxy", proxyConfigKeys},
+		{"ssl", sslConfigKeys},
 	}
-	n, err := valueInt(v, 1, 1024)
-	if err != nil {
-		return errors.New(`must be "auto" or a whole number from 1 to 1024`)
-	}
-	g.WorkerProcesses = strconv.Itoa(n)
-	return nil
 }
 
-// MaxUpstreamKeepalive bounds upstream-keepalive-connections. nginx
-// allocates the whole keepalive cache when it reads the configuration,
-// 152 bytes a connection (nginx 1.22.1, 64-bit): "keepalive 2147483647"
-// fails nginx -t with "malloc(326417514344) failed (12: Cannot allocate
-// memory)", 10000000 takes 1.5 GB and 1.5 s, 65535 takes 10 MB. A worker
-// cannot use more idle connections to one backend than it has source
-// ports anyway.
-const MaxUpstreamKeepalive = 65535
+// configKeySpecs is the table of supported ConfigMap keys: the tables of
+// configKeyFamilies joined and sorted by key, for lookupConfigKeySpec's
+// binary search. It is never modified.
+var configKeySpecs = joinConfigKeySpecs(configKeyFamilies())
 
-// configKeySpecs is the table of supported ConfigMap keys, sorted by key.
-// It is never modified.
-var configKeySpecs = []configKeySpec{
-	{Key: "gzip-level", Kind: kindInt, Default: "1", Description: "Compression level of gzip, 1 to 9.",
-		set: configInt(1, 9, func(g *model.Global) *int { return &g.GzipLevel })},
-	{Key: "gzip-types", Kind: kindMIMEList, Description: "MIME types compressed when use-gzip is on.",
-		Default: strings.Join(model.DefaultGlobal().GzipTypes, " "),
-		set:     configGzipTypes},
-	{Key: "hsts", Kind: kindBool, Default: "true", Description: "Send Strict-Transport-Security on HTTPS answers.",
-		set: configBool(func(g *model.Global) *bool { return &g.HSTS })},
-	{Key: "hsts-include-subdomains", Kind: kindBool, Default: "true", Description: "Add includeSubDomains to Strict-Transport-Security.",
-		set: configBool(func(g *model.Global) *bool { return &g.HSTSIncludeSubdomains })},
-	{Key: "hsts-max-age", Kind: kindSeconds, Default: "31536000", Description: "max-age of Strict-Transport-Security.",
-		set: configInt(0, MaxInt32, func(g *model.Global) *int { return &g.HSTSMaxAge })},
-	{Key: "hsts-preload", Kind: kindBool, Default: "false", Description: "Add preload to Strict-Transport-Security.",
-		set: configBool(func(g *model.Global) *bool { return &g.HSTSPreload })},
-	{Key: "keep-alive", Kind: kindSeconds, Default: "75", Description: "How long an idle client connection stays open (0: no keep-alive).",
-		set: configInt(0, ValueMaxSeconds, func(g *model.Global) *int { return &g.KeepAlive })},
-	{Key: "keep-alive-requests", Kind: kindInt, Default: "1000", Description: "Requests served over one client connection.",
-		set: configInt(1, MaxInt32, func(g *model.Global) *int { return &g.KeepAliveRequests })},
-	{Key: "load-balance", Kind: kindEnum, Default: "round_robin", Description: `Default balancing algorithm: "round_robin" or "ewma".`,
-		set: func(g *model.Global, v string) error {
-			lb, err := valueOneOf(v, false, "round_robin", "ewma")
-			if err == nil {
-				g.LoadBalance = lb
-			}
-			return err
-		}},
-	{Key: "proxy-body-size", Kind: kindSize, Default: "1m", Description: `Largest request body accepted ("0": no limit).`,
-		set: configSize(func(g *model.Global) *string { return &g.ProxyBodySize })},
-	{Key: "proxy-buffer-size", Kind: kindBufferSize, Default: "4k", Description: "Size of the buffer for the first part of a backend's answer, at most 1024m.",
-		set: func(g *model.Global, v string) error {
-			s, err := valueBufferSize(v)
-			if err == nil {
-				g.ProxyBufferSize = s
-			}
-			return err
-		}},
-	{Key: "proxy-buffering", Kind: kindOnOff, Default: "off", Description: "Buffer the backends' answers.",
-		set: func(g *model.Global, v string) error {
-			b, err := valueOnOff(v)
-			if err == nil {
-				g.ProxyBuffering = b
-			}
-			return err
-		}},
-	{Key: "proxy-connect-timeout", Kind: kindSeconds, Default: "5", Description: "Timeout to connect to a backend.",
-		set: configSeconds(func(g *model.Global) *int { return &g.ProxyConnectTimeout })},
-	{Key: "proxy-read-timeout", Kind: kindSeconds, Default: "60", Description: "Timeout between two reads from a backend.",
-		set: configSeconds(func(g *model.Global) *int { return &g.ProxyReadTimeout })},
-	{Key: "proxy-send-timeout", Kind: kindSeconds, Default: "60", Description: "Timeout between two writes to a backend.",
-		set: configSeconds(func(g *model.Global) *int { return &g.ProxySendTimeout })},
-	{Key: "server-tokens", Kind: kindBool, Default: "false", Description: "Send the nginx version in the Server header and error pages.",
-		set: configBool(func(g *model.Global) *bool { return &g.ServerTokens })},
-	{Key: "ssl-redirect", Kind: kindBool, Default: "true", Description: "Redirect HTTP to HTTPS for hosts with TLS.",
-		set: configBool(func(g *model.Global) *bool { return &g.SSLRedirect })},
-	{Key: "upstream-keepalive-connections", Kind: kindInt, Default: "320", Description: "Idle connections to backends kept open per worker, at most 65535 (0: none).",
-		set: configInt(0, MaxUpstreamKeepalive, func(g *model.Global) *int { return &g.UpstreamKeepaliveConnections })},
-	{Key: "use-forwarded-headers", Kind: kindBool, Default: "false", Description: "Trust the X-Forwarded-* headers of clients (behind another proxy).",
-		set: configBool(func(g *model.Global) *bool { return &g.UseForwardedHeaders })},
-	{Key: "use-gzip", Kind: kindBool, Default: "false", Description: "Compress answers with gzip.",
-		set: configBool(func(g *model.Global) *bool { return &g.UseGzip })},
-	{Key: "worker-processes", Kind: kindWorkers, Default: "auto", Description: `Number of nginx worker processes; "auto" for one per CPU.`,
-		set: configWorkerProcesses},
+// joinConfigKeySpecs returns the specs of families in one new slice sorted
+// by key. A key in two families is a bug that TestConfigKeyFamilies
+// reports.
+func joinConfigKeySpecs(families []configKeyFamily) []configKeySpec {
+	var all []configKeySpec
+	for _, f := range families {
+		all = append(all, f.Specs...)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Key < all[j].Key })
+	return all
 }

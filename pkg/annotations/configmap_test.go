@@ -55,6 +55,38 @@ func TestConfigMapSpecTable(t *testing.T) {
 	}
 }
 
+// TestConfigKeyFamilies checks that the joined table holds exactly the
+// entries of the family files: each one found by lookupConfigKeySpec, in
+// one family only.
+func TestConfigKeyFamilies(t *testing.T) {
+	n := 0
+	family := map[string]string{}
+	for _, f := range configKeyFamilies() {
+		if len(f.Specs) == 0 {
+			t.Errorf("family %s is empty", f.Name)
+		}
+		for _, s := range f.Specs {
+			n++
+			if other, ok := family[s.Key]; ok {
+				t.Errorf("%s is in families %s and %s", s.Key, other, f.Name)
+			}
+			family[s.Key] = f.Name
+			got := lookupConfigKeySpec(s.Key)
+			if got == nil {
+				t.Errorf("%s (family %s): lookup does not find it", s.Key, f.Name)
+				continue
+			}
+			if got.Key != s.Key || got.Description != s.Description || got.Kind != s.Kind || got.Default != s.Default ||
+				reflect.ValueOf(got.set).Pointer() != reflect.ValueOf(s.set).Pointer() {
+				t.Errorf("%s (family %s): lookup finds another entry", s.Key, f.Name)
+			}
+		}
+	}
+	if n != len(configKeySpecs) {
+		t.Errorf("the families hold %d keys, the table %d", n, len(configKeySpecs))
+	}
+}
+
 type configCase struct {
 	key, value string
 	want       func(g *model.Global)

@@ -1,5 +1,7 @@
 package annotations
 
+import "github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+
 // Proxying to the backend: request body size, buffering, timeouts, and the
 // Host header sent (upstream-vhost). Each proxy-* annotation defaults to
 // the ConfigMap key of the same name.
@@ -26,4 +28,33 @@ var proxyAnnotations = []annotationSpec{
 		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.SendTimeout })},
 	{Name: "upstream-vhost", Kind: kindHostPort, Description: "Host header sent to the backend.",
 		set: annString(valueHostPort, func(s *annotationState) *string { return &s.out.Location.UpstreamVhost })},
+}
+
+// proxyConfigKeys are the ConfigMap keys of this family, sorted by key:
+// the defaults of the proxy-* annotations.
+var proxyConfigKeys = []configKeySpec{
+	{Key: "proxy-body-size", Kind: kindSize, Default: "1m", Description: `Largest request body accepted ("0": no limit).`,
+		set: configSize(func(g *model.Global) *string { return &g.ProxyBodySize })},
+	{Key: "proxy-buffer-size", Kind: kindBufferSize, Default: "4k", Description: "Size of the buffer for the first part of a backend's answer, at most 1024m.",
+		set: func(g *model.Global, v string) error {
+			s, err := valueBufferSize(v)
+			if err == nil {
+				g.ProxyBufferSize = s
+			}
+			return err
+		}},
+	{Key: "proxy-buffering", Kind: kindOnOff, Default: "off", Description: "Buffer the backends' answers.",
+		set: func(g *model.Global, v string) error {
+			b, err := valueOnOff(v)
+			if err == nil {
+				g.ProxyBuffering = b
+			}
+			return err
+		}},
+	{Key: "proxy-connect-timeout", Kind: kindSeconds, Default: "5", Description: "Timeout to connect to a backend.",
+		set: configSeconds(func(g *model.Global) *int { return &g.ProxyConnectTimeout })},
+	{Key: "proxy-read-timeout", Kind: kindSeconds, Default: "60", Description: "Timeout between two reads from a backend.",
+		set: configSeconds(func(g *model.Global) *int { return &g.ProxyReadTimeout })},
+	{Key: "proxy-send-timeout", Kind: kindSeconds, Default: "60", Description: "Timeout between two writes to a backend.",
+		set: configSeconds(func(g *model.Global) *int { return &g.ProxySendTimeout })},
 }
