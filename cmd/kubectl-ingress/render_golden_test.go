@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 )
 
@@ -51,9 +51,7 @@ func TestRenderGolden(t *testing.T) {
 			for name, got := range files {
 				compareGolden(t, filepath.Join(dir, name), got)
 			}
-			if _, err := exec.LookPath("nginx"); err != nil {
-				t.Skip("nginx is not installed (make deps installs it): nginx -t of the golden skipped")
-			}
+			nginxtest.Require(t)
 			if err := validateConf(context.Background(), "nginx", out.NGINXConf); err != nil {
 				t.Errorf("nginx -t failed on %s/nginx.conf: %v", dir, err)
 			}

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 )
 
 // runCmd runs the kubectl-ingress command tree with args and returns the
@@ -109,9 +110,7 @@ func TestRenderInputErrors(t *testing.T) {
 }
 
 func TestRenderOutputDirAndValidate(t *testing.T) {
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs it)")
-	}
+	nginxtest.Require(t)
 	dir := t.TempDir()
 	code, out, errOut := runCmd(t, "", "render", "-f", "../../examples", "-o", dir, "--validate")
 	if code != 0 {
@@ -131,9 +130,7 @@ func TestRenderOutputDirAndValidate(t *testing.T) {
 }
 
 func TestValidateReportsNginxMessage(t *testing.T) {
-	if _, err := exec.LookPath("nginx"); err != nil {
-		t.Skip("nginx is not installed (make deps installs it)")
-	}
+	nginxtest.Require(t)
 	err := validateConf(t.Context(), "nginx", []byte("events {}\nhttp { server { listen 127.0.0.1:1; unknown_directive on; } }\n"))
 	if err == nil || !strings.Contains(err.Error(), "unknown directive") {
 		t.Fatalf("want nginx's own message about the unknown directive, got %v", err)
