@@ -9,8 +9,9 @@ type Server struct {
 	// CertificateID names the Certificate served for this host, "" when the
 	// host has no TLS of its own (the default certificate is served then).
 	CertificateID string
-	// TLS is true when an Ingress lists this host under spec.tls with a
-	// usable certificate.
+	// TLS is true when an Ingress lists this host under spec.tls (plain
+	// HTTP is redirected), whether or not its entry gives a usable
+	// certificate (CertificateID "": the default one is served).
 	TLS bool
 	// AppRoot is the path that "/" redirects to (annotation app-root).
 	AppRoot string

@@ -14,9 +14,6 @@ type confWriter struct {
 	b     bytes.Buffer
 	depth int
 	err   error
-	// forwardedPort, when set, is the variable sent as X-Forwarded-Port
-	// instead of $server_port (SSL passthrough: see writePassthroughRealIP).
-	forwardedPort string
 	// trace, when not nil, records every directive as the writer meant it,
 	// so that a test can check that nginx's tokenizer sees the same.
 	trace *[]confEvent

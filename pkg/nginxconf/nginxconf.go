@@ -72,7 +72,7 @@ func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, erro
 	writeMain(w, c, o)
 	w.open("http")
 	writePassthroughRealIP(w, c, o)
-	writeHTTPSettings(w, c.Global)
+	writeHTTPSettings(w, c.Global, serverHTTPSPort(c, o))
 	writeServerNamesHash(w, c)
 	writeLua(w, c.Global, o)
 	writeZones(w, c)
@@ -121,15 +121,11 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 // writeServerNamesHash sizes nginx's server name hash for the hosts: a
 // bucket must hold the longest name (serverNamesBucketSize), and the table
 // grows with the number of names (nginx tries table sizes up to max_size;
-// one that is too small is a warning, not a failure). A wildcard host is
-// written as a regex name (serverName), which nginx keeps out of the hash.
+// one that is too small is a warning, not a failure).
 func writeServerNamesHash(w *confWriter, c *model.Config) {
 	longest, names := 0, 0
 	for _, s := range c.Servers {
 		for _, n := range append([]string{s.Hostname}, s.Aliases...) {
-			if isRegexName(n) {
-				continue
-			}
 			longest = max(longest, len(n))
 			names++
 		}
@@ -159,7 +155,7 @@ func nextPowerOfTwo(n int) int {
 	return p
 }
 
-func writeHTTPSettings(w *confWriter, g model.Global) {
+func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 	for _, p := range []string{"client_body", "proxy", "fastcgi", "uwsgi", "scgi"} {
 		w.line(p+"_temp_path", "tmp/"+p)
 	}
@@ -189,41 +185,13 @@ func writeHTTPSettings(w *confWriter, g model.Global) {
 		}
 		w.line(types...)
 	}
-	if g.UseForwardedHeaders {
-		w.line("real_ip_header", "X-Forwarded-For")
-		w.line("real_ip_recursive", "on")
-		w.line("set_real_ip_from", "0.0.0.0/0")
-		w.open("map", "$http_x_forwarded_proto", "$pass_access_scheme")
-		w.line("default", "$http_x_forwarded_proto")
-		w.line(`""`, "$scheme")
-		w.close()
-	} else {
-		w.open("map", "$scheme", "$pass_access_scheme")
-		w.line("default", "$scheme")
-		w.close()
-	}
+	writeForwardedVariables(w, g, httpsPort)
 	w.open("map", "$http_upgrade", "$connection_upgrade")
 	w.line("default", "upgrade")
 	w.line(`""`, `""`)
 	w.close()
-	hsts := ""
-	if g.HSTS {
-		hsts = "max-age=" + strconv.Itoa(g.HSTSMaxAge)
-		if g.HSTSIncludeSubdomains {
-			hsts += "; includeSubDomains"
-		}
-		if g.HSTSPreload {
-			hsts += "; preload"
-		}
-	}
-	w.open("map", "$scheme", "$hsts_header")
-	w.line("default", `""`)
-	if hsts != "" {
-		w.line("https", w.q(hsts))
-	}
-	w.close()
 	writeProxyHeaders(w, "")
-	w.line("add_header", "Strict-Transport-Security", "$hsts_header", "always")
+	writeHSTS(w, g)
 	w.line("ssl_protocols", "TLSv1.2", "TLSv1.3")
 	w.line("ssl_session_cache", "shared:SSL:10m")
 	w.line("ssl_session_timeout", "10m")
@@ -250,32 +218,6 @@ func writeHTTPSettings(w *confWriter, g model.Global) {
 func writeProxyBuffers(w *confWriter, size string) {
 	w.line("proxy_buffer_size", w.q(size))
 	w.line("proxy_buffers", "4", w.q(size))
-}
-
-// writeProxyHeaders writes the headers sent upstream; host overrides the
-// Host header (annotation upstream-vhost) when not empty. nginx inherits
-// proxy_set_header only into locations that set none, so a location that
-// overrides one header writes them all again.
-func writeProxyHeaders(w *confWriter, host string) {
-	hostValue := "$host"
-	if host != "" {
-		hostValue = w.q(host)
-	}
-	w.line("proxy_set_header", "Host", hostValue)
-	w.line("proxy_set_header", "X-Request-ID", "$request_id")
-	w.line("proxy_set_header", "X-Real-IP", "$remote_addr")
-	w.line("proxy_set_header", "X-Forwarded-For", "$proxy_add_x_forwarded_for")
-	w.line("proxy_set_header", "X-Forwarded-Host", "$host")
-	port := "$server_port"
-	if w.forwardedPort != "" {
-		port = w.forwardedPort
-	}
-	w.line("proxy_set_header", "X-Forwarded-Port", port)
-	w.line("proxy_set_header", "X-Forwarded-Proto", "$pass_access_scheme")
-	w.line("proxy_set_header", "X-Scheme", "$pass_access_scheme")
-	w.line("proxy_set_header", "X-Original-URI", "$request_uri")
-	w.line("proxy_set_header", "Upgrade", "$http_upgrade")
-	w.line("proxy_set_header", "Connection", "$connection_upgrade")
 }
 
 func writeLua(w *confWriter, g model.Global, o ConfOptions) {

@@ -23,9 +23,9 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 	}
 	server := w.beginOwned(s.Hostname, "", owners)
 	w.open("server")
-	names := []string{"server_name", w.q(serverName(s.Hostname))}
+	names := []string{"server_name", w.q(s.Hostname)}
 	for _, a := range s.Aliases {
-		names = append(names, w.q(serverName(a)))
+		names = append(names, w.q(a))
 	}
 	w.line(names...)
 	if s.Hostname == model.CatchAllHost {
@@ -59,10 +59,10 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 			hasRoot = true
 		}
 	}
-	for _, i := range locationOrder(s.Locations) {
+	for i := range s.Locations {
 		l := &s.Locations[i]
 		for _, m := range model.LocationMatchers(l, exact) {
-			args := quoteAll(w, exactSlashMatcher(l, m))
+			args := quoteAll(w, m)
 			block := w.beginOwned(s.Hostname, strings.Join(args, " "), []model.ObjectRef{l.Ingress})
 			w.open(append([]string{"location"}, args...)...)
 			if o.TestRefusal != "" && l.Path == o.TestRefusal {
@@ -97,7 +97,9 @@ func quoteAll(w *confWriter, m model.Matcher) []string {
 
 func writeHTTPSRedirect(w *confWriter) {
 	w.open("if", "($pass_access_scheme", "=", "http)")
-	w.line("return", "308", "https://$host$request_uri")
+	// ingress-nginx redirects to the host the backend would get
+	// ($best_http_host, without a port): see nginxconf_headers.go.
+	w.line("return", "308", "https://$kubectl_ingress_redirect_host$request_uri")
 	w.close()
 }
 

@@ -36,20 +36,25 @@ func httpsListen(w *confWriter, c *model.Config, o ConfOptions) []string {
 	return []string{"listen", w.q(passthroughLoopback + ":" + strconv.Itoa(o.SSLPassthroughProxyPort)), "ssl", "http2", "proxy_protocol"}
 }
 
+// serverHTTPSPort is the port the HTTPS servers listen on: the public HTTPS
+// port, or with SSL passthrough the loopback port behind the SNI router.
+// X-Forwarded-Port says 443 for it (see writeForwardedVariables), as
+// ingress-nginx does.
+func serverHTTPSPort(c *model.Config, o ConfOptions) int {
+	if c.Stream.Passthrough {
+		return o.SSLPassthroughProxyPort
+	}
+	return o.HTTPSPort
+}
+
 // writePassthroughRealIP makes the client address of HTTPS requests the one
 // the SNI router sends in the PROXY protocol header (trusted from loopback
 // only); with use-forwarded-headers the X-Forwarded-For header keeps
-// deciding instead. X-Forwarded-Port says the public HTTPS port, not the
-// loopback one the request came in on.
+// deciding instead.
 func writePassthroughRealIP(w *confWriter, c *model.Config, o ConfOptions) {
 	if !c.Stream.Passthrough {
 		return
 	}
-	w.open("map", "$server_port", "$pass_server_port")
-	w.line(w.q(strconv.Itoa(o.SSLPassthroughProxyPort)), w.q(strconv.Itoa(o.HTTPSPort)))
-	w.line("default", "$server_port")
-	w.close()
-	w.forwardedPort = "$pass_server_port"
 	if c.Global.UseForwardedHeaders {
 		return
 	}
@@ -112,7 +117,7 @@ func writePassthrough(w *confWriter, st *model.Stream, o ConfOptions) {
 	w.open("map", "$ssl_preread_server_name", "$kit_passthrough_host")
 	w.line("hostnames")
 	for _, h := range st.PassthroughHosts {
-		w.line(w.q(sniMapKey(h.Hostname)), w.q(h.Hostname))
+		w.line(w.q(h.Hostname), w.q(h.Hostname))
 	}
 	w.line("default", `""`)
 	w.close()

@@ -238,7 +238,10 @@ func (b *builder) findLocation(host, path string, pt *networkingv1.PathType) *mo
 // it). Hosts of spec.tls that no rule of the Ingress serves are left alone.
 // An entry without a secretName gives its hosts --default-ssl-certificate,
 // when there is one. A certificate that does not cover a listed host is not
-// served for it; the oldest Ingress wins a host.
+// served for it; the oldest Ingress wins a host. As in ingress-nginx, a
+// host listed under spec.tls is a TLS host (HTTP is redirected to HTTPS)
+// even when its entry gives no usable certificate: the default one is
+// served then (its Secret missing or unnamed, or not covering the host).
 func (b *builder) addTLS(ing *networkingv1.Ingress) {
 	if len(ing.Spec.TLS) == 0 {
 		return
@@ -294,10 +297,12 @@ func (b *builder) addTLS(ing *networkingv1.Ingress) {
 		if l, ok := listed[host]; ok {
 			cert, field = certs[l.entry], l.field
 			if cert == nil {
-				continue // no usable Secret: reported above
+				b.server(host).server.TLS = true // no usable Secret: reported above
+				continue
 			}
 			if !defaultFor[l.entry] && !certificateCovers(cert, host) {
 				b.problem(ref, field, "certificate of secret %s is not valid for host %q (it covers %v); the default certificate is served", cert.ID, host, cert.Hosts)
+				b.server(host).server.TLS = true
 				continue
 			}
 		} else {

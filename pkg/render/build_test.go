@@ -265,7 +265,9 @@ func TestClassNameBeforeAnnotation(t *testing.T) {
 
 // TestTLSWithoutSecretName: a spec.tls entry without a secretName gives
 // its hosts --default-ssl-certificate (ingress-nginx documents this use),
-// so they are TLS hosts; without the flag it is a Problem.
+// so they are TLS hosts; without the flag it is a Problem, and the hosts
+// are TLS hosts all the same (the self-signed certificate, HTTP
+// redirected), as in ingress-nginx.
 func TestTLSWithoutSecretName(t *testing.T) {
 	ing := newTestIngress("ing", 0, testRule("a.example.com", "/"))
 	ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{"a.example.com"}}}
@@ -273,8 +275,8 @@ func TestTLSWithoutSecretName(t *testing.T) {
 	s := Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}, Secrets: []*corev1.Secret{dflt}}
 
 	c, problems := Build(s, DefaultOptions())
-	if srv := c.Server("a.example.com"); srv.TLS || srv.CertificateID != "" {
-		t.Errorf("without --default-ssl-certificate: TLS %v, certificate %q", srv.TLS, srv.CertificateID)
+	if srv := c.Server("a.example.com"); !srv.TLS || srv.CertificateID != "" || !srv.Locations[0].HTTPSRedirect {
+		t.Errorf("without --default-ssl-certificate: TLS %v, certificate %q, redirect %v", srv.TLS, srv.CertificateID, srv.Locations[0].HTTPSRedirect)
 	}
 	if !strings.Contains(problemsText(problems), "no secret named and no --default-ssl-certificate") {
 		t.Errorf("problems:\n%s", problemsText(problems))

@@ -1,0 +1,141 @@
+package nginxconf
+
+import (
+	"strconv"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// The request headers sent upstream and the variables they come from, as
+// ingress-nginx computes them (its nginx.tmpl and lua_ingress.lua, checked
+// by its e2e test settings/forwarded_headers.go):
+//
+//	$pass_access_scheme  the scheme: $scheme, or with use-forwarded-headers
+//	                     the client's X-Forwarded-Proto when it sends one
+//	$pass_server_port    the port: $server_port, or with use-forwarded-headers
+//	                     the client's X-Forwarded-Port when it sends one
+//	$best_http_host      the client's Host header ($host without one), or with
+//	                     use-forwarded-headers the first entry of its
+//	                     X-Forwarded-Host when it sends one
+//	$pass_port           $pass_server_port, with the port of the HTTPS
+//	                     listener said as 443
+//	$req_id              the client's X-Request-ID, else a generated one
+//
+// The backend gets Host and X-Forwarded-Host $best_http_host, X-Forwarded-For
+// the client address nginx saw ($remote_addr: with use-forwarded-headers the
+// real_ip module has taken it from the client's X-Forwarded-For), and the
+// client's own X-Forwarded-For and X-Forwarded-Host as
+// X-Original-Forwarded-For and X-Original-Forwarded-Host. Without
+// use-forwarded-headers nothing the client sends in X-Forwarded-* reaches the
+// backend under that name.
+//
+// Every value here is a variable or a constant of the writer; only the
+// upstream-vhost annotation is user text, and it goes through q.
+
+// writeForwardedVariables declares the variables above at http level.
+// httpsPort is the port the HTTPS servers listen on (with SSL passthrough
+// the loopback port behind the SNI router).
+func writeForwardedVariables(w *confWriter, g model.Global, httpsPort int) {
+	if g.UseForwardedHeaders {
+		w.line("real_ip_header", "X-Forwarded-For")
+		w.line("real_ip_recursive", "on")
+		w.line("set_real_ip_from", "0.0.0.0/0")
+		w.open("map", "$http_x_forwarded_proto", "$pass_access_scheme")
+		w.line("default", "$http_x_forwarded_proto")
+		w.line(`""`, "$scheme")
+		w.close()
+		w.open("map", "$http_x_forwarded_port", "$pass_server_port")
+		w.line("default", "$http_x_forwarded_port")
+		w.line(`""`, "$server_port")
+		w.close()
+		w.open("map", "$http_host", "$kubectl_ingress_this_host")
+		w.line("default", "$http_host")
+		w.line(`""`, "$host")
+		w.close()
+		// The first entry of a list ("a, b,c": "a"), as ingress-nginx
+		// splits it on ",".
+		w.open("map", "$http_x_forwarded_host", "$best_http_host")
+		w.line(`""`, "$kubectl_ingress_this_host")
+		w.line(`"~^([^,]*)"`, "$1")
+		w.close()
+	} else {
+		w.open("map", "$scheme", "$pass_access_scheme")
+		w.line("default", "$scheme")
+		w.close()
+		w.open("map", "$server_port", "$pass_server_port")
+		w.line("default", "$server_port")
+		w.close()
+		w.open("map", "$http_host", "$best_http_host")
+		w.line("default", "$http_host")
+		w.line(`""`, "$host")
+		w.close()
+	}
+	w.open("map", "$pass_server_port", "$pass_port")
+	w.line(w.q(strconv.Itoa(httpsPort)), "443")
+	w.line("default", "$pass_server_port")
+	w.close()
+	// The host of the HTTPS redirect: $best_http_host up to its first ":".
+	w.open("map", "$best_http_host", "$kubectl_ingress_redirect_host")
+	w.line(`"~^([^:]*)"`, "$1")
+	w.line("default", "$best_http_host")
+	w.close()
+	w.open("map", "$http_x_request_id", "$req_id")
+	w.line("default", "$http_x_request_id")
+	w.line(`""`, "$request_id")
+	w.close()
+}
+
+// writeHSTS sends Strict-Transport-Security as ingress-nginx does: with hsts
+// on, every HTTPS answer carries exactly ours (an upstream's own header is
+// hidden); over plain HTTP an upstream's header passes as it came. With hsts
+// off nothing is added or hidden.
+func writeHSTS(w *confWriter, g model.Global) {
+	if !g.HSTS {
+		w.open("map", "$scheme", "$hsts_header")
+		w.line("default", `""`)
+		w.close()
+		w.line("add_header", "Strict-Transport-Security", "$hsts_header", "always")
+		return
+	}
+	hsts := "max-age=" + strconv.Itoa(g.HSTSMaxAge)
+	if g.HSTSIncludeSubdomains {
+		hsts += "; includeSubDomains"
+	}
+	if g.HSTSPreload {
+		hsts += "; preload"
+	}
+	w.line("proxy_hide_header", "Strict-Transport-Security")
+	w.line("grpc_hide_header", "Strict-Transport-Security")
+	w.open("map", "$scheme", "$hsts_header")
+	w.line("default", "$upstream_http_strict_transport_security")
+	w.line("https", w.q(hsts))
+	w.close()
+	w.line("add_header", "Strict-Transport-Security", "$hsts_header", "always")
+}
+
+// writeProxyHeaders writes the headers sent upstream; host overrides the
+// Host header (annotation upstream-vhost) when not empty. nginx inherits
+// proxy_set_header only into locations that set none, so a location that
+// overrides one header writes them all again.
+func writeProxyHeaders(w *confWriter, host string) {
+	hostValue := "$best_http_host"
+	if host != "" {
+		hostValue = w.q(host)
+	}
+	w.line("proxy_set_header", "Host", hostValue)
+	w.line("proxy_set_header", "X-Request-ID", "$req_id")
+	w.line("proxy_set_header", "X-Real-IP", "$remote_addr")
+	w.line("proxy_set_header", "X-Forwarded-For", "$remote_addr")
+	w.line("proxy_set_header", "X-Forwarded-Host", "$best_http_host")
+	w.line("proxy_set_header", "X-Forwarded-Port", "$pass_port")
+	w.line("proxy_set_header", "X-Forwarded-Proto", "$pass_access_scheme")
+	w.line("proxy_set_header", "X-Forwarded-Scheme", "$pass_access_scheme")
+	w.line("proxy_set_header", "X-Scheme", "$pass_access_scheme")
+	w.line("proxy_set_header", "X-Original-URI", "$request_uri")
+	w.line("proxy_set_header", "X-Original-Forwarded-For", "$http_x_forwarded_for")
+	w.line("proxy_set_header", "X-Original-Forwarded-Host", "$http_x_forwarded_host")
+	// httpoxy: a client's Proxy header never reaches a backend.
+	w.line("proxy_set_header", "Proxy", `""`)
+	w.line("proxy_set_header", "Upgrade", "$http_upgrade")
+	w.line("proxy_set_header", "Connection", "$connection_upgrade")
+}
