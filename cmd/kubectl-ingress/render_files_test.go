@@ -4,9 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/specialfiles"
 )
 
 // runCmdWithin is runCmd that fails the test when the command does not
@@ -36,9 +37,7 @@ func runCmdWithin(t *testing.T, stdin string, args ...string) (int, string, stri
 func TestRenderNamedPipe(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.yaml")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	specialfiles.Fifo(t, fifo)
 	code, out, errOut := runCmdWithin(t, "", "render", "-f", fifo)
 	if code != 1 || out != "" || !strings.Contains(errOut, fifo+" is a named pipe, not a regular file") {
 		t.Errorf("render -f FIFO: exit %d, stdout %q, stderr %q", code, out, errOut)

@@ -3,17 +3,17 @@ package controller
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/specialfiles"
 )
 
 // Named pipes, sockets and links to devices named like manifests are left
@@ -23,24 +23,14 @@ import (
 func TestFileSourceLeavesOutFilesThatAreNotRegular(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "a.yaml"), app{ports: []int{1}, paths: []string{"/"}}.yaml())
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	specialfiles.Fifo(t, filepath.Join(dir, "fifo.yaml"))
 	fs, _, logs := runFileSource(t, dir)
 	if !hasIngress(fs, "app") {
 		t.Fatal("the regular file was not read")
 	}
-	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("unix", filepath.Join(dir, "sock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	if err := syscall.Mkfifo(filepath.Join(dir, "sub.yaml"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	specialfiles.DevZero(t, filepath.Join(dir, "zero.yaml"))
+	specialfiles.Socket(t, filepath.Join(dir, "sock.json"))
+	specialfiles.Fifo(t, filepath.Join(dir, "sub.yaml"))
 	marker(t, fs, dir, 1)
 	out := logs.String()
 	for file, kind := range map[string]string{"fifo.yaml": "a named pipe", "zero.yaml": "a character device", "sock.json": "a socket", "sub.yaml": "a named pipe"} {
@@ -80,7 +70,7 @@ func TestFileSourceLimitsTheFileSize(t *testing.T) {
 // source has tried to read the file empty, then half-written, so every one
 // of them is a real race that the source had to win.
 func TestFileSourceInPlaceRewrite(t *testing.T) {
-	if !leasesWork(t) {
+	if !specialfiles.LeasesWork(t) {
 		t.Skip("this system grants no read leases: a file rewritten in place is read as it is")
 	}
 	dir := t.TempDir()
@@ -152,21 +142,4 @@ func TestFileSourceInPlaceRewrite(t *testing.T) {
 	if fs.LastError() != "" {
 		t.Errorf("errors: %s", fs.LastError())
 	}
-}
-
-// leasesWork tells whether this system grants the read leases that keep
-// a file being written out of a read.
-func leasesWork(t *testing.T) bool {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "probe")
-	write(t, path, "")
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, _, errno := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), syscall.F_SETLEASE, syscall.F_RDLCK); errno != 0 {
-		return false
-	}
-	return true
 }

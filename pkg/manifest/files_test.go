@@ -3,15 +3,14 @@ package manifest
 import (
 	"errors"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/specialfiles"
 )
 
 // within runs f and fails the test when it does not return in time (a
@@ -43,31 +42,15 @@ func readWithin(t *testing.T, paths []string, o Options) (*Result, error) {
 	return r.res, r.err
 }
 
-func mkfifo(t *testing.T, path string) {
-	t.Helper()
-	if runtime.GOOS == "windows" {
-		t.Skip("no named pipes in the file system")
-	}
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 const configMap = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
 
 // A named pipe, a socket and a link to /dev/zero named like manifests are
 // left out of a directory, and named in the summary; nothing waits.
 func TestReadSkipsFilesThatAreNotRegular(t *testing.T) {
 	dir := writeTree(t, map[string]string{"a.yaml": configMap})
-	mkfifo(t, filepath.Join(dir, "fifo.yaml"))
-	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("unix", filepath.Join(dir, "sock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	specialfiles.Fifo(t, filepath.Join(dir, "fifo.yaml"))
+	specialfiles.DevZero(t, filepath.Join(dir, "zero.yaml"))
+	specialfiles.Socket(t, filepath.Join(dir, "sock.json"))
 	if err := os.Symlink("user@host.1234", filepath.Join(dir, ".#a.yaml")); err != nil { // an editor's lock
 		t.Fatal(err)
 	}
@@ -99,11 +82,9 @@ func TestReadSkipsFilesThatAreNotRegular(t *testing.T) {
 func TestReadRefusesAPathThatIsNotARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.yaml")
-	mkfifo(t, fifo)
+	specialfiles.Fifo(t, fifo)
 	zero := filepath.Join(dir, "zero.yaml")
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
+	specialfiles.DevZero(t, zero)
 	for path, kind := range map[string]string{fifo: "a named pipe", zero: "a character device"} {
 		_, err := readWithin(t, []string{path}, Options{})
 		var nr *NotRegularError
@@ -172,29 +153,10 @@ func (zeroes) Read(p []byte) (int, error) {
 
 var _ io.Reader = zeroes{}
 
-// leasesWork tells whether this system grants read leases on a file of
-// the test's.
-func leasesWork(t *testing.T) bool {
-	t.Helper()
-	if runtime.GOOS != "linux" {
-		return false
-	}
-	path := filepath.Join(t.TempDir(), "probe")
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	return setLease(f.Fd(), syscall.F_RDLCK) == nil
-}
-
 // A file open for writing (truncated, being written) is not read while
 // NotWhileWritten; once closed, it is.
 func TestReadFileNotWhileWritten(t *testing.T) {
-	if !leasesWork(t) {
+	if !specialfiles.LeasesWork(t) {
 		t.Skip("this system grants no read leases: files are read as they are")
 	}
 	path := filepath.Join(t.TempDir(), "a.yaml")

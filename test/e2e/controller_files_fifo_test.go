@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/specialfiles"
 )
 
 // The real binary on a directory where named pipes, a socket and a link to
@@ -21,19 +22,10 @@ func TestFilesControllerBinaryWithNamedPipes(t *testing.T) {
 	hb := startHeldBackend(t)
 	bc := startBinController(t, hb, "--shutdown-grace-period", "0")
 	manifests := filepath.Join(filepath.Dir(bc.prefix), "manifests")
-	for _, name := range []string{"fifo.yaml", "sub.json"} {
-		if err := syscall.Mkfifo(filepath.Join(manifests, name), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink("/dev/zero", filepath.Join(manifests, "zero.yaml")); err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("unix", filepath.Join(manifests, "sock.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	specialfiles.Fifo(t, filepath.Join(manifests, "fifo.yaml"))
+	specialfiles.Fifo(t, filepath.Join(manifests, "sub.json"))
+	specialfiles.DevZero(t, filepath.Join(manifests, "zero.yaml"))
+	specialfiles.Socket(t, filepath.Join(manifests, "sock.yaml"))
 	// A manifest written after them is read and served.
 	if err := os.WriteFile(filepath.Join(manifests, "later.yaml"), []byte(filesIngress("later", "later.example.com", nil, "/", "held")), 0o644); err != nil {
 		t.Fatal(err)

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/specialfiles"
 )
 
 // In-place edits of the files source (issue 11): a manifest file rewritten
@@ -34,7 +35,7 @@ const (
 )
 
 func TestFilesControllerInPlaceEdits(t *testing.T) {
-	if !leasesWork(t) {
+	if !specialfiles.LeasesWork(t) {
 		t.Skip("this system grants no read leases (fcntl F_SETLEASE): a file rewritten in place is read as it is")
 	}
 	alpha, beta := namedBackend(t, "alpha"), namedBackend(t, "beta")
@@ -53,14 +54,9 @@ func TestFilesControllerInPlaceEdits(t *testing.T) {
 	fc.eventuallyServes(t, 10*time.Second, "stable.example.com", "/", 200, "alpha /")
 
 	// Entries that must never be read, added while the controller runs.
-	for _, name := range []string{"fifo.yaml", "ing/fifo.json"} {
-		if err := syscall.Mkfifo(filepath.Join(fc.dir, name), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink("/dev/zero", filepath.Join(fc.dir, "zero.yaml")); err != nil {
-		t.Fatal(err)
-	}
+	specialfiles.Fifo(t, filepath.Join(fc.dir, "fifo.yaml"))
+	specialfiles.Fifo(t, filepath.Join(fc.dir, "ing/fifo.json"))
+	specialfiles.DevZero(t, filepath.Join(fc.dir, "zero.yaml"))
 
 	var (
 		stop     atomic.Bool
@@ -137,21 +133,4 @@ func TestFilesControllerInPlaceEdits(t *testing.T) {
 			t.Errorf("no log line for %s", name)
 		}
 	}
-}
-
-// leasesWork tells whether this system grants the read leases with which
-// the files source keeps a file being written out of a read.
-func leasesWork(t *testing.T) bool {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "probe")
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	_, _, errno := syscall.Syscall(syscall.SYS_FCNTL, f.Fd(), syscall.F_SETLEASE, syscall.F_RDLCK)
-	return errno == 0
 }
