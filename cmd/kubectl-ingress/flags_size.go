@@ -4,17 +4,20 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 )
 
 // sizeValue is a pflag.Value of a size in bytes, given as a Kubernetes
-// quantity: "64Mi", "1G", "1048576". It must be positive.
+// quantity: "64Mi", "1G", "1048576". It must be positive. It writes the
+// size as the manifest reader's errors do (manifest.FormatSize).
 type sizeValue struct{ bytes *int64 }
 
 func (v sizeValue) String() string {
 	if v.bytes == nil {
 		return ""
 	}
-	return resource.NewQuantity(*v.bytes, resource.BinarySI).String()
+	return manifest.FormatSize(*v.bytes)
 }
 
 func (v sizeValue) Set(s string) error {

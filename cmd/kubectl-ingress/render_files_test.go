@@ -65,8 +65,19 @@ func TestRenderMaxManifestSize(t *testing.T) {
 		t.Errorf("a file over the limit: exit %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = runCmd(t, strings.Repeat("#", 2000), "render", "-f", "-", "--max-manifest-size", "1Ki")
-	if code != 1 || !strings.Contains(errOut, "standard input is larger than 1 KiB") {
+	if code != 1 || !strings.Contains(errOut, "standard input is larger than 1Ki, the limit of a manifest file (--max-manifest-size)") {
 		t.Errorf("stdin over the limit: exit %d, stderr %q", code, errOut)
+	}
+	// The help says the size as the errors do, and the flag reads back
+	// what it writes.
+	if _, out, _ := runCmd(t, "", "render", "--help"); !strings.Contains(out, "e.g. 64Mi; only regular files are read (default 64Mi)") {
+		t.Errorf("render --help lacks the size limit's default as 64Mi:\n%s", out)
+	}
+	for _, n := range []int64{100, 1536, 1 << 10, 64 << 20, 1e9} {
+		var got int64
+		if err := (sizeValue{&got}).Set(sizeValue{&n}.String()); err != nil || got != n {
+			t.Errorf("size %d written %q reads back as %d, %v", n, sizeValue{&n}.String(), got, err)
+		}
 	}
 	for _, bad := range []string{"0", "-1", "lots", "0.5"} {
 		for _, args := range [][]string{{"render", "-f", file}, {"controller", "--from-files", dir}} {

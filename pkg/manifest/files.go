@@ -8,6 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // DefaultMaxFileSize is the largest manifest file (or standard input) that
@@ -39,7 +42,11 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s is larger than %s, the limit of a manifest file (--max-manifest-size)", e.Path, formatSize(e.Limit))
+	limit := FormatSize(e.Limit)
+	if strings.Trim(limit, "0123456789") == "" {
+		limit += " bytes"
+	}
+	return fmt.Sprintf("%s is larger than %s, the limit of a manifest file (--max-manifest-size)", e.Path, limit)
 }
 
 // SkippedFile is a file with a manifest's name, found in a directory, that
@@ -70,20 +77,16 @@ func describeMode(m fs.FileMode) string {
 	}
 }
 
-// formatSize writes n bytes as "64 MiB", "1.5 KiB" or "100 bytes".
-func formatSize(n int64) string {
-	for _, u := range []struct {
-		size int64
-		name string
-	}{{1 << 30, "GiB"}, {1 << 20, "MiB"}, {1 << 10, "KiB"}} {
-		if n >= u.size {
-			if n%u.size == 0 {
-				return fmt.Sprintf("%d %s", n/u.size, u.name)
-			}
-			return fmt.Sprintf("%.1f %s", float64(n)/float64(u.size), u.name)
-		}
+// FormatSize writes n bytes as a Kubernetes quantity, the way
+// --max-manifest-size takes a size and kubectl writes one: "64Mi" for a
+// multiple of 1024, "1G", else the number of bytes ("1500"). The flag
+// parses what it writes.
+func FormatSize(n int64) string {
+	format := resource.DecimalSI
+	if n%1024 == 0 {
+		format = resource.BinarySI
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return resource.NewQuantity(n, format).String()
 }
 
 // FindFiles lists the manifest files of dir (names ending in .yaml, .yml

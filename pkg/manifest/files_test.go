@@ -226,3 +226,24 @@ func TestParseAndCombine(t *testing.T) {
 		t.Errorf("the same file twice: %v", err)
 	}
 }
+
+// FormatSize writes a Kubernetes quantity, as --max-manifest-size takes
+// it; the size error says the limit the same way ("bytes" after a plain
+// number).
+func TestFormatSize(t *testing.T) {
+	for n, want := range map[int64]string{
+		100: "100", 1500: "1500", 1024: "1Ki", 1536: "1536", 64 << 20: "64Mi", 3 << 30: "3Gi", 1e9: "1G", 1e6: "1M",
+	} {
+		if got := FormatSize(n); got != want {
+			t.Errorf("FormatSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for limit, want := range map[int64]string{
+		64 << 20: "in.yaml is larger than 64Mi, the limit of a manifest file (--max-manifest-size)",
+		100:      "in.yaml is larger than 100 bytes, the limit of a manifest file (--max-manifest-size)",
+	} {
+		if got := (&TooLargeError{Path: "in.yaml", Limit: limit}).Error(); got != want {
+			t.Errorf("limit %d: %q, want %q", limit, got, want)
+		}
+	}
+}
