@@ -121,11 +121,15 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 // writeServerNamesHash sizes nginx's server name hash for the hosts: a
 // bucket must hold the longest name (serverNamesBucketSize), and the table
 // grows with the number of names (nginx tries table sizes up to max_size;
-// one that is too small is a warning, not a failure).
+// one that is too small is a warning, not a failure). A wildcard host is
+// written as a regex name (serverName), which nginx keeps out of the hash.
 func writeServerNamesHash(w *confWriter, c *model.Config) {
 	longest, names := 0, 0
 	for _, s := range c.Servers {
 		for _, n := range append([]string{s.Hostname}, s.Aliases...) {
+			if isRegexName(n) {
+				continue
+			}
 			longest = max(longest, len(n))
 			names++
 		}

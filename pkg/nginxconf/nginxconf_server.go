@@ -23,9 +23,9 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 	}
 	server := w.beginOwned(s.Hostname, "", owners)
 	w.open("server")
-	names := []string{"server_name", w.q(s.Hostname)}
+	names := []string{"server_name", w.q(serverName(s.Hostname))}
 	for _, a := range s.Aliases {
-		names = append(names, w.q(a))
+		names = append(names, w.q(serverName(a)))
 	}
 	w.line(names...)
 	if s.Hostname == model.CatchAllHost {
@@ -59,10 +59,10 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 			hasRoot = true
 		}
 	}
-	for i := range s.Locations {
+	for _, i := range locationOrder(s.Locations) {
 		l := &s.Locations[i]
 		for _, m := range model.LocationMatchers(l, exact) {
-			args := quoteAll(w, m)
+			args := quoteAll(w, exactSlashMatcher(l, m))
 			block := w.beginOwned(s.Hostname, strings.Join(args, " "), []model.ObjectRef{l.Ingress})
 			w.open(append([]string{"location"}, args...)...)
 			if o.TestRefusal != "" && l.Path == o.TestRefusal {

@@ -117,7 +117,7 @@ func writePassthrough(w *confWriter, st *model.Stream, o ConfOptions) {
 	w.open("map", "$ssl_preread_server_name", "$kit_passthrough_host")
 	w.line("hostnames")
 	for _, h := range st.PassthroughHosts {
-		w.line(w.q(h.Hostname), w.q(h.Hostname))
+		w.line(w.q(sniMapKey(h.Hostname)), w.q(h.Hostname))
 	}
 	w.line("default", `""`)
 	w.close()
