@@ -184,6 +184,10 @@ func (o *ControllerOptions) Complete(cmd *cobra.Command) error {
 	if o.FromFiles == "" {
 		return nil
 	}
+	// The files source reports the input it leaves out (Ingresses of other
+	// classes, old API versions, an absent --configmap) as render does; on
+	// a cluster those Ingresses are normal and get no Event.
+	o.Render.ReportSkipped = true
 	changed := func(name string) bool { return cmd.Flags().Changed(name) }
 	if !changed("listen-address") {
 		o.Render.ListenAddress = simulatorListen

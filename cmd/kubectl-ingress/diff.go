@@ -78,7 +78,7 @@ type DiffOptions struct {
 func NewCmdDiff(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &DiffOptions{
 		IOStreams:   streams,
-		Render:      NewRenderFlags(),
+		Render:      reportingRenderFlags(),
 		ConfigFlags: genericclioptions.NewConfigFlags(true),
 		Color:       "auto",
 		FailOn:      "",

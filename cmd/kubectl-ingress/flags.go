@@ -81,6 +81,13 @@ type RenderFlags struct {
 	// AllowCrossNamespaceHostSharing restores ingress-nginx's merge of a
 	// host's paths across namespaces (see render.Options).
 	AllowCrossNamespaceHostSharing bool
+	// ReportSkipped reports the input left out as Problems (see
+	// render.Options.ReportSkipped): set by the commands that read files,
+	// never by a controller on a cluster. No flag binds it.
+	ReportSkipped bool
+	// flags is the flag set AddFlags registered on: whether --configmap
+	// was given decides whether its absence is reported.
+	flags *pflag.FlagSet
 
 	// testRefusal is nginxconf.ConfOptions.TestRefusal, the writer's test
 	// seam: only the command tests set it (through newCmdController), no
@@ -107,6 +114,7 @@ func NewRenderFlags() RenderFlags {
 
 // AddFlags registers the flags, named as ingress-nginx names them.
 func (f *RenderFlags) AddFlags(fs *pflag.FlagSet) {
+	f.flags = fs
 	fs.StringVar(&f.IngressClass, "ingress-class", f.IngressClass, "The IngressClass name this controller serves")
 	fs.StringVar(&f.ControllerClass, "controller-class", f.ControllerClass, "The spec.controller value of the IngressClasses this controller serves")
 	fs.BoolVar(&f.WatchIngressWithoutClass, "watch-ingress-without-class", false, "Also serve Ingresses that name no class")
@@ -165,6 +173,9 @@ func (f *RenderFlags) BuildOptions() render.Options {
 		ReservedPorts:            f.reservedPorts(),
 
 		AllowCrossNamespaceHostSharing: f.AllowCrossNamespaceHostSharing,
+
+		ReportSkipped:     f.ReportSkipped,
+		ConfigMapRequired: f.flags != nil && f.flags.Changed("configmap"),
 	}
 }
 

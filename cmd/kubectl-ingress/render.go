@@ -47,7 +47,7 @@ type RenderOptions struct {
 
 // NewCmdRender builds "kubectl ingress render".
 func NewCmdRender(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &RenderOptions{IOStreams: streams, Render: NewRenderFlags(), Manifests: NewManifestFlags()}
+	o := &RenderOptions{IOStreams: streams, Render: reportingRenderFlags(), Manifests: NewManifestFlags()}
 	cmd := &cobra.Command{
 		Use:   "render -f FILENAME [-o DIR] [--validate]",
 		Short: "Render manifests to the nginx.conf and Lua payloads that nginx would run",
@@ -56,6 +56,9 @@ into the nginx.conf, backends.json and servers.json that the controller would gi
 
 Problems in the input (a bad annotation, a missing Service, a host claimed twice) are printed to
 stderr as "kind namespace/name: field: reason" lines; the rest of the configuration is still built.
+Input left out is reported the same way, with a reason that starts with "skipped:": an Ingress of
+another class (or of no class when none is served), an extensions/v1beta1 or networking.k8s.io/v1beta1
+Ingress, a --configmap given but absent from the input. The summary line counts them apart.
 servers.json names certificates by Secret and checksum: private keys are never written.
 
 Exit status: 0 on success; 1 when the input cannot be read or --validate fails; 2 when
@@ -228,8 +231,56 @@ func (r *rendered) summary(input string) string {
 	for _, s := range r.Config.Servers {
 		locations += len(s.Locations)
 	}
-	return fmt.Sprintf("%s; rendered %d servers, %d locations, %d backends, %d certificates; %d problem(s)",
-		input, len(r.Config.Servers), locations, len(r.Config.Backends), len(r.Config.Certificates), len(r.Problems))
+	return fmt.Sprintf("%s; rendered %d servers, %d locations, %d backends, %d certificates; %s%d problem(s)",
+		input, len(r.Config.Servers), locations, len(r.Config.Backends), len(r.Config.Certificates), skippedSummary(r.Problems), len(r.Problems))
+}
+
+// reportingRenderFlags are the render flags of render and diff, which
+// report the input they leave out.
+func reportingRenderFlags() RenderFlags {
+	f := NewRenderFlags()
+	f.ReportSkipped = true
+	return f
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// skippedSummary counts the Problems of input left out, by cause:
+// "skipped 2 Ingresses of other classes, 1 Ingress of an old API version,
+// 1 absent ConfigMap; " ("" for none). They are among the problems counted
+// after it, which --fail-on-problems acts on.
+func skippedSummary(problems []model.Problem) string {
+	var class, old, configMaps int
+	for _, p := range problems {
+		switch {
+		case !render.IsSkipped(p):
+		case p.Object.Kind == "ConfigMap":
+			configMaps++
+		case p.Field == "apiVersion":
+			old++
+		default:
+			class++
+		}
+	}
+	var parts []string
+	if class > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", class, plural(class, "Ingress of another class", "Ingresses of other classes")))
+	}
+	if old > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s", old, plural(old, "Ingress of an old API version", "Ingresses of old API versions")))
+	}
+	if configMaps > 0 {
+		parts = append(parts, fmt.Sprintf("%d absent ConfigMap", configMaps))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "skipped " + strings.Join(parts, ", ") + "; "
 }
 
 func (r *rendered) problemsText() []byte {

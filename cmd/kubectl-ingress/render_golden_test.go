@@ -64,7 +64,7 @@ func TestRenderGolden(t *testing.T) {
 
 func renderCase(t *testing.T, dir string) *rendered {
 	t.Helper()
-	flags := NewRenderFlags()
+	flags := reportingRenderFlags() // as the command: skipped input reported
 	if raw, err := os.ReadFile(filepath.Join(dir, "flags.txt")); err == nil {
 		fs := pflag.NewFlagSet("golden", pflag.ContinueOnError)
 		flags.AddFlags(fs)

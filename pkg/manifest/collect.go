@@ -83,6 +83,9 @@ func Combine(files []*File) (*Result, error) {
 		for _, key := range f.skipped {
 			res.Skipped[key]++
 		}
+		for _, u := range f.unread {
+			s.UnreadIngresses = append(s.UnreadIngresses, render.UnreadIngress{APIVersion: u.apiVersion, Namespace: u.namespace, Name: u.name})
+		}
 		for _, o := range f.objects {
 			if first, dup := seen[o.key]; dup {
 				return nil, fmt.Errorf("%s %s is defined twice: in %s and in %s", o.key.kind, o.key.ref(), first, o.origin)

@@ -47,7 +47,16 @@ func newDecoder() *decoder {
 type decoded struct {
 	objects []decodedObject
 	skipped []string
-	err     error
+	// unread are the Ingresses of API versions render does not read
+	// (extensions/v1beta1, networking.k8s.io/v1beta1): also in skipped,
+	// and named here so that render can report each.
+	unread []unreadIngress
+	err    error
+}
+
+// unreadIngress is an Ingress of an older API version, by name.
+type unreadIngress struct {
+	apiVersion, namespace, name string
 }
 
 type decodedObject struct {
@@ -157,6 +166,18 @@ func (d *decoder) other(o origin, data []byte, gvk schema.GroupVersionKind, out 
 		}
 	}
 	out.skipped = append(out.skipped, gvk.GroupVersion().String()+"/"+gvk.Kind)
+	if gvk.Kind == "Ingress" && (gvk.Group == "extensions" || gvk.Group == "networking.k8s.io") {
+		var meta struct {
+			Metadata struct {
+				Name      string `json:"name"`
+				Namespace string `json:"namespace"`
+			} `json:"metadata"`
+		}
+		// A malformed metadata leaves the name empty: the Ingress is
+		// still reported, as "(no name)".
+		_ = json.Unmarshal(data, &meta)
+		out.unread = append(out.unread, unreadIngress{apiVersion: gvk.GroupVersion().String(), namespace: meta.Metadata.Namespace, name: meta.Metadata.Name})
+	}
 	return nil
 }
 

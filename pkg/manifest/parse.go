@@ -19,6 +19,7 @@ type File struct {
 	Err     error
 	objects []object
 	skipped []string
+	unread  []unreadIngress
 }
 
 // Objects returns how many objects of the kinds render reads the file has.
@@ -68,6 +69,15 @@ func completeFile(name string, docs []decoded, defaultNamespace string) *File {
 			return f
 		}
 		f.skipped = append(f.skipped, d.skipped...)
+		for _, u := range d.unread {
+			if u.namespace == "" {
+				u.namespace = defaultNamespace
+			}
+			if u.name == "" {
+				u.name = "(no name)"
+			}
+			f.unread = append(f.unread, u)
+		}
 		for _, o := range d.objects {
 			obj, err := complete(o, defaultNamespace)
 			if err != nil {

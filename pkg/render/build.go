@@ -112,6 +112,7 @@ func newBuilder(s Snapshot, o Options) *builder {
 	for _, sec := range s.Secrets {
 		b.secrets[nsName{sec.Namespace, sec.Name}] = sec
 	}
+	b.reportSkippedInput(s)
 	for _, cm := range s.ConfigMaps {
 		if cm.Namespace+"/"+cm.Name == o.ConfigMap {
 			g, ps := annotations.ParseConfigMap(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, cm.Data)
@@ -124,6 +125,10 @@ func newBuilder(s Snapshot, o Options) *builder {
 	sort.SliceStable(sorted, func(i, j int) bool { return olderFirst(sorted[i], sorted[j]) })
 	for _, ing := range sorted {
 		if !classes.serves(ing) {
+			if o.ReportSkipped {
+				field, reason := classes.skipped(ing)
+				b.problems = append(b.problems, model.Problem{Object: model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}, Field: field, Reason: reason})
+			}
 			continue
 		}
 		ref := model.ObjectRef{Kind: "Ingress", Namespace: ing.Namespace, Name: ing.Name}

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"fmt"
+
 	networkingv1 "k8s.io/api/networking/v1"
 )
 
@@ -48,4 +50,21 @@ func (f classFilter) serves(ing *networkingv1.Ingress) bool {
 		return class == f.opts.IngressClass
 	}
 	return f.defaultIsOurs || f.opts.WatchIngressWithoutClass
+}
+
+// skipped says why f does not serve ing, for Options.ReportSkipped: the
+// field that decided and a reason that starts with SkippedReason. The
+// words stay clear of "invalid", "unknown" and "not supported": nothing is
+// wrong with an Ingress of another class.
+func (f classFilter) skipped(ing *networkingv1.Ingress) (field, reason string) {
+	if name := ing.Spec.IngressClassName; name != nil {
+		if _, known := f.classes[*name]; known {
+			return "spec.ingressClassName", fmt.Sprintf("%sIngressClass %q belongs to another controller (this one serves --controller-class %q)", SkippedReason, *name, f.opts.ControllerClass)
+		}
+		return "spec.ingressClassName", fmt.Sprintf("%sclass %q has no IngressClass in the input and is not --ingress-class %q", SkippedReason, *name, f.opts.IngressClass)
+	}
+	if class, ok := ing.Annotations[legacyClassAnnotation]; ok {
+		return "metadata.annotations[" + legacyClassAnnotation + "]", fmt.Sprintf("%sclass %q is not --ingress-class %q", SkippedReason, class, f.opts.IngressClass)
+	}
+	return "spec.ingressClassName", SkippedReason + "no class, and no IngressClass of this controller is marked default (--watch-ingress-without-class would serve it)"
 }

@@ -17,6 +17,17 @@ type Snapshot struct {
 	EndpointSlices []*discoveryv1.EndpointSlice
 	Secrets        []*corev1.Secret
 	ConfigMaps     []*corev1.ConfigMap
+	// UnreadIngresses are Ingresses the source found in an API version
+	// Build does not read (extensions/v1beta1, networking.k8s.io/v1beta1;
+	// manifest files only: the API server converts them). Build reports
+	// each with Options.ReportSkipped.
+	UnreadIngresses []UnreadIngress
+}
+
+// UnreadIngress names an Ingress of an API version Build does not read.
+type UnreadIngress struct {
+	APIVersion      string
+	Namespace, Name string
 }
 
 // Options are the controller flags that change what Build produces.
@@ -61,7 +72,23 @@ type Options struct {
 	// of a host makes every path of the host a regex. By default the
 	// younger path is a Problem and the regex mode stays in its namespace.
 	AllowCrossNamespaceHostSharing bool
+	// ReportSkipped makes a Problem of each input left out, whose reason
+	// starts with SkippedReason: an Ingress of another class (or of no
+	// class, none being served), each of Snapshot.UnreadIngresses, and
+	// with ConfigMapRequired a ConfigMap the snapshot does not hold. The
+	// commands that read files set it (render, diff, the controller's
+	// --from-files); a controller on a cluster does not, where Ingresses
+	// of other classes are the normal case and no Event should name them.
+	ReportSkipped bool
+	// ConfigMapRequired says that ConfigMap was asked for (the flag was
+	// given), so that its absence is reported with ReportSkipped; the
+	// default name is often absent from manifests and then not reported.
+	ConfigMapRequired bool
 }
+
+// SkippedReason starts the reason of every Problem of ReportSkipped: input
+// left out, not input found wrong.
+const SkippedReason = "skipped: "
 
 // DefaultOptions returns the ingress-nginx defaults.
 func DefaultOptions() Options {
