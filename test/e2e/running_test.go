@@ -85,6 +85,14 @@ func (rc *runningController) run(t testing.TB, ctx context.Context, cancel conte
 	cfg.Nginx, cfg.Stream = rc.inst, rc.inst
 	cfg.Lua = luaapi.NewClient("http://"+cfg.Conf.StatusAddress, &http.Client{Timeout: 10 * time.Second})
 	cfg.RetryBase = time.Hour
+	if cfg.StopTimeout == 0 {
+		// nginx's graceful quit waits for the connections a test's
+		// clients still hold open; the controller must force it (after
+		// StopTimeout) well before the cleanup below stops waiting for
+		// Run (30 s), or a test whose traffic ended mid-request fails
+		// with "the controller did not stop".
+		cfg.StopTimeout = 10 * time.Second
+	}
 	var err error
 	if rc.c, err = controller.New(cfg); err != nil {
 		cancel()
