@@ -160,7 +160,7 @@ func (s *annotationState) finish(ing model.ObjectRef) []model.Problem {
 	s.finishCORS()
 	problems = append(problems, s.finishRedirect(ing)...)
 	problems = append(problems, s.finishAccess(ing)...)
-	s.finishRateLimit()
+	problems = append(problems, s.finishRateLimit(ing)...)
 	s.finishUpstreamHashBy()
 	s.finishAffinity()
 	problems = append(problems, s.finishCanary(ing)...)

@@ -236,6 +236,9 @@ var goodAnnotationCases = []annotationCase{
 	{name: "enable-cors", value: "true", want: func(a *Ingress) { a.Location.CORS = defaultCORS() }},
 	{name: "enable-cors", value: "false", want: func(a *Ingress) {}},
 	{name: "force-ssl-redirect", value: "true", want: func(a *Ingress) { a.Location.ForceSSLRedirect = true }},
+	{name: "limit-allowlist", value: "10.0.0.0/8", extra: []string{"limit-connections", "2"}, want: func(a *Ingress) {
+		a.Location.Limits = model.RateLimits{Connections: 2, Exempt: []string{"10.0.0.0/8"}}
+	}},
 	{name: "limit-burst-multiplier", value: "3", extra: []string{"limit-rps", "10"}, want: func(a *Ingress) {
 		a.Location.Limits = model.RateLimits{RPS: 10, BurstMultiplier: 3}
 	}},
@@ -244,6 +247,9 @@ var goodAnnotationCases = []annotationCase{
 	{name: "limit-connections", value: "65535", want: func(a *Ingress) { a.Location.Limits.Connections = 65535 }},
 	{name: "limit-rps", value: "10", want: func(a *Ingress) { a.Location.Limits = model.RateLimits{RPS: 10, BurstMultiplier: 5} }},
 	{name: "limit-rps", value: "0", want: func(a *Ingress) {}},
+	{name: "limit-whitelist", value: "192.168.1.7, 10.0.0.0/8", extra: []string{"limit-rps", "1"}, want: func(a *Ingress) {
+		a.Location.Limits = model.RateLimits{RPS: 1, BurstMultiplier: 5, Exempt: []string{"10.0.0.0/8", "192.168.1.7/32"}}
+	}},
 	{name: "load-balance", value: "ewma", want: func(a *Ingress) { a.Backend.LoadBalance = "ewma" }},
 	{name: "permanent-redirect", value: "https://www.example.com/new?a=b&c=%20d#top", want: func(a *Ingress) {
 		a.Location.Redirect = &model.Redirect{URL: "https://www.example.com/new?a=b&c=%20d#top", Code: 301}
@@ -412,12 +418,14 @@ var badAnnotationCases = []annotationCase{
 	{name: "default-backend", value: "1svc"},
 	{name: "enable-cors", value: "on"},
 	{name: "force-ssl-redirect", value: "2"},
+	{name: "limit-allowlist", value: "10.0.0.0/33"},
 	{name: "limit-burst-multiplier", value: "0", extra: []string{"limit-rps", "10"}},
 	{name: "limit-connections", value: "many"},
 	{name: "limit-connections", value: "65536"},
 	{name: "limit-connections", value: "70000"},
 	{name: "limit-rps", value: "1.5"},
 	{name: "limit-rps", value: "+5"},
+	{name: "limit-whitelist", value: "localhost"},
 	{name: "load-balance", value: "least_conn"},
 	{name: "load-balance", value: "EWMA"},
 	{name: "permanent-redirect", value: "/relative"},

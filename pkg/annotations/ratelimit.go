@@ -1,7 +1,10 @@
 package annotations
 
+import "github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+
 // Rate limits per client address: limit-rps (with limit-burst-multiplier)
-// and limit-connections.
+// and limit-connections, and the client networks exempt from both
+// (limit-allowlist, and its old name limit-whitelist).
 
 // defaultBurstMultiplier is limit-burst-multiplier's default, as in
 // ingress-nginx.
@@ -12,28 +15,54 @@ const defaultBurstMultiplier = 5
 // limit must be less 65536").
 const MaxLimitConn = 65535
 
-// rateLimitState stages limit-burst-multiplier until finishRateLimit.
+// rateLimitState stages limit-burst-multiplier and the exempt networks
+// until finishRateLimit.
 type rateLimitState struct {
 	burstMultiplier int
+	// limitAllowlist and limitWhitelist are the parsed exempt networks.
+	limitAllowlist, limitWhitelist sourceRange
 }
 
 func newRateLimitState() rateLimitState {
 	return rateLimitState{burstMultiplier: defaultBurstMultiplier}
 }
 
-// finishRateLimit sets the burst multiplier when limit-rps is set.
-func (s *annotationState) finishRateLimit() {
-	if loc := &s.out.Location; loc.Limits.RPS > 0 {
+// finishRateLimit sets the burst multiplier when limit-rps is set and the
+// exempt networks when a limit is set; limit-allowlist wins over its old
+// name limit-whitelist, as in ingress-nginx. An exempt list with an
+// invalid entry exempts no one: the limits apply to every client (the
+// Problem is reported by the setter).
+func (s *annotationState) finishRateLimit(ing model.ObjectRef) []model.Problem {
+	var problems []model.Problem
+	loc := &s.out.Location
+	if loc.Limits.RPS > 0 {
 		loc.Limits.BurstMultiplier = s.burstMultiplier
 	}
+	exempt := s.limitAllowlist
+	if !exempt.given {
+		exempt = s.limitWhitelist
+	} else if s.limitWhitelist.given {
+		problems = append(problems, model.Problemf(ing, Field("limit-whitelist"),
+			"ignored because limit-allowlist is also set and takes precedence"))
+	}
+	if !exempt.invalid && (loc.Limits.RPS > 0 || loc.Limits.Connections > 0) {
+		loc.Limits.Exempt = exempt.cidrs
+	}
+	return problems
 }
 
 // rateLimitAnnotations are the annotations of this family, sorted by name.
 var rateLimitAnnotations = []annotationSpec{
+	{Name: "limit-allowlist", Kind: kindCIDRList, Description: "Clients from these networks are exempt from limit-rps and limit-connections.",
+		OnInvalid: "no client is exempt: the limits apply to every client until it is fixed",
+		set:       func(s *annotationState, v string) error { return annSourceRange(&s.limitAllowlist, v) }},
 	{Name: "limit-burst-multiplier", Kind: kindInt, Default: "5", Description: "Burst allowed above limit-rps, as a multiple of it.",
 		set: annInt(1, 1000, func(s *annotationState) *int { return &s.burstMultiplier })},
 	{Name: "limit-connections", Kind: kindInt, Default: "0", Description: "Concurrent connections allowed per client address, at most 65535 (0: no limit).",
 		set: annInt(0, MaxLimitConn, func(s *annotationState) *int { return &s.out.Location.Limits.Connections })},
 	{Name: "limit-rps", Kind: kindInt, Default: "0", Description: "Requests per second allowed per client address (0: no limit).",
 		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.out.Location.Limits.RPS })},
+	{Name: "limit-whitelist", Kind: kindCIDRList, Description: "Old name of limit-allowlist, which wins when both are set.",
+		OnInvalid: "no client is exempt: the limits apply to every client until it is fixed",
+		set:       func(s *annotationState, v string) error { return annSourceRange(&s.limitWhitelist, v) }},
 }

@@ -134,4 +134,8 @@ type RateLimits struct {
 	RPS             int // limit-rps: requests per second
 	Connections     int // limit-connections: concurrent connections
 	BurstMultiplier int // limit-burst-multiplier (default 5)
+	// Exempt are the client networks (CIDR form, sorted) to which neither
+	// limit applies (limit-allowlist / limit-whitelist): their requests get
+	// an empty limit key, which nginx does not count, as in ingress-nginx.
+	Exempt []string
 }

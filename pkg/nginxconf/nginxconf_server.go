@@ -1,6 +1,8 @@
 package nginxconf
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"strconv"
 	"strings"
@@ -270,26 +272,43 @@ func zoneName(ing model.ObjectRef, kind string) string {
 }
 
 // writeZones declares the rate limit zones used by the locations, once each.
+// An Ingress with exempt networks (limit-allowlist) keys its zones on a
+// map that gives those clients an empty key, which nginx does not count,
+// as ingress-nginx's geo and map do.
 func writeZones(w *confWriter, c *model.Config) {
 	seen := map[string]bool{}
 	for i := range c.Servers {
 		for j := range c.Servers[i].Locations {
 			l := &c.Servers[i].Locations[j]
-			if r := l.Settings.Limits.RPS; r > 0 {
+			lim := &l.Settings.Limits
+			if lim.RPS <= 0 && lim.Connections <= 0 {
+				continue
+			}
+			key := "$binary_remote_addr"
+			if len(lim.Exempt) > 0 {
+				key = limitKeyVar(l.Ingress)
+				if name := zoneName(l.Ingress, "exempt"); !seen[name] {
+					seen[name] = true
+					zone := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
+					writeLimitExempt(w, l.Ingress, lim.Exempt)
+					w.endOwned(zone)
+				}
+			}
+			if lim.RPS > 0 {
 				name := zoneName(l.Ingress, "rps")
 				if !seen[name] {
 					seen[name] = true
 					zone := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
-					w.line("limit_req_zone", "$binary_remote_addr", w.q("zone="+name+":5m"), "rate="+strconv.Itoa(r)+"r/s")
+					w.line("limit_req_zone", key, w.q("zone="+name+":5m"), "rate="+strconv.Itoa(lim.RPS)+"r/s")
 					w.endOwned(zone)
 				}
 			}
-			if l.Settings.Limits.Connections > 0 {
+			if lim.Connections > 0 {
 				name := zoneName(l.Ingress, "conn")
 				if !seen[name] {
 					seen[name] = true
 					zone := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
-					w.line("limit_conn_zone", "$binary_remote_addr", w.q("zone="+name+":5m"))
+					w.line("limit_conn_zone", key, w.q("zone="+name+":5m"))
 					w.endOwned(zone)
 				}
 			}
@@ -299,4 +318,34 @@ func writeZones(w *confWriter, c *model.Config) {
 		w.line("limit_req_status", "503")
 		w.line("limit_conn_status", "503")
 	}
+}
+
+// limitVarSuffix names the nginx variables of an Ingress's exempt
+// networks: a hash of its namespace and name, since Kubernetes names hold
+// "-" and "." that nginx variable names cannot.
+func limitVarSuffix(ing model.ObjectRef) string {
+	sum := sha256.Sum256([]byte(ing.Namespace + "/" + ing.Name))
+	return hex.EncodeToString(sum[:8])
+}
+
+// limitKeyVar is the limit key of an Ingress with exempt networks.
+func limitKeyVar(ing model.ObjectRef) string {
+	return "$kubectl_ingress_limit_" + limitVarSuffix(ing)
+}
+
+// writeLimitExempt writes the geo that marks the exempt client networks
+// of an Ingress and the map that turns the mark into its limit key: the
+// client address, or "" for an exempt client.
+func writeLimitExempt(w *confWriter, ing model.ObjectRef, exempt []string) {
+	mark := "$kubectl_ingress_limit_exempt_" + limitVarSuffix(ing)
+	w.open("geo", "$remote_addr", mark)
+	w.line("default", "0")
+	for _, cidr := range exempt {
+		w.line(w.q(cidr), "1")
+	}
+	w.close()
+	w.open("map", mark, limitKeyVar(ing))
+	w.line("0", "$binary_remote_addr")
+	w.line("1", `""`)
+	w.close()
 }

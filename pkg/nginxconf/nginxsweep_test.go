@@ -117,9 +117,11 @@ var sweepAnnotations = map[string]sweepEntry{
 	"denylist-source-range":            {values: []string{"0.0.0.0/0", "::/0", "192.0.2.1", sweepCIDRs(1000)}},
 	"enable-cors":                      {values: []string{"true", "false"}},
 	"force-ssl-redirect":               {values: []string{"true", "false"}},
+	"limit-allowlist":                  {values: []string{"0.0.0.0/0", "::/0", "10.0.0.1", sweepCIDRs(1000)}, needs: []string{"limit-rps", "1"}},
 	"limit-burst-multiplier":           {values: []string{"1", "1000"}, needs: []string{"limit-rps", strconv.Itoa(annotations.MaxInt32)}},
 	"limit-connections":                {values: []string{"0", "1", strconv.Itoa(annotations.MaxLimitConn)}},
 	"limit-rps":                        {values: []string{"0", "1", strconv.Itoa(annotations.MaxInt32)}},
+	"limit-whitelist":                  {values: []string{"0.0.0.0/0", "2001:db8::1", sweepCIDRs(1000)}, needs: []string{"limit-connections", "1"}},
 	"load-balance":                     {values: []string{"round_robin", "ewma"}},
 	"permanent-redirect":               {values: []string{"http://a", sweepURL2048, "https://[2001:db8::1]:65535/x?y=z&w#f"}},
 	"permanent-redirect-code":          {values: []string{"301", "302", "303", "307", "308"}, needs: []string{"permanent-redirect", "https://example.com"}},
@@ -274,7 +276,7 @@ func sweepIngresses() []sweepIngress {
 		for _, n := range names {
 			spec := sweepSpec(n)
 			if n == "canary" || spec.CanaryOnly || strings.Contains(n, "redirect") && n != "ssl-redirect" && n != "force-ssl-redirect" ||
-				n == "ssl-passthrough" || n == "app-root" || n == "server-alias" || n == "whitelist-source-range" {
+				n == "ssl-passthrough" || n == "app-root" || n == "server-alias" || n == "whitelist-source-range" || n == "limit-whitelist" {
 				continue
 			}
 			e := sweepAnnotations[n]
