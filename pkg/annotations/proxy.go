@@ -24,6 +24,14 @@ var proxyAnnotations = []annotationSpec{
 		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.ConnectTimeout })},
 	{Name: "proxy-read-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-read-timeout", Description: "Timeout between two reads from the backend.",
 		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.ReadTimeout })},
+	{Name: "proxy-request-buffering", Kind: kindOnOff, Default: "ConfigMap proxy-request-buffering", Description: `Read the whole request body before sending it to the backend ("off": stream it).`,
+		set: func(s *annotationState, v string) error {
+			b, err := valueOnOff(v)
+			if err == nil {
+				s.out.Location.Proxy.RequestBuffering = &b
+			}
+			return err
+		}},
 	{Name: "proxy-send-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-send-timeout", Description: "Timeout between two writes to the backend.",
 		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.SendTimeout })},
 	{Name: "upstream-vhost", Kind: kindHostPort, Description: "Host header sent to the backend.",
@@ -55,6 +63,14 @@ var proxyConfigKeys = []configKeySpec{
 		set: configSeconds(func(g *model.Global) *int { return &g.ProxyConnectTimeout })},
 	{Key: "proxy-read-timeout", Kind: kindSeconds, Default: "60", Description: "Timeout between two reads from a backend.",
 		set: configSeconds(func(g *model.Global) *int { return &g.ProxyReadTimeout })},
+	{Key: "proxy-request-buffering", Kind: kindOnOff, Default: "on", Description: `Read the whole request body before sending it to a backend ("off": stream it).`,
+		set: func(g *model.Global, v string) error {
+			b, err := valueOnOff(v)
+			if err == nil {
+				g.ProxyRequestBuffering = b
+			}
+			return err
+		}},
 	{Key: "proxy-send-timeout", Kind: kindSeconds, Default: "60", Description: "Timeout between two writes to a backend.",
 		set: configSeconds(func(g *model.Global) *int { return &g.ProxySendTimeout })},
 }

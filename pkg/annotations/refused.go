@@ -111,7 +111,6 @@ var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "proxy-next-upstream-tries"},
 	{Name: "proxy-redirect-from"},
 	{Name: "proxy-redirect-to"},
-	{Name: "proxy-request-buffering"},
 	{Name: "proxy-ssl-ciphers"},
 	{Name: "proxy-ssl-name"},
 	{Name: "proxy-ssl-protocols"},

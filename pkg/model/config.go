@@ -61,6 +61,7 @@ type Global struct {
 	ProxySendTimeout             int      // proxy-send-timeout, seconds
 	ProxyBuffering               bool     // proxy-buffering on|off
 	ProxyBufferSize              string   // proxy-buffer-size, nginx size
+	ProxyRequestBuffering        bool     // proxy-request-buffering on|off
 	SSLRedirect                  bool     // ssl-redirect
 	UseGzip                      bool     // use-gzip
 	GzipLevel                    int      // gzip-level
@@ -88,6 +89,7 @@ func DefaultGlobal() Global {
 		ProxySendTimeout:             60,
 		ProxyBuffering:               false,
 		ProxyBufferSize:              "4k",
+		ProxyRequestBuffering:        true,
 		SSLRedirect:                  true,
 		UseGzip:                      false,
 		GzipLevel:                    1,

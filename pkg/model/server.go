@@ -100,6 +100,9 @@ type ProxySettings struct {
 	ReadTimeout    int    // proxy-read-timeout, seconds
 	Buffering      *bool  // proxy-buffering
 	BufferSize     string // proxy-buffer-size
+	// RequestBuffering is proxy-request-buffering: read the whole request
+	// body before sending it to the backend.
+	RequestBuffering *bool
 }
 
 // Redirect is a permanent or temporal redirect of every request of a location.

@@ -174,6 +174,10 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 	w.line("proxy_send_timeout", strconv.Itoa(g.ProxySendTimeout)+"s")
 	w.line("proxy_read_timeout", strconv.Itoa(g.ProxyReadTimeout)+"s")
 	w.line("proxy_buffering", onOff(g.ProxyBuffering))
+	if !g.ProxyRequestBuffering {
+		// nginx's default is on, as ingress-nginx's.
+		w.line("proxy_request_buffering", "off")
+	}
 	writeProxyBuffers(w, g.ProxyBufferSize)
 	w.line("proxy_http_version", "1.1")
 	w.line("proxy_next_upstream", "error", "timeout")

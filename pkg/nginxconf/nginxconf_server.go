@@ -169,6 +169,9 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	if p.Buffering != nil && *p.Buffering != g.ProxyBuffering {
 		w.line("proxy_buffering", onOff(*p.Buffering))
 	}
+	if p.RequestBuffering != nil && *p.RequestBuffering != g.ProxyRequestBuffering {
+		w.line("proxy_request_buffering", onOff(*p.RequestBuffering))
+	}
 	if p.BufferSize != "" && p.BufferSize != g.ProxyBufferSize {
 		writeProxyBuffers(w, p.BufferSize)
 	}
