@@ -122,14 +122,24 @@ func ParseIngress(ing model.ObjectRef, annotations map[string]string) (Ingress, 
 		case strings.HasSuffix(name, "-snippet"):
 			problem(name, "%s", snippetReason(name))
 		default:
-			if u := lookupUnsupportedAnnotation(name); u != nil {
+			u := lookupUnsupportedAnnotation(name)
+			if u == nil {
+				u = lookupRemovedAnnotation(name)
+			}
+			switch {
+			case u != nil && u.isNoOp(strings.TrimSpace(raw)):
+				// ingress-nginx does with this value what we do without it.
+			case u != nil:
 				reason := "not supported by kubectl-ingress; the annotation is ignored"
 				if u.Hint != "" {
 					reason += "; " + u.Hint
 				}
 				problem(name, "%s", reason)
-			} else {
-				problem(name, "unknown annotation: neither kubectl-ingress nor ingress-nginx has it (check the spelling); the annotation is ignored")
+			case inSorted(ingressNginxAnnotations, name):
+				problem(name, "not supported by kubectl-ingress; the annotation is ignored")
+			default:
+				problem(name, "unknown annotation: neither kubectl-ingress nor ingress-nginx has it%s; the annotation is ignored",
+					didYouMean(name, knownAnnotationNames))
 			}
 		}
 	}

@@ -27,7 +27,7 @@ const (
 	kindRewrite     valueKind = "URL path with $1..$9"
 	kindCIDRList    valueKind = "comma separated CIDRs or IPs"
 	kindOriginList  valueKind = "comma separated origins"
-	kindTokenList   valueKind = "comma separated tokens"
+	kindTokenList   valueKind = "tokens separated by commas or spaces"
 	kindHashBy      valueKind = "nginx variable expression"
 	kindToken       valueKind = "token (RFC 7230)"
 	kindHeaderValue valueKind = "header value"
@@ -135,11 +135,12 @@ func annOneOf(fold bool, field func(*annotationState) *string, options ...string
 	return annString(func(v string) (string, error) { return valueOneOf(v, fold, options...) }, field)
 }
 
-// annTokenList checks a comma separated list of tokens and stores it joined
-// with sep. With star, "*" is a valid entry.
+// annTokenList checks a list of tokens separated by commas and/or white
+// space (as ingress-nginx's CORS regexes allow) and stores it joined with
+// sep. With star, "*" is a valid entry.
 func annTokenList(sep string, star bool, field func(*annotationState) *string) func(*annotationState, string) error {
 	return func(s *annotationState, v string) error {
-		list := valueList(v)
+		list := valueWords(v)
 		if len(list) == 0 {
 			return errors.New("holds no entry")
 		}

@@ -47,8 +47,9 @@ func ConfigField(key string) string {
 
 // ParseConfigMap reads the controller ConfigMap cm into a Global that
 // starts from model.DefaultGlobal. An invalid value is a Problem and keeps
-// its default; a key this controller does not implement is a Problem
-// saying it is ignored.
+// its default; a key of ingress-nginx this controller does not implement is
+// a Problem saying it is not supported, any other key one saying it is
+// unknown, with a did-you-mean.
 func ParseConfigMap(cm model.ObjectRef, data map[string]string) (model.Global, []model.Problem) {
 	g := model.DefaultGlobal()
 	var problems []model.Problem
@@ -79,9 +80,15 @@ func ParseConfigMap(cm model.ObjectRef, data map[string]string) (model.Global, [
 			reason = "snippets are not supported: they inject raw nginx configuration, " +
 				"the cause of the CVE-2025-1974 class of injection vulnerabilities; the key is ignored"
 		case key == "allow-snippet-annotations":
+			if b, err := valueBool(strings.TrimSpace(data[key])); err == nil && !b {
+				continue // what kubectl-ingress does anyway
+			}
 			reason = "kubectl-ingress never allows snippet annotations; the key is ignored"
-		default:
+		case inSorted(ingressNginxConfigKeys, key):
 			reason = "not supported by kubectl-ingress; the key is ignored"
+		default:
+			reason = "unknown key: neither kubectl-ingress nor ingress-nginx has it" +
+				didYouMean(key, knownConfigKeyNames) + "; the key is ignored"
 		}
 		problems = append(problems, model.Problem{Object: cm, Field: ConfigField(key), Reason: reason})
 	}

@@ -150,7 +150,7 @@ var badConfigCases = []struct{ key, value string }{
 	{"load-balance", "least_conn"}, {"load-balance", "chash"},
 	{"proxy-body-size", "1 m"}, {"proxy-body-size", "10MB"}, {"proxy-buffer-size", "4kb"},
 	{"proxy-buffer-size", "2048m"}, {"proxy-buffer-size", "1025m"}, {"proxy-buffer-size", "1048577k"},
-	{"proxy-buffering", "true"}, {"proxy-request-buffering", "no"}, {"proxy-connect-timeout", "0"}, {"proxy-connect-timeout", "5s"},
+	{"proxy-buffering", "true"}, {"proxy-request-buffering", "no"}, {"proxy-connect-timeout", "0"}, {"proxy-connect-timeout", "5 s"},
 	{"proxy-read-timeout", "-1"}, {"proxy-send-timeout", "1.5"},
 	{"server-tokens", "off"}, {"ssl-redirect", "maybe"}, {"upstream-keepalive-connections", "lots"},
 	{"upstream-keepalive-connections", "65536"}, {"upstream-keepalive-connections", "2147483647"},
@@ -205,7 +205,7 @@ func TestConfigMapUnsupportedKeys(t *testing.T) {
 		{Object: testConfigMap, Field: "data[allow-snippet-annotations]", Reason: "kubectl-ingress never allows snippet annotations; the key is ignored"},
 		{Object: testConfigMap, Field: "data[enable-opentelemetry]", Reason: "not supported by kubectl-ingress; the key is ignored"},
 		{Object: testConfigMap, Field: "data[http-snippet]", Reason: "snippets are not supported: they inject raw nginx configuration, the cause of the CVE-2025-1974 class of injection vulnerabilities; the key is ignored"},
-		{Object: testConfigMap, Field: `data["weird key\n"]`, Reason: "not supported by kubectl-ingress; the key is ignored"},
+		{Object: testConfigMap, Field: `data["weird key\n"]`, Reason: "unknown key: neither kubectl-ingress nor ingress-nginx has it (check the spelling); the key is ignored"},
 	}
 	if !reflect.DeepEqual(problems, wantProblems) {
 		t.Errorf("got %v\nwant %v", problems, wantProblems)

@@ -24,6 +24,24 @@ type unsupportedAnnotation struct {
 	Name string
 	// Hint names what to use instead, when there is something.
 	Hint string
+	// NoOp, when set, is the value ("true"/"false" or "on"/"off", parsed
+	// as ingress-nginx does) with which ingress-nginx behaves exactly as
+	// kubectl-ingress does without the annotation: that value is no
+	// Problem.
+	NoOp string
+}
+
+// isNoOp says whether v is the NoOp value of u.
+func (u *unsupportedAnnotation) isNoOp(v string) bool {
+	switch u.NoOp {
+	case "true", "false":
+		b, err := valueBool(v)
+		return err == nil && b == (u.NoOp == "true")
+	case "on", "off":
+		b, err := valueOnOff(v)
+		return err == nil && b == (u.NoOp == "on")
+	}
+	return false
 }
 
 // lookupUnsupportedAnnotation returns the entry of name, or nil.
@@ -37,15 +55,21 @@ func lookupUnsupportedAnnotation(name string) *unsupportedAnnotation {
 
 // unsupportedAnnotations are the ingress-nginx annotations (snippets
 // aside) that kubectl-ingress does not implement, sorted. Each one on an
-// Ingress is a Problem saying it is ignored. It is never modified.
+// Ingress is a Problem saying it is ignored, unless its value is the NoOp
+// one: ingress-nginx's default where that is off and we do not have the
+// feature (enable-modsecurity "false", from-to-www-redirect "false",
+// proxy-ssl-verify "off", …) or on and we always do it (enable-access-log
+// "true"), and enable-global-auth "false", an opt-out of the global auth we
+// never do. preserve-trailing-slash "false" is not one: ingress-nginx drops
+// the slash that our redirect keeps. It is never modified.
 var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "affinity-canary-behavior"},
-	{Name: "auth-always-set-cookie"},
+	{Name: "auth-always-set-cookie", NoOp: "false"},
 	{Name: "auth-cache-duration"},
 	{Name: "auth-cache-key"},
 	{Name: "auth-keepalive"},
 	{Name: "auth-keepalive-requests"},
-	{Name: "auth-keepalive-share-vars"},
+	{Name: "auth-keepalive-share-vars", NoOp: "false"},
 	{Name: "auth-keepalive-timeout"},
 	{Name: "auth-method"},
 	{Name: "auth-proxy-set-headers"},
@@ -58,7 +82,7 @@ var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "auth-signin-redirect-param"},
 	{Name: "auth-tls-error-page"},
 	{Name: "auth-tls-match-cn"},
-	{Name: "auth-tls-pass-certificate-to-upstream"},
+	{Name: "auth-tls-pass-certificate-to-upstream", NoOp: "false"},
 	{Name: "auth-tls-secret"},
 	{Name: "auth-tls-verify-client"},
 	{Name: "auth-tls-verify-depth"},
@@ -68,23 +92,23 @@ var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "connection-proxy-header"},
 	{Name: "custom-headers"},
 	{Name: "custom-http-errors"},
-	{Name: "disable-proxy-intercept-errors"},
-	{Name: "enable-access-log"},
-	{Name: "enable-global-auth"},
-	{Name: "enable-influxdb"},
-	{Name: "enable-modsecurity"},
-	{Name: "enable-opentelemetry"},
-	{Name: "enable-opentracing"},
-	{Name: "enable-owasp-core-rules"},
-	{Name: "enable-rewrite-log"},
+	{Name: "disable-proxy-intercept-errors", NoOp: "false"},
+	{Name: "enable-access-log", NoOp: "true"},
+	{Name: "enable-global-auth", NoOp: "false"},
+	{Name: "enable-influxdb", NoOp: "false"},
+	{Name: "enable-modsecurity", NoOp: "false"},
+	{Name: "enable-opentelemetry", NoOp: "false"},
+	{Name: "enable-opentracing", NoOp: "false"},
+	{Name: "enable-owasp-core-rules", NoOp: "false"},
+	{Name: "enable-rewrite-log", NoOp: "false"},
 	{Name: "fastcgi-index"},
 	{Name: "fastcgi-params-configmap"},
-	{Name: "from-to-www-redirect", Hint: "use server-alias and permanent-redirect on a separate Ingress"},
+	{Name: "from-to-www-redirect", Hint: "use server-alias and permanent-redirect on a separate Ingress", NoOp: "false"},
 	{Name: "global-rate-limit", Hint: "use limit-rps (per controller replica)"},
 	{Name: "global-rate-limit-ignored-cidrs"},
 	{Name: "global-rate-limit-key"},
 	{Name: "global-rate-limit-window"},
-	{Name: "http2-push-preload"},
+	{Name: "http2-push-preload", NoOp: "false"},
 	{Name: "influxdb-host"},
 	{Name: "influxdb-measurement"},
 	{Name: "influxdb-port"},
@@ -97,8 +121,8 @@ var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "mirror-target"},
 	{Name: "modsecurity-transaction-id"},
 	{Name: "opentelemetry-operation-name"},
-	{Name: "opentelemetry-trust-incoming-span"},
-	{Name: "opentracing-trust-incoming-span"},
+	{Name: "opentelemetry-trust-incoming-span", NoOp: "true"},
+	{Name: "opentracing-trust-incoming-span", NoOp: "true"},
 	{Name: "preserve-trailing-slash"},
 	{Name: "proxy-buffers-number"},
 	{Name: "proxy-busy-buffers-size"},
@@ -115,13 +139,13 @@ var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "proxy-ssl-name"},
 	{Name: "proxy-ssl-protocols"},
 	{Name: "proxy-ssl-secret"},
-	{Name: "proxy-ssl-server-name"},
-	{Name: "proxy-ssl-verify"},
+	{Name: "proxy-ssl-server-name", NoOp: "off"},
+	{Name: "proxy-ssl-verify", NoOp: "off"},
 	{Name: "proxy-ssl-verify-depth"},
 	{Name: "relative-redirects"},
 	{Name: "satisfy"},
 	{Name: "service-upstream"},
-	{Name: "session-cookie-partitioned"},
+	{Name: "session-cookie-partitioned", NoOp: "false"},
 	{Name: "ssl-ciphers"},
 	{Name: "ssl-prefer-server-ciphers"},
 }

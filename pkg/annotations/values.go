@@ -56,6 +56,14 @@ func valueList(v string) []string {
 	return out
 }
 
+// valueWords splits v at commas and white space, as ingress-nginx's CORS
+// lists allow ("GET, POST, OPTIONS HEAD"), and drops empty entries.
+func valueWords(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool {
+		return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f'
+	})
+}
+
 // valueBool parses a boolean as ingress-nginx does (strconv.ParseBool).
 func valueBool(v string) (bool, error) {
 	b, err := strconv.ParseBool(v)
@@ -94,13 +102,26 @@ func valueInt(v string, min, max int) (int, error) {
 	return n, nil
 }
 
-// valueSeconds parses a timeout: a positive whole number of seconds.
+// valueSeconds parses a timeout: a positive whole number of seconds,
+// optionally with nginx's unit "s", "m" or "h" ("60s", "5m"), returned in
+// seconds. ingress-nginx's parser (strconv.Atoi) takes no unit and
+// silently uses its default for "60s"; nginx reads the unit, and users
+// write it meaning what nginx means, so it is taken as nginx takes it.
 func valueSeconds(v string) (int, error) {
-	n, err := valueInt(v, 1, ValueMaxSeconds)
-	if err != nil {
-		return 0, fmt.Errorf("must be a whole number of seconds from 1 to %d, without unit", ValueMaxSeconds)
+	unit := 1
+	switch {
+	case strings.HasSuffix(v, "s"):
+		v = v[:len(v)-1]
+	case strings.HasSuffix(v, "m"):
+		v, unit = v[:len(v)-1], 60
+	case strings.HasSuffix(v, "h"):
+		v, unit = v[:len(v)-1], 3600
 	}
-	return n, nil
+	n, err := valueInt(v, 1, ValueMaxSeconds/unit)
+	if err != nil {
+		return 0, fmt.Errorf(`must be a whole number of seconds from 1 to %d, with no unit or nginx's "s", "m" or "h"`, ValueMaxSeconds)
+	}
+	return n * unit, nil
 }
 
 // valueOneOf returns the option that v equals; with fold, case is ignored

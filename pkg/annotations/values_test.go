@@ -61,9 +61,17 @@ func TestValueInt(t *testing.T) {
 }
 
 func TestValueSeconds(t *testing.T) {
-	for in, ok := range map[string]bool{"1": true, "60": true, "2147483": true, "2147484": false, "0": false, "5s": false, "1m": false, "-5": false} {
-		if _, err := valueSeconds(in); (err == nil) != ok {
-			t.Errorf("valueSeconds(%q): %v", in, err)
+	for _, c := range []struct {
+		in   string
+		want int // 0: invalid
+	}{
+		{"1", 1}, {"60", 60}, {"2147483", 2147483}, {"2147484", 0}, {"0", 0}, {"-5", 0},
+		{"60s", 60}, {"5s", 5}, {"1m", 60}, {"2h", 7200}, {"2147483s", 2147483}, {"35791m", 2147460},
+		{"35792m", 0}, {"0s", 0}, {"s", 0}, {"60 s", 0}, {"60S", 0}, {"1d", 0}, {"500ms", 0}, {"1m30s", 0}, {"+5s", 0},
+	} {
+		got, err := valueSeconds(c.in)
+		if (err == nil) != (c.want != 0) || got != c.want {
+			t.Errorf("valueSeconds(%q) = %d, %v; want %d", c.in, got, err, c.want)
 		}
 	}
 }
