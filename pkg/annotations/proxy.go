@@ -34,8 +34,8 @@ var proxyAnnotations = []annotationSpec{
 		}},
 	{Name: "proxy-send-timeout", Kind: kindSeconds, Default: "ConfigMap proxy-send-timeout", Description: "Timeout between two writes to the backend.",
 		set: annSeconds(func(s *annotationState) *int { return &s.out.Location.Proxy.SendTimeout })},
-	{Name: "upstream-vhost", Kind: kindHostPort, Description: "Host header sent to the backend.",
-		set: annString(valueHostPort, func(s *annotationState) *string { return &s.out.Location.UpstreamVhost })},
+	{Name: "upstream-vhost", Kind: kindHostPort, Description: "Host header sent to the backend; may use $service_name, $namespace and $service_port (the path's backend), no other variable.",
+		set: annString(valueUpstreamVhost, func(s *annotationState) *string { return &s.out.Location.UpstreamVhost })},
 }
 
 // proxyConfigKeys are the ConfigMap keys of this family, sorted by key:

@@ -152,7 +152,7 @@ var sweepAnnotations = map[string]sweepEntry{
 	"upstream-hash-by-subset": {values: []string{"true", "false"}, needs: []string{"upstream-hash-by", "$host"}},
 	"upstream-hash-by-subset-size": {values: []string{"1", "1000"},
 		needs: []string{"upstream-hash-by", "$host", "upstream-hash-by-subset", "true"}},
-	"upstream-vhost":         {values: []string{"a", sweepHost253 + ":65535"}},
+	"upstream-vhost":         {values: []string{"a", sweepHost253 + ":65535", "$service_name.$namespace.svc.cluster.local:$service_port"}},
 	"use-regex":              {values: []string{"true", "false"}},
 	"whitelist-source-range": {values: []string{"0.0.0.0/0", sweepCIDRs(1000)}},
 	"x-forwarded-prefix":     {values: []string{"/", "a", sweepPath2048, sweepPathChars}},

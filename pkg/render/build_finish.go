@@ -82,6 +82,7 @@ func (b *builder) finishLocations() {
 		owners[key] = pl
 		loc.Settings = pl.ing.ann.Location
 		loc.Settings.AppRoot = "" // a server setting
+		loc.Settings.UpstreamVhost = annotations.ResolveUpstreamVhost(loc.Settings.UpstreamVhost, loc.Service, loc.Ingress.Namespace, loc.ServicePort)
 		be := b.useBackend(pl.ing, loc.Service, pl.port, pl.field+".backend")
 		loc.Backend = be.Name
 		if d := pl.ing.ann.DefaultBackend; d != "" {
