@@ -286,6 +286,8 @@ var goodAnnotationCases = []annotationCase{
 	{name: "proxy-connect-timeout", value: "5s", want: func(a *Ingress) { a.Location.Proxy.ConnectTimeout = 5 }},
 	{name: "rewrite-target", value: "/$2", want: func(a *Ingress) { a.Location.RewriteTarget = "/$2" }},
 	{name: "rewrite-target", value: "/api/$1/x?y=$2&z", want: func(a *Ingress) { a.Location.RewriteTarget = "/api/$1/x?y=$2&z" }},
+	{name: "service-upstream", value: "true", want: func(a *Ingress) { a.Backend.ServiceUpstream = true }},
+	{name: "service-upstream", value: "false", want: func(a *Ingress) {}},
 	{name: "server-alias", value: "www.Example.com, *.example.org,www.example.com", want: func(a *Ingress) {
 		a.ServerAliases = []string{"*.example.org", "www.example.com"}
 	}},
@@ -504,6 +506,7 @@ var badAnnotationCases = []annotationCase{
 	{name: "upstream-vhost", value: "*.example.com"},
 	{name: "upstream-vhost", value: "example.com:99999"},
 	{name: "upstream-vhost", value: "example.com/path"},
+	{name: "service-upstream", value: "yes"},
 	{name: "ssl-passthrough", value: "yes please"},
 	{name: "use-regex", value: "regex"},
 	{name: "x-forwarded-prefix", value: "/a?b=$c"},

@@ -22,6 +22,9 @@ type Backend struct {
 	SessionAffinity model.SessionAffinity
 	// Protocol is HTTP, HTTPS, GRPC or GRPCS (backend-protocol).
 	Protocol string
+	// ServiceUpstream is service-upstream: the backend's one endpoint is
+	// the Service's ClusterIP and port instead of its endpoints.
+	ServiceUpstream bool
 }
 
 // Defaults of the backend annotations, as in ingress-nginx.
@@ -66,6 +69,8 @@ var backendAnnotations = []annotationSpec{
 		set: annString(valueServiceName, func(s *annotationState) *string { return &s.out.DefaultBackend })},
 	{Name: "load-balance", Kind: kindEnum, Default: "ConfigMap load-balance", Description: `Balancing algorithm of the Ingress's backends: "round_robin" or "ewma".`,
 		set: annOneOf(false, func(s *annotationState) *string { return &s.out.Backend.LoadBalance }, "round_robin", "ewma")},
+	{Name: "service-upstream", Kind: kindBool, Default: "false", Description: "Proxy to the Service's ClusterIP and port (one endpoint, balanced by kube-proxy) instead of its endpoints.",
+		set: annBool(func(s *annotationState) *bool { return &s.out.Backend.ServiceUpstream })},
 	{Name: "upstream-hash-by", Kind: kindHashBy, Description: `Consistent hashing key of the backends, e.g. "$request_uri"; wins over load-balance.`,
 		set: annString(valueHashBy, func(s *annotationState) *string { return &s.hashBy.Expression })},
 	{Name: "upstream-hash-by-subset", Kind: kindBool, Default: "false", Description: "Hash to a subset of endpoints and pick one of them at random.",

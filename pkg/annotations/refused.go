@@ -144,7 +144,6 @@ var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "proxy-ssl-verify-depth"},
 	{Name: "relative-redirects"},
 	{Name: "satisfy"},
-	{Name: "service-upstream"},
 	{Name: "session-cookie-partitioned", NoOp: "false"},
 	{Name: "ssl-ciphers"},
 	{Name: "ssl-prefer-server-ciphers"},

@@ -144,6 +144,7 @@ var sweepAnnotations = map[string]sweepEntry{
 	"session-cookie-path":     {values: []string{"/", sweepPath2048}, needs: []string{"affinity", "cookie"}},
 	"session-cookie-samesite": {values: []string{"None", "Lax", "Strict", "none"}, needs: []string{"affinity", "cookie"}},
 	"session-cookie-secure":   {values: []string{"true", "false"}, needs: []string{"affinity", "cookie"}},
+	"service-upstream":        {values: []string{"true", "false"}},
 	"ssl-passthrough":         {values: []string{"true", "false"}},
 	"ssl-redirect":            {values: []string{"true", "false"}},
 	"temporal-redirect":       {values: []string{"http://a", sweepURL2048}},
@@ -297,8 +298,8 @@ func sweepSnapshot(ings []sweepIngress, out map[string]bool, c int) render.Snaps
 	s := render.Snapshot{
 		IngressClasses: []*networkingv1.IngressClass{{ObjectMeta: metav1.ObjectMeta{Name: "nginx"}, Spec: networkingv1.IngressClassSpec{Controller: "k8s.io/ingress-nginx"}}},
 		Services: []*corev1.Service{
-			{ObjectMeta: metav1.ObjectMeta{Namespace: "sweep", Name: "svc"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
-			{ObjectMeta: metav1.ObjectMeta{Namespace: "sweep", Name: sweepService63}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
+			{ObjectMeta: metav1.ObjectMeta{Namespace: "sweep", Name: "svc"}, Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.1", Ports: []corev1.ServicePort{{Port: 80}}}},
+			{ObjectMeta: metav1.ObjectMeta{Namespace: "sweep", Name: sweepService63}, Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.2", Ports: []corev1.ServicePort{{Port: 80}}}},
 		},
 	}
 	for _, si := range ings {

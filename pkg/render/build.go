@@ -335,6 +335,13 @@ func (b *builder) useBackend(p *parsedIngress, service string, port networkingv1
 		b.problem(p.ref, field+".service", "%s; requests answer 503", why)
 	}
 	ba := p.ann.Backend
+	if ba.ServiceUpstream && why == "" && be.ExternalName == "" {
+		if ep, err := b.services.clusterEndpoint(p.ref.Namespace, service, port); err != "" {
+			b.problem(p.ref, annotations.Field("service-upstream"), "%s; the Service's endpoints are used instead", err)
+		} else {
+			be.Endpoints = []model.Endpoint{ep}
+		}
+	}
 	be.Protocol = strings.ToUpper(ba.Protocol)
 	be.LoadBalance = ba.LoadBalance
 	be.UpstreamHashBy = ba.UpstreamHashBy

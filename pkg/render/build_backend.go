@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"net"
 	"sort"
 	"strconv"
 
@@ -88,6 +89,29 @@ func (idx serviceIndex) resolve(namespace, service string, port networkingv1.Ser
 	}
 	b.Endpoints = idx.endpoints(nsName{namespace, service}, sp)
 	return b, ""
+}
+
+// clusterEndpoint is the one endpoint of a backend with service-upstream:
+// the Service's ClusterIP and port, as ingress-nginx takes them; the
+// reason when the Service has no ClusterIP (headless, or a manifest
+// without one).
+func (idx serviceIndex) clusterEndpoint(namespace, service string, port networkingv1.ServiceBackendPort) (model.Endpoint, string) {
+	svc, ok := idx.services[nsName{namespace, service}]
+	if !ok {
+		return model.Endpoint{}, fmt.Sprintf("service %q not found", namespace+"/"+service)
+	}
+	sp, found := findServicePort(svc, port)
+	if !found {
+		return model.Endpoint{}, fmt.Sprintf("service %q has no port %s", namespace+"/"+service, describePort(port))
+	}
+	ip := svc.Spec.ClusterIP
+	if ip == "" || ip == corev1.ClusterIPNone {
+		return model.Endpoint{}, fmt.Sprintf("service %q has no ClusterIP", namespace+"/"+service)
+	}
+	if net.ParseIP(ip) == nil {
+		return model.Endpoint{}, fmt.Sprintf("service %q has ClusterIP %q, which is not an IP address", namespace+"/"+service, ip)
+	}
+	return model.Endpoint{Address: ip, Port: int(sp.Port)}, ""
 }
 
 func describePort(p networkingv1.ServiceBackendPort) string {
