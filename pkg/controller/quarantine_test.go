@@ -35,11 +35,20 @@ func (m *markerTester) Test(_ context.Context, conf []byte) error {
 	return m.check(conf)
 }
 
+// check fails on the marker that comes first in conf, as nginx reports the
+// first line it refuses (never in map order: that made the count of tests
+// depend on chance).
 func (m *markerTester) check(conf []byte) error {
+	first, firstAt, firstIndex := "", "", -1
 	for marker, at := range m.markers {
-		if !bytes.Contains(conf, []byte(marker)) {
+		i := bytes.Index(conf, []byte(marker))
+		if i < 0 || (firstIndex >= 0 && i > firstIndex) {
 			continue
 		}
+		first, firstAt, firstIndex = marker, at, i
+	}
+	if firstIndex >= 0 {
+		marker, at := first, firstAt
 		te := &nginx.TestError{Message: "refused " + marker, Err: errors.New("exit status 1")}
 		switch at {
 		case "-":
