@@ -23,6 +23,8 @@ type Config struct {
 	// Stream holds the TCP/UDP services and SSL passthrough (nginx's
 	// stream module); empty unless the flags ask for them.
 	Stream Stream
+	// WWWRedirects are the servers of from-to-www-redirect, sorted by From.
+	WWWRedirects []WWWRedirect
 }
 
 // DefaultBackendName is the name of the built-in backend that answers 404
@@ -77,6 +79,17 @@ type Global struct {
 	HSTSIncludeSubdomains        bool     // hsts-include-subdomains
 	HSTSPreload                  bool     // hsts-preload
 	UseForwardedHeaders          bool     // use-forwarded-headers
+	// AddHeaders (add-headers) and ProxySetHeaders (proxy-set-headers)
+	// name a ConfigMap ("namespace/name"); render resolves them into
+	// ResponseHeaders (added to every answer) and BackendHeaders (sent to
+	// every backend), sorted by name.
+	AddHeaders      string
+	ProxySetHeaders string
+	ResponseHeaders []Header
+	BackendHeaders  []Header
+	// AllowedResponseHeaders (global-allowed-response-headers) are the
+	// header names a custom-headers ConfigMap may set.
+	AllowedResponseHeaders []string
 }
 
 // DefaultGlobal returns the ingress-nginx defaults for every ConfigMap key

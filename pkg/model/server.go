@@ -15,6 +15,11 @@ type Server struct {
 	TLS bool
 	// AppRoot is the path that "/" redirects to (annotation app-root).
 	AppRoot string
+	// SSLCiphers (annotation ssl-ciphers, OpenSSL cipher list) and
+	// SSLPreferServerCiphers (ssl-prefer-server-ciphers) override the
+	// http-level TLS settings for this host; ""/nil inherit.
+	SSLCiphers             string
+	SSLPreferServerCiphers *bool
 	// Locations are sorted so that nginx matches the longest path first.
 	Locations []Location
 }
@@ -90,6 +95,15 @@ type LocationSettings struct {
 	// CustomDefaultBackend is the backend that answers when the primary
 	// backend has no endpoints (annotation default-backend).
 	CustomDefaultBackend string
+
+	Mirror        *Mirror  // mirror-target, mirror-request-body, mirror-host
+	CustomHeaders []Header // custom-headers: response headers, sorted by name
+	FastCGI       *FastCGI // backend-protocol FCGI: fastcgi-index, fastcgi-params-configmap
+	// Denied, when not empty, says why the location answers 503 instead
+	// of proxying: a setting it asked for could not be honoured (a
+	// custom-headers ConfigMap missing or not allowed), as ingress-nginx
+	// denies such a location.
+	Denied string
 }
 
 // ProxySettings override the Global proxy settings; zero values inherit.
