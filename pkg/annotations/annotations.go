@@ -36,6 +36,21 @@ type Ingress struct {
 	// SSLPassthrough passes TLS connections for the Ingress's hosts to the
 	// backend of "/" unterminated (with --enable-ssl-passthrough).
 	SSLPassthrough bool
+	// ErrorPages are custom-http-errors and disable-proxy-intercept-errors
+	// (errorpages.go).
+	ErrorPages ErrorPageAnnotations
+	// CustomHeaders (custom-headers) and FastCGIParams
+	// (fastcgi-params-configmap) name a ConfigMap ("name" or
+	// "namespace/name") that render finds; FastCGIIndex is fastcgi-index.
+	CustomHeaders string
+	FastCGIParams string
+	FastCGIIndex  string
+	// FromToWWWRedirect is from-to-www-redirect (wwwredirect.go).
+	FromToWWWRedirect bool
+	// SSLCiphers and SSLPreferServerCiphers are ssl-ciphers and
+	// ssl-prefer-server-ciphers, server settings of the Ingress's hosts.
+	SSLCiphers             string
+	SSLPreferServerCiphers *bool
 }
 
 // annotationState is what the setters of the annotation table write to.
@@ -50,6 +65,11 @@ type annotationState struct {
 	rateLimitState
 	hashByState
 	affinityState
+	mirrorState
+	authBasicState
+	authTLSState
+	proxySSLState
+	authExternalState
 }
 
 func newAnnotationState() *annotationState {
@@ -63,6 +83,9 @@ func newAnnotationState() *annotationState {
 		rateLimitState: newRateLimitState(),
 		hashByState:    newHashByState(),
 		affinityState:  newAffinityState(),
+		mirrorState:    newMirrorState(),
+
+		authExternalState: newAuthExternalState(),
 	}
 }
 
@@ -173,6 +196,11 @@ func (s *annotationState) finish(ing model.ObjectRef) []model.Problem {
 	problems = append(problems, s.finishRateLimit(ing)...)
 	s.finishUpstreamHashBy()
 	s.finishAffinity()
+	s.finishMirror(ing)
+	problems = append(problems, s.finishAuthBasic(ing)...)
+	problems = append(problems, s.finishAuthTLS(ing)...)
+	problems = append(problems, s.finishProxySSL(ing)...)
 	problems = append(problems, s.finishCanary(ing)...)
+	problems = append(problems, s.finishAuthExternal(ing)...)
 	return problems
 }

@@ -1,10 +1,7 @@
 package annotations
 
 import (
-	"errors"
-	"fmt"
 	"sort"
-	"strings"
 )
 
 // valueKind names the kind of value an annotation or ConfigMap key takes,
@@ -135,33 +132,6 @@ func annOneOf(fold bool, field func(*annotationState) *string, options ...string
 	return annString(func(v string) (string, error) { return valueOneOf(v, fold, options...) }, field)
 }
 
-// annTokenList checks a list of tokens separated by commas and/or white
-// space (as ingress-nginx's CORS regexes allow) and stores it joined with
-// sep. With star, "*" is a valid entry.
-func annTokenList(sep string, star bool, field func(*annotationState) *string) func(*annotationState, string) error {
-	return func(s *annotationState, v string) error {
-		list := valueWords(v)
-		if len(list) == 0 {
-			return errors.New("holds no entry")
-		}
-		for _, e := range list {
-			if star && e == "*" {
-				continue
-			}
-			if _, err := valueToken(e); err != nil {
-				return fmt.Errorf("entry %s %v", ValueQuote(e), err)
-			}
-		}
-		joined := strings.Join(list, sep)
-		if len(joined) > valueMaxLen {
-			// One nginx parameter: nginx refuses 4096 bytes.
-			return fmt.Errorf("is longer than %d bytes", valueMaxLen)
-		}
-		*field(s) = joined
-		return nil
-	}
-}
-
 // annotationFamily is the part of the annotation table that one file
 // holds: the annotations of one feature, read together.
 type annotationFamily struct {
@@ -175,15 +145,26 @@ func annotationFamilies() []annotationFamily {
 	return []annotationFamily{
 		{"access", accessAnnotations},
 		{"affinity", affinityAnnotations},
+		{"authexternal", authExternalAnnotations},
+		{"authbasic", authBasicAnnotations},
+		{"authtls", authTLSAnnotations},
 		{"alias", aliasAnnotations},
 		{"backend", backendAnnotations},
 		{"canary", canaryAnnotations},
 		{"cors", corsAnnotations},
+		{"errorpages", errorPageAnnotations},
+		{"fastcgi", fastCGIAnnotations},
+		{"headers", headersAnnotations},
+		{"mirror", mirrorAnnotations},
 		{"proxy", proxyAnnotations},
+		{"proxy_location", proxyLocationAnnotations},
+		{"proxyssl", proxySSLAnnotations},
 		{"ratelimit", rateLimitAnnotations},
 		{"redirect", redirectAnnotations},
 		{"rewrite", rewriteAnnotations},
 		{"ssl", sslAnnotations},
+		{"sslciphers", sslCipherAnnotations},
+		{"wwwredirect", wwwRedirectAnnotations},
 	}
 }
 

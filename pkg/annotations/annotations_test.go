@@ -155,10 +155,48 @@ type annotationCase struct {
 }
 
 var goodAnnotationCases = []annotationCase{
-	{name: "affinity", value: "cookie", want: func(a *Ingress) { a.Backend.SessionAffinity = defaultAffinity() }},
-	{name: "affinity", value: " cookie\n", want: func(a *Ingress) { a.Backend.SessionAffinity = defaultAffinity() }},
+	// External authentication (authexternal_test.go has the helpers).
+	{name: "auth-always-set-cookie", value: "true", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.AlwaysSetCookie = true })},
+	{name: "auth-cache-duration", value: "200 202 30m, 401 1m", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.CacheDuration = []string{"200 202 30m", "401 1m"} })},
+	{name: "auth-cache-key", value: "$remote_user$http_authorization", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.CacheKey = "$remote_user$http_authorization" })},
+	{name: "auth-keepalive", value: "10", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.Keepalive = 10 })},
+	{name: "auth-keepalive-requests", value: "5", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.KeepaliveRequests = 5 })},
+	{name: "auth-keepalive-share-vars", value: "true", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.KeepaliveShareVars = true })},
+	{name: "auth-keepalive-timeout", value: "30", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.KeepaliveTimeout = 30 })},
+	{name: "auth-method", value: "POST", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.Method = "POST" })},
+	{name: "auth-proxy-set-headers", value: "auth-headers", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.ProxySetHeadersConfigMap = "shop/auth-headers" })},
+	{name: "auth-request-redirect", value: "https://$host$request_uri", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.RequestRedirect = "https://$host$request_uri" })},
+	{name: "auth-response-headers", value: "X-Auth-Request-User, x-auth-request-email,X-AUTH-REQUEST-USER", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) {
+		e.ResponseHeaders = []string{"X-Auth-Request-User", "x-auth-request-email"}
+	})},
+	{name: "auth-signin", value: "https://$host/oauth2/start?rd=$escaped_request_uri", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) {
+		e.SigninURL = "https://$host/oauth2/start?rd=$escaped_request_uri"
+	})},
+	{name: "auth-signin-redirect-param", value: "orig", extra: withAuthURL, want: wantAuth(func(e *model.ExternalAuth) { e.SigninRedirectParam = "orig" })},
+	{name: "auth-url", value: "https://$host/oauth2/auth", want: func(a *Ingress) {
+		wantAuth(func(e *model.ExternalAuth) { e.URL, e.Host = "https://$host/oauth2/auth", "$host" })(a)
+	}},
+	{name: "enable-global-auth", value: "false", want: func(a *Ingress) { a.Location.GlobalAuthOff = true }},
+	{name: "enable-global-auth", value: "true", want: func(a *Ingress) {}},
+	{name: "satisfy", value: "any", want: func(a *Ingress) { a.Location.Satisfy = "any" }},
+	{name: "satisfy", value: "all", want: func(a *Ingress) {}},
+	{name: "affinity", value: "cookie", want: func(a *Ingress) {
+		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
+	}},
+	{name: "affinity", value: " cookie\n", want: func(a *Ingress) {
+		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
+	}},
+	{name: "affinity-canary-behavior", value: "legacy", extra: []string{"canary", "true"}, want: func(a *Ingress) {
+		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100}, AffinityLegacy: true}
+	}},
+	{name: "affinity-canary-behavior", value: "sticky", extra: []string{"canary", "true"}, want: func(a *Ingress) {
+		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100}}
+	}},
 	{name: "affinity-mode", value: "persistent", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Mode = "persistent"
 	}},
 	{name: "affinity-mode", value: "persistent", want: func(a *Ingress) {}}, // without affinity: no effect
@@ -207,24 +245,29 @@ var goodAnnotationCases = []annotationCase{
 	}},
 	{name: "cors-allow-headers", value: "X-Forwarded-For, X-app123-XPTO", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
-		a.Location.CORS.AllowHeaders = "X-Forwarded-For,X-app123-XPTO"
+		a.Location.CORS.AllowHeaders = "X-Forwarded-For, X-app123-XPTO"
 	}},
 	{name: "cors-allow-methods", value: "PUT,GET , POST", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
-		a.Location.CORS.AllowMethods = "PUT, GET, POST"
+		a.Location.CORS.AllowMethods = "PUT,GET , POST"
 	}},
 	// ingress-nginx's regex takes a comma and/or a space between methods.
 	{name: "cors-allow-methods", value: "GET, POST, OPTIONS HEAD", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
-		a.Location.CORS.AllowMethods = "GET, POST, OPTIONS, HEAD"
+		a.Location.CORS.AllowMethods = "GET, POST, OPTIONS HEAD"
 	}},
 	{name: "cors-allow-headers", value: "X-A, X B\tX-C", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
-		a.Location.CORS.AllowHeaders = "X-A,X,B,X-C"
+		a.Location.CORS.AllowHeaders = "X-A, X B X-C"
 	}},
 	{name: "cors-allow-origin", value: "https://origin-site.com:4443, http://origin-site.com, https://*.Example.org", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
 		a.Location.CORS.AllowOrigins = []string{"https://origin-site.com:4443", "http://origin-site.com", "https://*.example.org"}
+	}},
+	// ingress-nginx's e2e: origins of any scheme.
+	{name: "cors-allow-origin", value: "test://localhost, tauri://localhost:3000", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
+		a.Location.CORS = defaultCORS()
+		a.Location.CORS.AllowOrigins = []string{"test://localhost", "tauri://localhost:3000"}
 	}},
 	{name: "cors-allow-origin", value: "https://a.example, *", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
@@ -232,7 +275,7 @@ var goodAnnotationCases = []annotationCase{
 	{name: "cors-allow-origin", value: "https://a.example", want: func(a *Ingress) {}}, // CORS not enabled
 	{name: "cors-expose-headers", value: "*, X-CustomResponseHeader", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
-		a.Location.CORS.ExposeHeaders = "*,X-CustomResponseHeader"
+		a.Location.CORS.ExposeHeaders = "*, X-CustomResponseHeader"
 	}},
 	{name: "cors-max-age", value: "600", extra: []string{"enable-cors", "true"}, want: func(a *Ingress) {
 		a.Location.CORS = defaultCORS()
@@ -293,39 +336,48 @@ var goodAnnotationCases = []annotationCase{
 	}},
 	{name: "session-cookie-change-on-failure", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.ChangeOnFailure = true
 	}},
 	{name: "session-cookie-conditional-samesite-none", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.ConditionalSameSiteNone = true
 	}},
 	{name: "session-cookie-domain", value: ".Example.com", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.Domain = ".example.com"
 	}},
 	{name: "session-cookie-expires", value: "172800", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.Expires = "172800"
 	}},
 	{name: "session-cookie-max-age", value: "0", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.MaxAge = "0"
 	}},
 	{name: "session-cookie-name", value: "route_id", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.Name = "route_id"
 	}},
 	{name: "session-cookie-name", value: "route_id", want: func(a *Ingress) {}}, // no affinity
 	{name: "session-cookie-path", value: "/app", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.Path = "/app"
 	}},
 	{name: "session-cookie-samesite", value: "lax", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.SameSite = "Lax"
 	}},
 	{name: "session-cookie-secure", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
+		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.Secure = true
 	}},
 	{name: "ssl-redirect", value: "false", want: func(a *Ingress) { a.Location.SSLRedirect = boolp(false) }},
@@ -357,6 +409,19 @@ var goodAnnotationCases = []annotationCase{
 		a.Location.Access.Allow = []string{"10.0.0.0/24", "172.10.0.1/32"}
 	}},
 	{name: "x-forwarded-prefix", value: "/shop", want: func(a *Ingress) { a.Location.XForwardedPrefix = "/shop" }},
+	{name: "custom-http-errors", value: "503, 404,503,418", want: func(a *Ingress) { a.ErrorPages.Codes = []int{404, 418, 503} }},
+	{name: "disable-proxy-intercept-errors", value: "true", want: func(a *Ingress) { a.ErrorPages.DisableIntercept = true }},
+	{name: "mirror-target", value: "https://mirror.example.com/copy$request_uri", want: func(a *Ingress) {
+		a.Location.Mirror = &model.Mirror{ID: MirrorID(testIngress), Scheme: "https", HostPort: "mirror.example.com:443", URI: "/copy$request_uri", Host: "mirror.example.com", RequestBody: true}
+	}},
+	{name: "mirror-request-body", value: "off", extra: []string{"mirror-target", "http://10.0.0.1"}, want: func(a *Ingress) { a.Location.Mirror.RequestBody = false }},
+	{name: "mirror-host", value: "copy.example.com:8080", extra: []string{"mirror-target", "http://10.0.0.1"}, want: func(a *Ingress) { a.Location.Mirror.Host = "copy.example.com:8080" }},
+	{name: "custom-headers", value: "shop/headers", want: func(a *Ingress) { a.CustomHeaders = "shop/headers" }},
+	{name: "from-to-www-redirect", value: "true", want: func(a *Ingress) { a.FromToWWWRedirect = true }},
+	{name: "ssl-ciphers", value: "ECDHE-RSA-AES128-GCM-SHA256:!aNULL", want: func(a *Ingress) { a.SSLCiphers = "ECDHE-RSA-AES128-GCM-SHA256:!aNULL" }},
+	{name: "ssl-prefer-server-ciphers", value: "true", want: func(a *Ingress) { t := true; a.SSLPreferServerCiphers = &t }},
+	{name: "fastcgi-index", value: "index.php", want: func(a *Ingress) { a.FastCGIIndex = "index.php" }},
+	{name: "fastcgi-params-configmap", value: "php-params", want: func(a *Ingress) { a.FastCGIParams = "php-params" }},
 }
 
 func TestAnnotationGoodValues(t *testing.T) {
@@ -395,6 +460,7 @@ func TestAnnotationCombinedDefaults(t *testing.T) {
 	want.Location.CORS = defaultCORS()
 	want.Location.Limits = model.RateLimits{RPS: 7, BurstMultiplier: 5}
 	want.Backend.SessionAffinity = defaultAffinity()
+	want.Location.StickyCookie = true
 	want.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
@@ -402,7 +468,26 @@ func TestAnnotationCombinedDefaults(t *testing.T) {
 }
 
 var badAnnotationCases = []annotationCase{
+	// External authentication: an invalid auth-url fails closed.
+	{name: "auth-always-set-cookie", value: "yes", extra: withAuthURL},
+	{name: "auth-cache-duration", value: "5m 200", extra: withAuthURL},
+	{name: "auth-cache-key", value: "$request_body", extra: withAuthURL},
+	{name: "auth-keepalive", value: "-1", extra: withAuthURL},
+	{name: "auth-keepalive-requests", value: "0", extra: withAuthURL},
+	{name: "auth-keepalive-share-vars", value: "maybe", extra: withAuthURL},
+	{name: "auth-keepalive-timeout", value: "0", extra: withAuthURL},
+	{name: "auth-method", value: "get", extra: withAuthURL},
+	{name: "auth-proxy-set-headers", value: "Bad_Name", extra: withAuthURL},
+	{name: "auth-request-redirect", value: "/x;y", extra: withAuthURL},
+	{name: "auth-response-headers", value: "X-Ok, X Bad", extra: withAuthURL},
+	{name: "auth-signin", value: "javascript:alert(1)", extra: withAuthURL},
+	{name: "auth-signin-redirect-param", value: "r d", extra: withAuthURL},
+	{name: "auth-url", value: "https://OAuth2 Proxy.your-domain.com/oauth2/auth", want: func(a *Ingress) { a.Location.Denied = "invalid auth-url" }},
+	{name: "auth-url", value: "http://auth.example.com/\";\n}", want: func(a *Ingress) { a.Location.Denied = "invalid auth-url" }},
+	{name: "enable-global-auth", value: "nope"},
+	{name: "satisfy", value: "some"},
 	{name: "affinity", value: "ip"},
+	{name: "affinity-canary-behavior", value: "Sticky", extra: []string{"canary", "true"}},
 	{name: "affinity", value: "Cookie"},
 	{name: "affinity-mode", value: "sticky", extra: []string{"affinity", "cookie"}},
 	{name: "app-root", value: "app1"},
@@ -416,8 +501,9 @@ var badAnnotationCases = []annotationCase{
 	{name: "canary-by-cookie", value: "a=b", extra: []string{"canary", "true"}},
 	{name: "canary-by-header", value: "X:Canary", extra: []string{"canary", "true"}},
 	{name: "canary-by-header", value: "X Canary", extra: []string{"canary", "true"}},
-	{name: "canary-by-header-pattern", value: "^(v1", extra: []string{"canary", "true"}},
-	{name: "canary-by-header-pattern", value: `(a)\1`, extra: []string{"canary", "true"}},
+	{name: "canary-by-header-pattern", value: "^(v1", extra: []string{"canary", "true", "canary-by-header", "X-Version"},
+		want: func(a *Ingress) { a.Canary.TrafficShaping.HeaderPatternInvalid = true }},
+	{name: "canary-by-header-pattern", value: `(a)\1`, extra: []string{"canary", "true"}}, // no header: nothing to refuse
 	{name: "canary-by-header-value", value: "v1\tv2", extra: []string{"canary", "true"}},
 	{name: "canary-by-header-value", value: "é", extra: []string{"canary", "true"}},
 	{name: "canary-weight", value: "-1", extra: []string{"canary", "true"}},
@@ -523,13 +609,29 @@ var badAnnotationCases = []annotationCase{
 		want: func(a *Ingress) { a.Location.Access = model.AccessControl{DenyAll: true} }},
 	{name: "whitelist-source-range", value: "localhost",
 		want: func(a *Ingress) { a.Location.Access = model.AccessControl{DenyAll: true} }},
-	{name: "cors-allow-origin", value: "https://ok.example, ftp://bad.example", extra: []string{"enable-cors", "true"},
+	{name: "cors-allow-origin", value: "https://ok.example, origin.cors.com:8080", extra: []string{"enable-cors", "true"},
 		want: func(a *Ingress) {
 			a.Location.CORS = defaultCORS()
 			a.Location.CORS.AllowOrigins = []string{"https://ok.example"}
 		}},
 	{name: "cors-allow-origin", value: "https://example.com/path, null", extra: []string{"enable-cors", "true"},
 		want: func(a *Ingress) { a.Location.CORS = nil }},
+	{name: "custom-http-errors", value: "404;return"},
+	{name: "custom-http-errors", value: "600"},
+	{name: "custom-http-errors", value: "302"},
+	{name: "custom-http-errors", value: "abc"},
+	{name: "custom-http-errors", value: "404,,503"},
+	{name: "disable-proxy-intercept-errors", value: "yes"},
+	{name: "mirror-target", value: "http://a.com/$remote_addr"},
+	{name: "mirror-target", value: `http://a.com/";x`},
+	{name: "mirror-request-body", value: "yes", extra: []string{"mirror-target", "http://10.0.0.1"}, want: func(a *Ingress) {}},
+	{name: "mirror-host", value: "a.com;x", extra: []string{"mirror-target", "http://10.0.0.1"}, want: func(a *Ingress) {}},
+	{name: "custom-headers", value: "a/b/c"},
+	{name: "from-to-www-redirect", value: "yes"},
+	{name: "ssl-ciphers", value: "HIGH;x"},
+	{name: "ssl-prefer-server-ciphers", value: "on"},
+	{name: "fastcgi-index", value: "a/b.php"},
+	{name: "fastcgi-params-configmap", value: "Bad_Name"},
 }
 
 func TestAnnotationBadValues(t *testing.T) {
@@ -633,8 +735,8 @@ func TestAnnotationSnippetsRefused(t *testing.T) {
 }
 
 func TestAnnotationUnsupportedAndUnknown(t *testing.T) {
-	in := annots("auth-url", "https://auth.example.com", "limit-rpm", "10", "proxy-bodysize", "1m", "ssl-ciphers", "HIGH",
-		"affinity-canary-behavior", "legacy", "session-cookie-hash", "sha1", "zzz-unheard-of", "1")
+	in := annots("influxdb-host", "influx.example.com", "global-rate-limit", "10", "proxy-bodysize", "1m",
+		"session-cookie-hash", "sha1", "zzz-unheard-of", "1")
 	in["example.com/anything"] = "x"
 	in["nginx.ingress.kubernetes.io"] = "x" // no slash: not ours
 	got, problems := ParseIngress(testIngress, in)
@@ -642,12 +744,10 @@ func TestAnnotationUnsupportedAndUnknown(t *testing.T) {
 		t.Errorf("unsupported annotations changed the settings: %+v", got)
 	}
 	want := []model.Problem{
-		{Object: testIngress, Field: Field("affinity-canary-behavior"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
-		{Object: testIngress, Field: Field("auth-url"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
-		{Object: testIngress, Field: Field("limit-rpm"), Reason: "not supported by kubectl-ingress; the annotation is ignored; use limit-rps"},
+		{Object: testIngress, Field: Field("global-rate-limit"), Reason: "not supported by kubectl-ingress; the annotation is ignored; use limit-rps (per controller replica)"},
+		{Object: testIngress, Field: Field("influxdb-host"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
 		{Object: testIngress, Field: Field("proxy-bodysize"), Reason: "unknown annotation: neither kubectl-ingress nor ingress-nginx has it (did you mean proxy-body-size?); the annotation is ignored"},
 		{Object: testIngress, Field: Field("session-cookie-hash"), Reason: "not supported by kubectl-ingress; the annotation is ignored; ingress-nginx removed it in v0.24.0 and ignores it too"},
-		{Object: testIngress, Field: Field("ssl-ciphers"), Reason: "not supported by kubectl-ingress; the annotation is ignored"},
 		{Object: testIngress, Field: Field("zzz-unheard-of"), Reason: "unknown annotation: neither kubectl-ingress nor ingress-nginx has it (check the spelling); the annotation is ignored"},
 	}
 	if !reflect.DeepEqual(problems, want) {

@@ -21,6 +21,9 @@ type configKeySpec struct {
 	// Default is the value of model.DefaultGlobal written as the key's
 	// value; a test checks that parsing every Default gives DefaultGlobal.
 	Default string
+	// NoDefault says that the key has no default value (Default is ""):
+	// without it the setting is off, and an invalid value leaves it off.
+	NoDefault bool
 
 	set func(g *model.Global, v string) error
 }
@@ -75,7 +78,13 @@ func ParseConfigMap(cm model.ObjectRef, data map[string]string) (model.Global, [
 			if err == nil {
 				continue
 			}
+			if reason = configProblemReason(err); reason != "" {
+				break
+			}
 			reason = fmt.Sprintf("invalid value %s: %v; using the default (%s)", ValueQuote(v), err, spec.Default)
+			if spec.NoDefault {
+				reason = fmt.Sprintf("invalid value %s: %v; the key is ignored", ValueQuote(v), err)
+			}
 		case strings.HasSuffix(key, "-snippet"):
 			reason = "snippets are not supported: they inject raw nginx configuration, " +
 				"the cause of the CVE-2025-1974 class of injection vulnerabilities; the key is ignored"
@@ -92,6 +101,7 @@ func ParseConfigMap(cm model.ObjectRef, data map[string]string) (model.Global, [
 		}
 		problems = append(problems, model.Problem{Object: cm, Field: ConfigField(key), Reason: reason})
 	}
+	problems = append(problems, finishProxyConfig(cm, &g)...)
 	return g, problems
 }
 
@@ -150,9 +160,22 @@ type configKeyFamily struct {
 // backend.go), the others in configmap_*.go.
 func configKeyFamilies() []configKeyFamily {
 	return []configKeyFamily{
+		{"authexternal", authExternalConfigKeys},
+		{"authsecret", authSecretConfigKeys},
 		{"backend", backendConfigKeys},
+		{"configmap_client", clientConfigKeys},
 		{"configmap_gzip", gzipConfigKeys},
+		{"configmap_block", blockConfigKeys},
+		{"configmap_logging", loggingConfigKeys},
+		{"configmap_modules", moduleConfigKeys},
+		{"configmap_policy", policyConfigKeys},
+		{"configmap_realip", realIPConfigKeys},
+		{"configmap_redirect", redirectConfigKeys},
 		{"configmap_server", serverConfigKeys},
+		{"configmap_tls", tlsConfigKeys},
+		{"configmap_tuning", tuningConfigKeys},
+		{"errorpages", errorPageConfigKeys},
+		{"headers", headersConfigKeys},
 		{"proxy", proxyConfigKeys},
 		{"ssl", sslConfigKeys},
 	}

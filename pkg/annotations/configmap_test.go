@@ -25,7 +25,9 @@ func TestConfigMapDefaults(t *testing.T) {
 func TestConfigMapSpecDefaults(t *testing.T) {
 	data := map[string]string{}
 	for _, s := range configKeySpecs {
-		data[s.Key] = s.Default
+		if !s.NoDefault {
+			data[s.Key] = s.Default
+		}
 	}
 	g, problems := ParseConfigMap(testConfigMap, data)
 	if len(problems) != 0 {
@@ -40,7 +42,7 @@ func TestConfigMapSpecTable(t *testing.T) {
 	keys := make([]string, len(configKeySpecs))
 	for i, s := range configKeySpecs {
 		keys[i] = s.Key
-		if s.Description == "" || s.Kind == "" || s.Default == "" || s.set == nil {
+		if s.Description == "" || s.Kind == "" || (s.Default == "") != s.NoDefault || s.set == nil {
 			t.Errorf("%s: incomplete spec", s.Key)
 		}
 		if lookupConfigKeySpec(s.Key) != &configKeySpecs[i] {
@@ -93,6 +95,19 @@ type configCase struct {
 }
 
 var goodConfigCases = []configCase{
+	{"global-auth-always-set-cookie", "true", func(g *model.Global) { g.GlobalAuth.AlwaysSetCookie = true }},
+	{"global-auth-cache-duration", "200 201 401 30m", func(g *model.Global) { g.GlobalAuth.CacheDuration = []string{"200 201 401 30m"} }},
+	{"global-auth-cache-key", "foo", func(g *model.Global) { g.GlobalAuth.CacheKey = "foo" }},
+	{"global-auth-method", "POST", func(g *model.Global) { g.GlobalAuth.Method = "POST" }},
+	{"global-auth-request-redirect", "Foo-Redirect", func(g *model.Global) { g.GlobalAuth.RequestRedirect = "Foo-Redirect" }},
+	{"global-auth-response-headers", "Foo, Bar", func(g *model.Global) { g.GlobalAuth.ResponseHeaders = []string{"Foo", "Bar"} }},
+	{"global-auth-signin", "http://foo.com/global-error-page", func(g *model.Global) { g.GlobalAuth.SigninURL = "http://foo.com/global-error-page" }},
+	{"global-auth-signin-redirect-param", "orig", func(g *model.Global) { g.GlobalAuth.SigninRedirectParam = "orig" }},
+	{"global-auth-signin-redirect-param", "rd", func(g *model.Global) {}},
+	{"global-auth-url", "http://auth.example.com:9000/check", func(g *model.Global) {
+		g.GlobalAuth.URL, g.GlobalAuth.Host = "http://auth.example.com:9000/check", "auth.example.com"
+	}},
+	{"no-auth-locations", "/.well-known/acme-challenge, /healthz", func(g *model.Global) { g.NoAuthLocations = []string{"/.well-known/acme-challenge", "/healthz"} }},
 	{"gzip-level", "9", func(g *model.Global) { g.GzipLevel = 9 }},
 	{"gzip-types", "text/html  application/json\ntext/css", func(g *model.Global) { g.GzipTypes = []string{"text/html", "application/json", "text/css"} }},
 	{"gzip-types", "*", func(g *model.Global) { g.GzipTypes = []string{"*"} }},
@@ -122,6 +137,11 @@ var goodConfigCases = []configCase{
 	{"use-gzip", " true\n", func(g *model.Global) { g.UseGzip = true }},
 	{"worker-processes", "4", func(g *model.Global) { g.WorkerProcesses = "4" }},
 	{"worker-processes", "08", func(g *model.Global) { g.WorkerProcesses = "8" }},
+	{"custom-http-errors", "404,401,403,500,503", func(g *model.Global) { g.CustomHTTPErrors = []int{401, 403, 404, 500, 503} }},
+	{"custom-http-errors", " 304, 599 ", func(g *model.Global) { g.CustomHTTPErrors = []int{304, 599} }},
+	{"add-headers", "ingress-nginx/resp-headers", func(g *model.Global) { g.AddHeaders = "ingress-nginx/resp-headers" }},
+	{"proxy-set-headers", "req-headers", func(g *model.Global) { g.ProxySetHeaders = "req-headers" }},
+	{"global-allowed-response-headers", "X-A, My_Header", func(g *model.Global) { g.AllowedResponseHeaders = []string{"X-A", "My_Header"} }},
 }
 
 func TestConfigMapGoodValues(t *testing.T) {
@@ -143,6 +163,10 @@ func TestConfigMapGoodValues(t *testing.T) {
 }
 
 var badConfigCases = []struct{ key, value string }{
+	{"global-auth-always-set-cookie", "yes"}, {"global-auth-cache-duration", "30m 200"}, {"global-auth-cache-key", "$request_body"},
+	{"global-auth-method", "FETCH"}, {"global-auth-request-redirect", "a;b"}, {"global-auth-response-headers", "A B"},
+	{"global-auth-signin", "ftp://x"}, {"global-auth-signin-redirect-param", "a b"}, {"global-auth-url", "http://x/$uri"},
+	{"no-auth-locations", "healthz"},
 	{"gzip-level", "0"}, {"gzip-level", "10"}, {"gzip-level", "best"},
 	{"gzip-types", "text/html,text/css"}, {"gzip-types", "text/html; gzip off"}, {"gzip-types", "text"},
 	{"hsts", "yes"}, {"hsts-include-subdomains", "on"}, {"hsts-max-age", "1y"}, {"hsts-max-age", "-1"},
@@ -157,6 +181,10 @@ var badConfigCases = []struct{ key, value string }{
 	{"use-forwarded-headers", "on"}, {"use-gzip", "gzip"},
 	{"worker-processes", "0"}, {"worker-processes", "AUTO"}, {"worker-processes", "auto;"}, {"worker-processes", "2000"},
 	{"proxy-body-size", ""},
+	{"custom-http-errors", "404;return"}, {"custom-http-errors", "600"}, {"custom-http-errors", "299"},
+	{"custom-http-errors", "abc"}, {"custom-http-errors", "404,"},
+	{"add-headers", "a/b/c"}, {"add-headers", "Ns/x"}, {"proxy-set-headers", "x;y"}, {"proxy-set-headers", "/x"},
+	{"global-allowed-response-headers", "X A"}, {"global-allowed-response-headers", "X:A"},
 }
 
 func TestConfigMapBadValues(t *testing.T) {
@@ -175,7 +203,7 @@ func TestConfigMapBadValues(t *testing.T) {
 		spec := lookupConfigKeySpec(tc.key)
 		if p.Object != testConfigMap || p.Field != "data["+tc.key+"]" ||
 			!strings.Contains(p.Reason, "invalid value "+ValueQuote(tc.value)) ||
-			!strings.Contains(p.Reason, "using the default ("+spec.Default+")") ||
+			!(strings.Contains(p.Reason, "using the default ("+spec.Default+")") || spec.NoDefault && strings.Contains(p.Reason, "the key is ignored")) ||
 			!(strings.Contains(p.Reason, "must") || strings.Contains(p.Reason, "is empty")) {
 			t.Errorf("%s=%q: problem %v", tc.key, tc.value, p)
 		}
@@ -230,7 +258,12 @@ func TestConfigMapDeterministic(t *testing.T) {
 func TestConfigMapInjection(t *testing.T) {
 	for _, s := range configKeySpecs {
 		for _, inj := range injections {
-			for _, v := range []string{s.Default + inj + "x", s.Default + inj, inj + s.Default} {
+			forms := []string{s.Default + inj + "x", s.Default + inj, inj + s.Default}
+			if s.Default == "" {
+				// No default to surround: inside a valid value instead.
+				forms = []string{"x" + inj + "x", "x/x" + inj + "x"}
+			}
+			for _, v := range forms {
 				if strings.TrimSpace(v) == s.Default {
 					continue // surrounding whitespace is trimmed
 				}

@@ -120,37 +120,18 @@ func TestAnnotationNoOpValues(t *testing.T) {
 		name, value string
 		problem     bool
 	}{
-		{"enable-global-auth", "false", false},
-		{"enable-global-auth", "False", false},
-		{"enable-global-auth", " 0 ", false},
-		{"enable-global-auth", "true", true},
-		{"enable-global-auth", "no", true},
 		{"enable-modsecurity", "false", false},
 		{"enable-modsecurity", "true", true},
 		{"enable-opentelemetry", "false", false},
 		{"enable-opentracing", "false", false},
 		{"enable-owasp-core-rules", "false", false},
 		{"enable-influxdb", "false", false},
-		{"enable-rewrite-log", "false", false},
-		{"enable-rewrite-log", "true", true},
-		{"enable-access-log", "true", false},
-		{"enable-access-log", "false", true},
-		{"from-to-www-redirect", "false", false},
-		{"from-to-www-redirect", "true", true},
 		{"http2-push-preload", "false", false},
-		{"auth-always-set-cookie", "false", false},
-		{"auth-tls-pass-certificate-to-upstream", "false", false},
-		{"auth-tls-pass-certificate-to-upstream", "true", true},
 		{"disable-proxy-intercept-errors", "false", false},
 		{"opentelemetry-trust-incoming-span", "true", false},
 		{"opentelemetry-trust-incoming-span", "false", true},
-		{"proxy-ssl-verify", "off", false},
-		{"proxy-ssl-verify", "OFF", false},
-		{"proxy-ssl-verify", "on", true},
-		{"proxy-ssl-verify", "false", true},
 		{"session-cookie-partitioned", "false", false},
-		{"auth-url", "false", true},                // no NoOp value
-		{"preserve-trailing-slash", "false", true}, // we keep the slash, ingress-nginx drops it
+		{"influxdb-host", "false", true}, // no NoOp value
 	} {
 		got, problems := ParseIngress(testIngress, annots(c.name, c.value))
 		if (len(problems) > 0) != c.problem {

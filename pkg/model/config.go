@@ -13,8 +13,9 @@ type Config struct {
 	// Certificates are sorted by ID; they are sent to Lua.
 	Certificates []Certificate
 	// DefaultBackend is the name of the backend that answers when nothing
-	// else matches (DefaultBackendName unless spec.defaultBackend of an
-	// Ingress or --default-backend-service overrides it).
+	// else matches and renders the custom error pages of locations without
+	// a default-backend annotation: DefaultBackendName (nginx answers 404
+	// itself) unless --default-backend-service names a Service.
 	DefaultBackend string
 	// DefaultCertificate is the ID of the certificate served when no host
 	// matches (--default-ssl-certificate); "" for the self-signed one that
@@ -25,6 +26,9 @@ type Config struct {
 	Stream Stream
 	// WWWRedirects are the servers of from-to-www-redirect, sorted by From.
 	WWWRedirects []WWWRedirect
+	// Files are the files nginx reads from disk (htpasswd, CA bundles,
+	// backend client certificates), sorted by Name: see File.
+	Files []File
 }
 
 // DefaultBackendName is the name of the built-in backend that answers 404
@@ -68,6 +72,7 @@ type Global struct {
 	UseGzip                      bool     // use-gzip
 	GzipLevel                    int      // gzip-level
 	GzipTypes                    []string // gzip-types
+	GzipMinLength                int      // gzip-min-length, bytes
 	KeepAlive                    int      // keep-alive, seconds (keepalive_timeout)
 	KeepAliveRequests            int      // keep-alive-requests
 	WorkerProcesses              string   // worker-processes: "auto" or a number
@@ -79,6 +84,14 @@ type Global struct {
 	HSTSIncludeSubdomains        bool     // hsts-include-subdomains
 	HSTSPreload                  bool     // hsts-preload
 	UseForwardedHeaders          bool     // use-forwarded-headers
+	// CustomHTTPErrors are the codes (sorted, unique, 300 to 599) whose
+	// answers the default backend renders in every location without the
+	// annotation of the same name (custom-http-errors); nil for none.
+	CustomHTTPErrors []int
+	// AllowCrossNamespaceResources lets an annotation name a Secret of
+	// another namespace than its Ingress's (allow-cross-namespace-resources,
+	// off by default as in ingress-nginx since v1.12).
+	AllowCrossNamespaceResources bool
 	// AddHeaders (add-headers) and ProxySetHeaders (proxy-set-headers)
 	// name a ConfigMap ("namespace/name"); render resolves them into
 	// ResponseHeaders (added to every answer) and BackendHeaders (sent to
@@ -90,6 +103,26 @@ type Global struct {
 	// AllowedResponseHeaders (global-allowed-response-headers) are the
 	// header names a custom-headers ConfigMap may set.
 	AllowedResponseHeaders []string
+	// GlobalAuth is the external authentication of every location that has
+	// none of its own and does not opt out (global-auth-url and the other
+	// global-auth-* keys); its URL is "" for none.
+	GlobalAuth ExternalAuth
+	// NoAuthLocations are path prefixes whose locations skip external
+	// authentication, their own and the global one (no-auth-locations).
+	NoAuthLocations []string
+	// ProxyGlobals are the proxy-*, client-* and limit-* keys of proxy.go
+	// and configmap_client.go in pkg/annotations (see proxy.go here).
+	ProxyGlobals
+
+	// The groups of global_settings.go.
+	Logging   Logging   // log-format-upstream, access-log-path, error-log-level, …
+	RealIP    RealIP    // enable-real-ip, forwarded-for-header, use-proxy-protocol, …
+	TLS       TLS       // ssl-protocols, ssl-ciphers, ssl-session-*, …
+	Block     Blocking  // block-cidrs, block-user-agents, block-referers, hide-headers
+	Tuning    Tuning    // max-worker-connections, *-hash-*, use-http2, reuse-port, …
+	Redirects Redirects // force-ssl-redirect, no-tls-redirect-locations, http-redirect-code
+	Brotli    Brotli    // enable-brotli, brotli-*
+	Policy    Policy    // annotations-risk-level, annotation-value-word-blocklist
 }
 
 // DefaultGlobal returns the ingress-nginx defaults for every ConfigMap key
@@ -106,6 +139,7 @@ func DefaultGlobal() Global {
 		SSLRedirect:                  true,
 		UseGzip:                      false,
 		GzipLevel:                    1,
+		GzipMinLength:                256,
 		GzipTypes:                    []string{"application/atom+xml", "application/javascript", "application/x-javascript", "application/json", "application/rss+xml", "application/vnd.ms-fontobject", "application/x-font-ttf", "application/x-web-app-manifest+json", "application/xhtml+xml", "application/xml", "font/opentype", "image/svg+xml", "image/x-icon", "text/css", "text/javascript", "text/plain", "text/x-component"},
 		KeepAlive:                    75,
 		KeepAliveRequests:            1000,
@@ -118,5 +152,15 @@ func DefaultGlobal() Global {
 		HSTSIncludeSubdomains:        true,
 		HSTSPreload:                  false,
 		UseForwardedHeaders:          false,
+		GlobalAuth:                   ExternalAuth{CacheDuration: []string{DefaultAuthCacheDuration}},
+		NoAuthLocations:              []string{DefaultNoAuthLocations},
+		ProxyGlobals:                 DefaultProxyGlobals(),
+		Logging:                      defaultLogging(),
+		RealIP:                       defaultRealIP(),
+		TLS:                          defaultTLS(),
+		Tuning:                       defaultTuning(),
+		Redirects:                    defaultRedirects(),
+		Brotli:                       defaultBrotli(),
+		Policy:                       defaultPolicy(),
 	}
 }

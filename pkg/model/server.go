@@ -22,6 +22,9 @@ type Server struct {
 	SSLPreferServerCiphers *bool
 	// Locations are sorted so that nginx matches the longest path first.
 	Locations []Location
+	// ClientAuth is the client certificate authentication of the host
+	// (auth-tls-*); nil for none.
+	ClientAuth *ClientAuth
 }
 
 // PathType is the Ingress path type.
@@ -87,6 +90,13 @@ type LocationSettings struct {
 	BackendProtocol  string // HTTP (default), HTTPS, GRPC, GRPCS
 	UpstreamVhost    string // upstream-vhost: Host header sent upstream
 
+	// StickyCookie is true when the location's Ingress asks for cookie
+	// affinity (affinity "cookie"): only such a location sets the affinity
+	// cookie, with its path, though its backend is sticky for every
+	// location that uses it (ingress-nginx's cookieSessionAffinity
+	// locations).
+	StickyCookie bool
+
 	Proxy    ProxySettings
 	Redirect *Redirect     // permanent-redirect / temporal-redirect
 	Access   AccessControl // allowlist / denylist source ranges
@@ -95,6 +105,9 @@ type LocationSettings struct {
 	// CustomDefaultBackend is the backend that answers when the primary
 	// backend has no endpoints (annotation default-backend).
 	CustomDefaultBackend string
+	// ErrorPages are the custom error pages (custom-http-errors) and what
+	// the default backend is told (see ErrorPages).
+	ErrorPages ErrorPages
 
 	Mirror        *Mirror  // mirror-target, mirror-request-body, mirror-host
 	CustomHeaders []Header // custom-headers: response headers, sorted by name
@@ -104,6 +117,28 @@ type LocationSettings struct {
 	// custom-headers ConfigMap missing or not allowed), as ingress-nginx
 	// denies such a location.
 	Denied string
+
+	// ExternalAuth is the location's own external authentication (auth-url
+	// and the other auth-* annotations of ExternalAuth); nil for none.
+	ExternalAuth *ExternalAuth
+	// GlobalAuthOff opts the location out of the ConfigMap's global-auth-url
+	// (enable-global-auth "false").
+	GlobalAuthOff bool
+	// Satisfy is "any" when either the source range or the authentication
+	// lets a request in (satisfy); "" requires both (nginx's "all").
+	Satisfy string
+	// BasicAuth is auth-type basic (nil: none).
+	BasicAuth *BasicAuth
+	// ClientAuth is the client certificate authentication of the
+	// location's server (a copy of Server.ClientAuth; nil: none).
+	ClientAuth *ClientAuth
+	// ProxySSL is the TLS client side towards the backend (nil: nginx's
+	// defaults).
+	ProxySSL *ProxySSL
+	// Logs are enable-access-log and enable-rewrite-log.
+	Logs LocationLogs
+	// PreserveTrailingSlash is preserve-trailing-slash (nil: the ConfigMap's).
+	PreserveTrailingSlash *bool
 }
 
 // ProxySettings override the Global proxy settings; zero values inherit.
@@ -117,6 +152,26 @@ type ProxySettings struct {
 	// RequestBuffering is proxy-request-buffering: read the whole request
 	// body before sending it to the backend.
 	RequestBuffering *bool
+	// The settings of proxy.go and proxy_*.go in pkg/annotations (see
+	// ProxyGlobals for their meaning); zero values and nil inherit.
+	BuffersNumber       int    // proxy-buffers-number
+	BusyBuffersSize     string // proxy-busy-buffers-size
+	MaxTempFileSize     string // proxy-max-temp-file-size
+	NextUpstream        []string
+	NextUpstreamTries   *int
+	NextUpstreamTimeout *int
+	HTTPVersion         string // proxy-http-version
+	CookieDomain        *TextRewrite
+	CookiePath          *TextRewrite
+	// RedirectFrom and RedirectTo are proxy-redirect-from and -to as
+	// given ("" inherits the ConfigMap's); Redirect is what they give
+	// together with the ConfigMap's (render sets it; nil: off).
+	RedirectFrom, RedirectTo string
+	Redirect                 *TextRewrite
+	ClientBodyBufferSize     string // client-body-buffer-size
+	// ConnectionHeader is the Connection header sent to the backend
+	// (connection-proxy-header); "" for $connection_upgrade.
+	ConnectionHeader string
 }
 
 // Redirect is a permanent or temporal redirect of every request of a location.
@@ -155,4 +210,9 @@ type RateLimits struct {
 	// limit applies (limit-allowlist / limit-whitelist): their requests get
 	// an empty limit key, which nginx does not count, as in ingress-nginx.
 	Exempt []string
+	// RPM is limit-rpm: requests per minute (0: none).
+	RPM int
+	// Rate and RateAfter are limit-rate and limit-rate-after in kilobytes;
+	// nil inherits the ConfigMap's.
+	Rate, RateAfter *int
 }

@@ -77,9 +77,13 @@ func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, erro
 	writeServerNamesHash(w, c)
 	writeLua(w, c.Global, o)
 	writeZones(w, c)
+	writeRedirectURIMap(w, c)
+	writeMirrorUpstreams(w, c)
+	writeHeaderGlobals(w, c, o)
 	for i := range c.Servers {
 		writeServer(w, c, &c.Servers[i], o)
 	}
+	writeWWWRedirects(w, c, o)
 	writeStatusServer(w, o)
 	w.close()
 	writeStream(w, c, o)
@@ -173,6 +177,12 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 	w.line("log_format", "upstreaminfo", `'$remote_addr - [$time_local] "$request" $status $body_bytes_sent "$http_user_agent" $request_length $request_time [$proxy_upstream_name] $upstream_addr $upstream_status $request_id'`)
 	w.line("access_log", "logs/access.log", "upstreaminfo")
 	w.line("server_tokens", onOff(g.ServerTokens))
+	if !g.ServerTokens {
+		// ingress-nginx drops the Server header with server-tokens
+		// "false" (its e2e test settings/server_tokens.go), not only the
+		// version in it.
+		w.line("more_clear_headers", "Server")
+	}
 	w.line("keepalive_timeout", strconv.Itoa(g.KeepAlive)+"s")
 	w.line("keepalive_requests", strconv.Itoa(g.KeepAliveRequests))
 	w.line("client_max_body_size", w.q(g.ProxyBodySize))
@@ -184,10 +194,11 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 		// nginx's default is on, as ingress-nginx's.
 		w.line("proxy_request_buffering", "off")
 	}
-	writeProxyBuffers(w, g.ProxyBufferSize)
-	w.line("proxy_http_version", "1.1")
-	w.line("proxy_next_upstream", "error", "timeout")
-	w.line("proxy_next_upstream_tries", "3")
+	writeProxyBuffers(w, g.ProxyBuffersNumber, g.ProxyBufferSize)
+	w.line("proxy_http_version", g.ProxyHTTPVersion)
+	w.line(nextUpstreamArgs(g.ProxyNextUpstream, g.RetryNonIdempotent)...)
+	w.line("proxy_next_upstream_tries", strconv.Itoa(g.ProxyNextUpstreamTries))
+	writeHTTPProxySettings(w, g)
 	if g.UseGzip {
 		w.line("gzip", "on")
 		w.line("gzip_comp_level", strconv.Itoa(g.GzipLevel))
@@ -205,6 +216,7 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 	w.line(`""`, `""`)
 	w.close()
 	writeProxyHeaders(w, "")
+	writeBackendHeaders(w, g.BackendHeaders)
 	writeHSTS(w, g)
 	w.line("ssl_protocols", "TLSv1.2", "TLSv1.3")
 	w.line("ssl_session_cache", "shared:SSL:10m")
@@ -226,12 +238,12 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 }
 
 // writeProxyBuffers sizes the first buffer and the body buffers alike, as
-// ingress-nginx does (proxy-buffers-number 4): with nginx's default
-// "proxy_buffers 8 4k", a proxy_buffer_size above 8k makes the default
-// proxy_busy_buffers_size too large and nginx -t fails.
-func writeProxyBuffers(w *confWriter, size string) {
+// ingress-nginx does (proxy-buffers-number, 4 by default): with nginx's
+// default "proxy_buffers 8 4k", a proxy_buffer_size above 8k makes the
+// default proxy_busy_buffers_size too large and nginx -t fails.
+func writeProxyBuffers(w *confWriter, number int, size string) {
 	w.line("proxy_buffer_size", w.q(size))
-	w.line("proxy_buffers", "4", w.q(size))
+	w.line("proxy_buffers", strconv.Itoa(number), w.q(size))
 }
 
 func writeLua(w *confWriter, g model.Global, o ConfOptions) {

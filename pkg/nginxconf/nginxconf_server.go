@@ -3,7 +3,6 @@ package nginxconf
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -37,10 +36,13 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 		w.line("listen", w.q(listenAddr(o, o.HTTPPort)))
 		w.line(httpsListen(w, c, o)...)
 	}
+	writeServerTLS(w, s)
+	writeServerClientAuth(w, s.ClientAuth)
 	w.line("set", "$proxy_upstream_name", `"-"`)
 	w.open("rewrite_by_lua_block")
 	w.raw(`balancer.rewrite()`)
 	w.close()
+	writeErrorPageLocations(w, s)
 	if s.AppRoot != "" {
 		// A relative Location: the client resolves it against the URL it
 		// asked for. "$scheme://$http_host" would send an absolute-form
@@ -63,6 +65,7 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 	}
 	for _, i := range locationOrder(s.Locations) {
 		l := &s.Locations[i]
+		writeAuthLocations(w, c, s, l)
 		for _, m := range model.LocationMatchers(l, exact) {
 			args := quoteAll(w, exactSlashMatcher(l, m))
 			block := w.beginOwned(s.Hostname, strings.Join(args, " "), []model.ObjectRef{l.Ingress})
@@ -80,11 +83,12 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 		// redirects plain HTTP first, as ingress-nginx does.
 		w.open("location", `"/"`)
 		if s.TLS && c.Global.SSLRedirect {
-			writeHTTPSRedirect(w)
+			writeHTTPSRedirect(w, c.Global.PreserveTrailingSlash)
 		}
 		writeDefaultBackend(w, c)
 		w.close()
 	}
+	writeMirrorLocations(w, s)
 	w.close()
 	w.endOwned(server)
 	w.comment("end server " + s.Hostname)
@@ -97,11 +101,14 @@ func quoteAll(w *confWriter, m model.Matcher) []string {
 	return []string{m.Modifier, w.q(m.Path)}
 }
 
-func writeHTTPSRedirect(w *confWriter) {
+// writeHTTPSRedirect redirects plain HTTP to HTTPS; without preserve
+// (preserve-trailing-slash) the URI loses its trailing "/", as in
+// ingress-nginx (see writeRedirectURIMap).
+func writeHTTPSRedirect(w *confWriter, preserve bool) {
 	w.open("if", "($pass_access_scheme", "=", "http)")
 	// ingress-nginx redirects to the host the backend would get
 	// ($best_http_host, without a port): see nginxconf_headers.go.
-	w.line("return", "308", "https://$kubectl_ingress_redirect_host$request_uri")
+	w.line("return", "308", "https://$kubectl_ingress_redirect_host"+httpsRedirectURI(preserve))
 	w.close()
 }
 
@@ -111,12 +118,14 @@ func writeDefaultBackend(w *confWriter, c *model.Config) {
 		return
 	}
 	w.line("set", "$proxy_upstream_name", w.q(c.DefaultBackend))
+	writeNoRuleHeaders(w)
 	w.line("proxy_pass", "http://upstream_balancer")
 }
 
 func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	st := &l.Settings
 	g := &c.Global
+	writeErrorPages(w, l)
 	if st.Access.DenyAll {
 		// An invalid source range fails closed: no entry lets anyone in.
 		w.line("deny", "all")
@@ -131,16 +140,32 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 			w.line("deny", "all")
 		}
 	}
+	writeAuthRequest(w, c, l)
 	if st.Limits.RPS > 0 {
 		burst := st.Limits.RPS * max(st.Limits.BurstMultiplier, 1)
 		w.line("limit_req", w.q("zone="+zoneName(l.Ingress, "rps")), "burst="+strconv.Itoa(burst), "nodelay")
 	}
+	if st.Limits.RPM > 0 {
+		burst := st.Limits.RPM * max(st.Limits.BurstMultiplier, 1)
+		w.line("limit_req", w.q("zone="+zoneName(l.Ingress, "rpm")), "burst="+strconv.Itoa(burst), "nodelay")
+	}
 	if st.Limits.Connections > 0 {
 		w.line("limit_conn", w.q(zoneName(l.Ingress, "conn")), strconv.Itoa(st.Limits.Connections))
 	}
+	writeLocationClient(w, g, st)
 	if l.HTTPSRedirect {
-		writeHTTPSRedirect(w)
+		writeHTTPSRedirect(w, preserveTrailingSlash(g, st))
 	}
+	if st.Denied != "" {
+		// A setting the location needs could not be honoured
+		// (custom-headers, fastcgi-params-configmap): 503, as
+		// ingress-nginx denies the location.
+		w.line("return", "503")
+		return
+	}
+	writeClientAuthCheck(w, st.ClientAuth)
+	writeBasicAuth(w, st.BasicAuth)
+	writeResponseHeaders(w, st.CustomHeaders)
 	if st.Redirect != nil {
 		w.line("return", strconv.Itoa(st.Redirect.Code), w.q(st.Redirect.URL))
 		return
@@ -153,6 +178,9 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 		return
 	}
 	w.line("set", "$proxy_upstream_name", w.q(l.Backend))
+	if st.StickyCookie {
+		writeStickyPath(w, l)
+	}
 	p := &st.Proxy
 	if p.BodySize != "" && p.BodySize != g.ProxyBodySize {
 		w.line("client_max_body_size", w.q(p.BodySize))
@@ -172,19 +200,25 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	if p.RequestBuffering != nil && *p.RequestBuffering != g.ProxyRequestBuffering {
 		w.line("proxy_request_buffering", onOff(*p.RequestBuffering))
 	}
-	if p.BufferSize != "" && p.BufferSize != g.ProxyBufferSize {
-		writeProxyBuffers(w, p.BufferSize)
-	}
-	if st.UpstreamVhost != "" || st.XForwardedPrefix != "" {
-		writeProxyHeaders(w, st.UpstreamVhost)
+	writeLocationProxy(w, g, l)
+	if st.UpstreamVhost != "" || st.XForwardedPrefix != "" || st.ErrorPages.Fallback || authProxyHeaders(st) || authRequestHeaders(c, l) || p.ConnectionHeader != "" {
+		writeProxyHeadersConn(w, st.UpstreamVhost, connectionHeader(w, p))
+		writeBackendHeaders(w, g.BackendHeaders)
 		if st.XForwardedPrefix != "" {
 			w.line("proxy_set_header", "X-Forwarded-Prefix", w.q(st.XForwardedPrefix))
 		}
+		writeErrorPageHeaders(w, l)
+		writeAuthProxyHeaders(w, st)
+		writeAuthRequestHeaders(w, c, l)
 	}
 	if st.RewriteTarget != "" && l.Regex {
 		w.line("rewrite", w.q("(?i)^"+l.Path), w.q(st.RewriteTarget), "break")
 	}
+	writeMirror(w, st.Mirror)
+	writeProxySSL(w, st.ProxySSL, st.BackendProtocol)
 	switch strings.ToUpper(st.BackendProtocol) {
+	case "FCGI":
+		writeFastCGI(w, st.FastCGI)
 	case "HTTPS":
 		w.line("proxy_pass", "https://upstream_balancer")
 	case "GRPC":
@@ -194,78 +228,7 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	default:
 		w.line("proxy_pass", "http://upstream_balancer")
 	}
-}
-
-// writeCORS answers preflight requests itself and adds the CORS headers to
-// every other answer. add_header in a location hides the http-level ones,
-// so HSTS is added again.
-func writeCORS(w *confWriter, c *model.CORS) {
-	origin := "$cors_origin"
-	switch {
-	case len(c.AllowOrigins) == 0 || (len(c.AllowOrigins) == 1 && c.AllowOrigins[0] == "*"):
-		origin = w.q("*")
-	case len(c.AllowOrigins) == 1 && !strings.Contains(c.AllowOrigins[0], "*"):
-		origin = w.q(c.AllowOrigins[0])
-	default:
-		w.line("set", "$cors_origin", `""`)
-		for _, re := range originsRegexes(c.AllowOrigins) {
-			w.open("if", "($http_origin", "~*", w.q(re), ")")
-			w.line("set", "$cors_origin", "$http_origin")
-			w.close()
-		}
-	}
-	w.open("if", "($request_method", "=", "OPTIONS)")
-	corsHeaders(w, c, origin)
-	w.line("add_header", "Access-Control-Max-Age", strconv.Itoa(c.MaxAge))
-	w.line("add_header", "Content-Type", `"text/plain; charset=utf-8"`)
-	w.line("add_header", "Content-Length", "0")
-	w.line("return", "204")
-	w.close()
-	corsHeaders(w, c, origin)
-	w.line("add_header", "Strict-Transport-Security", "$hsts_header", "always")
-}
-
-func corsHeaders(w *confWriter, c *model.CORS, origin string) {
-	w.line("add_header", "Access-Control-Allow-Origin", origin, "always")
-	if c.AllowCredentials {
-		w.line("add_header", "Access-Control-Allow-Credentials", "true", "always")
-	}
-	if c.AllowMethods != "" {
-		w.line("add_header", "Access-Control-Allow-Methods", w.q(c.AllowMethods), "always")
-	}
-	if c.AllowHeaders != "" {
-		w.line("add_header", "Access-Control-Allow-Headers", w.q(c.AllowHeaders), "always")
-	}
-	if c.ExposeHeaders != "" {
-		w.line("add_header", "Access-Control-Expose-Headers", w.q(c.ExposeHeaders), "always")
-	}
-}
-
-// regexMaxParam bounds the regex of one "if" that matches CORS origins
-// (see writeCORS); longer lists are split. nginx reads a parameter of at
-// most 4095 bytes, quotes included.
-const regexMaxParam = 2048
-
-// originsRegexes match the allowed origins exactly; "*." in an origin
-// stands for one or more DNS labels. The origins are spread over as many
-// regexes as it takes for each to stay below regexMaxParam bytes once
-// quoted: nginx refuses a parameter of 4096 bytes, about 90 wildcard
-// origins in one regex.
-func originsRegexes(origins []string) []string {
-	var out, parts []string
-	const frame = len(`"^()$"`)
-	size := frame
-	for _, o := range origins {
-		p := strings.ReplaceAll(regexp.QuoteMeta(o), `\*\.`, `([A-Za-z0-9-]+\.)+`)
-		n := len(p) + strings.Count(p, `\`) + 1 // quoted, and a "|"
-		if len(parts) > 0 && size+n > regexMaxParam {
-			out = append(out, "^("+strings.Join(parts, "|")+")$")
-			parts, size = nil, frame
-		}
-		parts = append(parts, p)
-		size += n
-	}
-	return append(out, "^("+strings.Join(parts, "|")+")$")
+	writeProxyRedirect(w, st, strings.ToUpper(st.BackendProtocol))
 }
 
 // zoneName names the rate limit zone of an Ingress. Kubernetes names never
@@ -284,7 +247,7 @@ func writeZones(w *confWriter, c *model.Config) {
 		for j := range c.Servers[i].Locations {
 			l := &c.Servers[i].Locations[j]
 			lim := &l.Settings.Limits
-			if lim.RPS <= 0 && lim.Connections <= 0 {
+			if lim.RPS <= 0 && lim.RPM <= 0 && lim.Connections <= 0 {
 				continue
 			}
 			key := "$binary_remote_addr"
@@ -306,6 +269,15 @@ func writeZones(w *confWriter, c *model.Config) {
 					w.endOwned(zone)
 				}
 			}
+			if lim.RPM > 0 {
+				name := zoneName(l.Ingress, "rpm")
+				if !seen[name] {
+					seen[name] = true
+					zone := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
+					w.line("limit_req_zone", key, w.q("zone="+name+":5m"), "rate="+strconv.Itoa(lim.RPM)+"r/m")
+					w.endOwned(zone)
+				}
+			}
 			if lim.Connections > 0 {
 				name := zoneName(l.Ingress, "conn")
 				if !seen[name] {
@@ -318,8 +290,8 @@ func writeZones(w *confWriter, c *model.Config) {
 		}
 	}
 	if len(seen) > 0 {
-		w.line("limit_req_status", "503")
-		w.line("limit_conn_status", "503")
+		w.line("limit_req_status", strconv.Itoa(c.Global.LimitReqStatusCode))
+		w.line("limit_conn_status", strconv.Itoa(c.Global.LimitConnStatusCode))
 	}
 }
 

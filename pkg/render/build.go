@@ -23,6 +23,7 @@ func Build(s Snapshot, o Options) (*model.Config, []model.Problem) {
 		b.addIngress(ing)
 	}
 	b.finishLocations()
+	b.finishClientAuth()
 	for _, c := range b.canaries {
 		b.addCanary(c)
 	}
@@ -31,6 +32,8 @@ func Build(s Snapshot, o Options) (*model.Config, []model.Problem) {
 		b.addTLS(ing.obj)
 	}
 	c := b.config()
+	c.Files = b.usedFiles(c)
+	c.WWWRedirects = b.wwwRedirects(c)
 	c.Stream = b.buildStream(s)
 	b.passthroughIgnored()
 	return c, model.SortProblems(b.problems)
@@ -51,6 +54,8 @@ type builder struct {
 	// unresolved holds why a backend has no Service or port behind it.
 	unresolved map[string]string
 	certs      map[string]*model.Certificate
+	// files are the files of Secrets that nginx reads (build_authsecret.go).
+	files map[string]model.File
 
 	aliases map[string]aliasOwner
 	// canaryOwners names the canary Ingress whose traffic policy a canary
@@ -61,6 +66,12 @@ type builder struct {
 	defaultBackendOwner model.ObjectRef
 	defaultCertificate  string
 	problems            []model.Problem
+	// errorPages: the controller's default backend (build_errorpages.go).
+	errorPages errorPagesState
+
+	// builderExtras: ConfigMaps named by annotations, per-server TLS
+	// ciphers, from-to-www-redirect (build_headers.go, build_servers_e.go).
+	builderExtras
 }
 
 // parsedIngress is a served Ingress with its annotations parsed once.
@@ -108,6 +119,8 @@ func newBuilder(s Snapshot, o Options) *builder {
 		aliases:    map[string]aliasOwner{},
 
 		canaryOwners: map[string]model.ObjectRef{},
+
+		builderExtras: newBuilderExtras(s.ConfigMaps),
 	}
 	for _, sec := range s.Secrets {
 		b.secrets[nsName{sec.Namespace, sec.Name}] = sec
@@ -118,6 +131,7 @@ func newBuilder(s Snapshot, o Options) *builder {
 			g, ps := annotations.ParseConfigMap(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, cm.Data)
 			b.global = g
 			b.problems = append(b.problems, ps...)
+			b.resolveGlobalHeaders(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, b.configMaps)
 		}
 	}
 	classes := newClassFilter(s.IngressClasses, o)
@@ -137,6 +151,9 @@ func newBuilder(s Snapshot, o Options) *builder {
 		}
 		ann, ps := annotations.ParseIngress(ref, ing.Annotations)
 		b.problems = append(b.problems, ps...)
+		b.problems = append(b.problems, annotations.CheckProxy(ref, b.global, &ann.Location)...)
+		b.resolveSecrets(ref, &ann)
+		b.resolveExternalAuth(ref, &ann)
 		p := &parsedIngress{obj: ing, ref: ref, ann: ann}
 		if ann.Canary.Enabled {
 			b.canaries = append(b.canaries, p)
@@ -202,6 +219,7 @@ func (b *builder) addIngress(p *parsedIngress) {
 		b.addDefaultBackend(p, db, hosts)
 	}
 	b.addServerSettings(p, hosts)
+	b.addServerExtras(p, hosts)
 }
 
 func (b *builder) addPath(p *parsedIngress, host string, path networkingv1.HTTPIngressPath, field string) {
@@ -325,6 +343,12 @@ func (b *builder) useBackend(p *parsedIngress, service string, port networkingv1
 		// missing Service or port.
 		if why := b.unresolved[name]; why != "" {
 			b.problem(p.ref, field+".service", "%s; requests answer 503", why)
+		}
+		if existing.SessionAffinity.Type == "" {
+			// The first Ingress that asks for affinity sets it, though
+			// an older one without it created the backend, as
+			// ingress-nginx fills an upstream's empty affinity type.
+			existing.SessionAffinity = p.ann.Backend.SessionAffinity
 		}
 		return existing
 	}

@@ -1,0 +1,65 @@
+package model
+
+// ExternalAuth is external authentication as ingress-nginx does it with
+// nginx's auth_request: every request of a location is first sent (without
+// its body) to URL; a 2xx answer lets it through, with ResponseHeaders of
+// that answer copied to the request sent to the backend; 401 answers 401,
+// or redirects to SigninURL when one is set; 403 answers 403; anything
+// else answers 500. A location's own settings come from the auth-*
+// annotations; Global.GlobalAuth from the global-auth-* ConfigMap keys.
+//
+// URL, SigninURL, RequestRedirect, CacheKey and the values of
+// ProxySetHeaders may hold nginx variables, only those of the allowlists
+// in pkg/annotations (authexternal.go); everything else is literal text
+// that was validated.
+type ExternalAuth struct {
+	// URL is the absolute http or https URL of the auth service ("" for
+	// none).
+	URL string
+	// Host is the host of URL without its port: the Host header the auth
+	// service gets (it may be a variable such as $host).
+	Host string
+	// Method is the method of the auth request (auth-method); "" keeps
+	// nginx's, GET.
+	Method string
+	// SigninURL is where a 401 of the auth service redirects (auth-signin);
+	// "" answers the 401.
+	SigninURL string
+	// SigninRedirectParam names the query parameter of SigninURL that gets
+	// the URL of the original request (auth-signin-redirect-param); ""
+	// means "rd". It is added only when SigninURL does not set it already.
+	SigninRedirectParam string
+	// ResponseHeaders are the headers of the auth service's answer sent to
+	// the backend (auth-response-headers), in the order given.
+	ResponseHeaders []string
+	// RequestRedirect is the X-Auth-Request-Redirect header sent to the
+	// auth service (auth-request-redirect); "" sends the request URI.
+	RequestRedirect string
+	// CacheKey turns caching of the auth service's answers on
+	// (auth-cache-key); CacheDuration are the proxy_cache_valid entries
+	// ("200 202 401 5m" by default), each codes then times.
+	CacheKey      string
+	CacheDuration []string
+	// AlwaysSetCookie sends the auth service's Set-Cookie with every
+	// answer, not only successful ones (auth-always-set-cookie).
+	AlwaysSetCookie bool
+	// ProxySetHeadersConfigMap is the auth-proxy-set-headers reference
+	// ("namespace/name", the Ingress's namespace); render resolves it into
+	// ProxySetHeaders, the headers sent to the auth service, sorted by name.
+	ProxySetHeadersConfigMap string
+	ProxySetHeaders          []Header
+	// Keepalive (auth-keepalive), KeepaliveRequests, KeepaliveTimeout
+	// (seconds) and KeepaliveShareVars are validated and kept; like
+	// ingress-nginx with HTTP/2 on (its default, and always here) the auth
+	// request does not use them.
+	Keepalive          int
+	KeepaliveRequests  int
+	KeepaliveTimeout   int
+	KeepaliveShareVars bool
+}
+
+// DefaultAuthCacheDuration is ingress-nginx's auth-cache-duration default.
+const DefaultAuthCacheDuration = "200 202 401 5m"
+
+// DefaultNoAuthLocations is ingress-nginx's no-auth-locations default.
+const DefaultNoAuthLocations = "/.well-known/acme-challenge"

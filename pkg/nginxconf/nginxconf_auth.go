@@ -1,0 +1,249 @@
+package nginxconf
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// External authentication, as ingress-nginx's nginx.tmpl does it with the
+// auth_request module: a location that uses it asks an internal location
+// of its server, "= /_external-auth-<id>", which sends the request's
+// headers (not its body) to the auth service. nginx lets the request on
+// after a 2xx, answers 401 or 403 as the auth service did, and 500 for
+// anything else. A 401 goes to the named location "@kubectl_ingress_signin_<id>"
+// when a sign-in URL is set, which redirects (302) there with the URL of
+// the original request in the redirect parameter.
+//
+// Every user value here (URLs, header names and values, the cache key)
+// was validated in pkg/annotations: no quote, ";", brace, space or control
+// character, and nginx variables only from its allowlists; it reaches
+// nginx.conf through q. $escaped_request_uri, which nginx does not have,
+// is computed by Lua from $request_uri in the location that reads it.
+
+// authOf returns the external authentication of l: its own, else the
+// ConfigMap's global one unless l opts out; nil when it has none, when its
+// path starts with one of no-auth-locations, or when it never proxies
+// (denied, redirect).
+func authOf(c *model.Config, l *model.Location) *model.ExternalAuth {
+	st := &l.Settings
+	if st.Denied != "" || st.Redirect != nil {
+		return nil
+	}
+	a := st.ExternalAuth
+	if a == nil {
+		if st.GlobalAuthOff || c.Global.GlobalAuth.URL == "" {
+			return nil
+		}
+		a = &c.Global.GlobalAuth
+	}
+	for _, p := range c.Global.NoAuthLocations {
+		if strings.HasPrefix(l.Path, p) {
+			return nil
+		}
+	}
+	return a
+}
+
+// authID names the internal locations of l: a hash of its path and type,
+// unique in its server.
+func authID(l *model.Location) string {
+	sum := sha256.Sum256([]byte(string(l.PathType) + "\x00" + l.Path))
+	return hex.EncodeToString(sum[:8])
+}
+
+func authPath(l *model.Location) string { return "/_external-auth-" + authID(l) }
+
+func authSigninName(l *model.Location) string { return "@kubectl_ingress_signin_" + authID(l) }
+
+// escapedRequestURI is the variable ingress-nginx offers to sign-in URLs:
+// $request_uri escaped as a query parameter value.
+const escapedRequestURI = "$escaped_request_uri"
+
+// writeEscapedRequestURI computes $escaped_request_uri in the current
+// location (Lua; no user byte in the code).
+func writeEscapedRequestURI(w *confWriter) {
+	w.open("set_by_lua_block", escapedRequestURI)
+	w.raw("return ngx.escape_uri(ngx.var.request_uri)")
+	w.close()
+}
+
+// authCacheZone is the keys zone of cached auth answers.
+const authCacheZone = "auth_cache"
+
+// writeAuthCache declares the cache of auth answers at http level when a
+// location caches them (auth-cache-key), as ingress-nginx's auth_cache.
+func writeAuthCache(w *confWriter, c *model.Config) {
+	for i := range c.Servers {
+		for j := range c.Servers[i].Locations {
+			if a := authOf(c, &c.Servers[i].Locations[j]); a != nil && a.CacheKey != "" {
+				w.line("proxy_cache_path", "tmp/auth_cache", "levels=1:2", "keys_zone="+authCacheZone+":10m",
+					"max_size=128m", "inactive=30m", "use_temp_path=off")
+				return
+			}
+		}
+	}
+}
+
+// writeAuthLocations writes the internal locations that the location l of
+// server s asks when it uses external authentication: the auth request
+// and, with a sign-in URL, the redirect of a 401.
+func writeAuthLocations(w *confWriter, c *model.Config, s *model.Server, l *model.Location) {
+	a := authOf(c, l)
+	if a == nil {
+		return
+	}
+	path := authPath(l)
+	block := w.beginOwned(s.Hostname, "= "+path, []model.ObjectRef{l.Ingress})
+	w.open("location", "=", path)
+	w.line("internal")
+	w.line("access_log", "off")
+	uses := a.URL + a.RequestRedirect
+	for _, h := range a.ProxySetHeaders {
+		uses += h.Value
+	}
+	if strings.Contains(uses, escapedRequestURI) {
+		writeEscapedRequestURI(w)
+	}
+	if a.CacheKey != "" {
+		w.line("proxy_cache", authCacheZone)
+		// The key names the server and location, so that an answer cached
+		// for one path never lets a request in elsewhere.
+		w.line("proxy_cache_key", w.q(s.Hostname+path+a.CacheKey))
+		for _, d := range a.CacheDuration {
+			args := []string{"proxy_cache_valid"}
+			for _, f := range strings.Fields(d) {
+				args = append(args, w.q(f))
+			}
+			w.line(args...)
+		}
+		w.line("proxy_buffering", "on")
+	}
+	// The auth request shares the variables of the request it checks, and
+	// the server's rewrite phase sets $proxy_upstream_name again in it.
+	if l.Backend != "" {
+		w.line("set", "$proxy_upstream_name", w.q(l.Backend))
+	}
+	w.line("proxy_pass_request_body", "off")
+	w.line("proxy_set_header", "Content-Length", `""`)
+	w.line("proxy_set_header", "X-Forwarded-Proto", `""`)
+	w.line("proxy_set_header", "X-Request-ID", "$req_id")
+	if a.Method != "" {
+		w.line("proxy_method", w.q(a.Method))
+		w.line("proxy_set_header", "X-Original-URI", "$request_uri")
+		w.line("proxy_set_header", "X-Scheme", "$pass_access_scheme")
+	}
+	w.line("proxy_set_header", "Host", w.q(a.Host))
+	w.line("proxy_set_header", "X-Original-URL", "$scheme://$http_host$request_uri")
+	w.line("proxy_set_header", "X-Original-Method", "$request_method")
+	w.line("proxy_set_header", "X-Sent-From", `"nginx-ingress-controller"`)
+	w.line("proxy_set_header", "X-Real-IP", "$remote_addr")
+	w.line("proxy_set_header", "X-Forwarded-For", "$remote_addr")
+	if a.RequestRedirect != "" {
+		w.line("proxy_set_header", "X-Auth-Request-Redirect", w.q(a.RequestRedirect))
+	} else {
+		w.line("proxy_set_header", "X-Auth-Request-Redirect", "$request_uri")
+	}
+	for _, h := range a.ProxySetHeaders {
+		w.line("proxy_set_header", w.q(h.Name), w.q(h.Value))
+	}
+	w.line("proxy_ssl_server_name", "on")
+	w.line("proxy_pass_request_headers", "on")
+	// A variable makes nginx resolve the host per request (and parse the
+	// URL then), as ingress-nginx's $target.
+	w.line("set", "$kubectl_ingress_auth_target", w.q(a.URL))
+	w.line("proxy_pass", "$kubectl_ingress_auth_target")
+	w.close()
+	w.endOwned(block)
+
+	if a.SigninURL == "" {
+		return
+	}
+	name := authSigninName(l)
+	block = w.beginOwned(s.Hostname, name, []model.ObjectRef{l.Ingress})
+	w.open("location", name)
+	w.line("internal")
+	w.line("add_header", "Set-Cookie", "$auth_cookie")
+	w.line("add_header", "Strict-Transport-Security", "$hsts_header", "always")
+	writeEscapedRequestURI(w)
+	w.line("return", "302", w.q(authSigninURL(a.SigninURL, a.SigninRedirectParam)))
+	w.close()
+	w.endOwned(block)
+}
+
+// authSigninURL adds the redirect parameter (rd by default) with the URL
+// of the original request to the sign-in URL, unless the URL sets that
+// parameter itself, as ingress-nginx's buildAuthSignURL.
+func authSigninURL(signin, param string) string {
+	if param == "" {
+		param = "rd"
+	}
+	_, query, hasQuery := strings.Cut(signin, "?")
+	q, _ := url.ParseQuery(query)
+	if q.Get(param) != "" {
+		return signin
+	}
+	sep := "?"
+	if hasQuery && query != "" {
+		sep = "&"
+	}
+	return signin + sep + param + "=$pass_access_scheme://$http_host" + escapedRequestURI
+}
+
+// writeAuthRequest writes the lines of the location l itself that use
+// external authentication: the auth request, the auth service's cookie,
+// the answer headers to copy and the sign-in redirect of a 401; and
+// satisfy any. writeAuthRequestHeaders writes the headers sent upstream,
+// after the location's other proxy_set_header lines.
+func writeAuthRequest(w *confWriter, c *model.Config, l *model.Location) {
+	st := &l.Settings
+	if st.Satisfy == "any" && !st.Access.DenyAll {
+		// With an invalid source range the location fails closed: satisfy
+		// any would let the authentication open it.
+		w.line("satisfy", "any")
+	}
+	a := authOf(c, l)
+	if a == nil {
+		return
+	}
+	w.line("auth_request", authPath(l))
+	w.line("auth_request_set", "$auth_cookie", "$upstream_http_set_cookie")
+	if a.AlwaysSetCookie {
+		w.line("add_header", "Set-Cookie", "$auth_cookie", "always")
+	} else {
+		w.line("add_header", "Set-Cookie", "$auth_cookie")
+	}
+	// add_header here hides the http-level one.
+	w.line("add_header", "Strict-Transport-Security", "$hsts_header", "always")
+	for i, h := range a.ResponseHeaders {
+		w.line("auth_request_set", authHeaderVar(i), "$upstream_http_"+strings.ReplaceAll(strings.ToLower(h), "-", "_"))
+	}
+	if a.SigninURL != "" {
+		w.line("error_page", "401", "=", authSigninName(l))
+	}
+}
+
+func authHeaderVar(i int) string { return "$authHeader" + strconv.Itoa(i) }
+
+// authRequestHeaders says whether l sends headers of the auth service's
+// answer upstream (so the location writes its proxy_set_header lines).
+func authRequestHeaders(c *model.Config, l *model.Location) bool {
+	a := authOf(c, l)
+	return a != nil && len(a.ResponseHeaders) > 0
+}
+
+// writeAuthRequestHeaders sends the headers of the auth service's answer
+// upstream; an absent header is sent empty, which nginx leaves out.
+func writeAuthRequestHeaders(w *confWriter, c *model.Config, l *model.Location) {
+	a := authOf(c, l)
+	if a == nil {
+		return
+	}
+	for i, h := range a.ResponseHeaders {
+		w.line("proxy_set_header", w.q(h), authHeaderVar(i))
+	}
+}
