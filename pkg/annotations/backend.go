@@ -65,7 +65,7 @@ var backendAnnotations = []annotationSpec{
 			s.out.Location.BackendProtocol, s.out.Backend.Protocol = p, p
 			return nil
 		}},
-	{Name: "default-backend", Kind: kindServiceName, Description: "Service in the Ingress namespace that answers when a path's Service has no endpoints.",
+	{Name: "default-backend", Kind: kindServiceName, Description: "Service in the Ingress namespace (its first port) that answers when a path's Service has no endpoints (told X-Code 503 and the headers of custom-http-errors) and renders the Ingress's custom-http-errors pages.",
 		set: annString(valueServiceName, func(s *annotationState) *string { return &s.out.DefaultBackend })},
 	{Name: "load-balance", Kind: kindEnum, Default: "ConfigMap load-balance", Description: `Balancing algorithm of the Ingress's backends: "round_robin" or "ewma".`,
 		set: annOneOf(false, func(s *annotationState) *string { return &s.out.Backend.LoadBalance }, "round_robin", "ewma")},

@@ -13,7 +13,7 @@ func (b *builder) config() *model.Config {
 		Servers:            make([]model.Server, 0, len(b.servers)),
 		Backends:           make([]model.Backend, 0, len(b.backends)),
 		Global:             b.global,
-		DefaultBackend:     model.DefaultBackendName,
+		DefaultBackend:     b.controllerDefaultBackend(),
 		DefaultCertificate: b.defaultCertificate,
 	}
 	used := map[string]bool{c.DefaultBackend: true}

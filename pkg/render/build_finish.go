@@ -92,6 +92,7 @@ func (b *builder) finishLocations() {
 			}
 		}
 		s.server.Locations = append(s.server.Locations, loc)
+		b.setErrorPages(pl.ing, &loc, be)
 	}
 	for _, s := range b.servers {
 		sortLocations(s.server.Locations)

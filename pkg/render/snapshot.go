@@ -46,6 +46,11 @@ type Options struct {
 	// default certificate (--default-ssl-certificate); "" for the built-in
 	// self-signed one, which the caller provides as a file.
 	DefaultSSLCertificate string
+	// DefaultBackendService is "namespace/name" of the Service (its first
+	// port) that answers when no rule matches and renders the custom error
+	// pages of Ingresses without a default-backend annotation
+	// (--default-backend-service); "" for none: nginx answers 404 itself.
+	DefaultBackendService string
 	// TCPServicesConfigMap and UDPServicesConfigMap are "namespace/name"
 	// of the ConfigMaps of TCP and UDP services
 	// (--tcp-services-configmap, --udp-services-configmap); "" for none.

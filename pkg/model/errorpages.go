@@ -1,0 +1,29 @@
+package model
+
+// ErrorPages say which answers of a location the default backend renders
+// (custom-http-errors) and whether it answers every request in place of
+// a Service without endpoints (default-backend). The default backend is
+// told the request's code, Accept header, URI, Ingress, Service and
+// request ID in X-Code, X-Format, X-Original-URI, X-Namespace,
+// X-Ingress-Name, X-Service-Name, X-Service-Port and X-Request-ID, as
+// ingress-nginx tells it.
+type ErrorPages struct {
+	// Codes are the status codes (sorted, unique, 300 to 599) whose
+	// answers the default backend renders: the annotation's, else the
+	// ConfigMap's; nil for none.
+	Codes []int
+	// Intercept replaces the backend's own answers with those codes
+	// (nginx's proxy_intercept_errors); without it (annotation
+	// disable-proxy-intercept-errors) only nginx's own answers are (a 502
+	// or 504 of an unreachable backend, a 503 without endpoints).
+	Intercept bool
+	// Backend names the Backend that renders the pages: the
+	// default-backend annotation's Service, else Config.DefaultBackend
+	// (DefaultBackendName: the built-in one, nginx itself, which answers
+	// 404 to all, as ingress-nginx's own default backend does).
+	Backend string
+	// Fallback is true when the path's Service has no endpoints and the
+	// location's Backend is the default-backend annotation's, which then
+	// answers every request, told X-Code 503.
+	Fallback bool
+}
