@@ -15,16 +15,18 @@
 --     endpoint itself (ingress-nginx's format); a client keeps its endpoint
 --     while it exists and is moved, with a new cookie, when it goes away.
 --
--- A client without a valid cookie gets an endpoint and the cookie, with the
--- path (cookieSessionAffinity.path, else $location_path when the config
--- defines it, else "/"), domain, expires (seconds from now), maxage,
+-- A client without a valid cookie gets an endpoint and, in a location that
+-- sets $location_path, the cookie, with the path
+-- (cookieSessionAffinity.path, else $location_path), domain, expires (seconds from now), maxage,
 -- secure (unset: only over HTTPS), samesite (left out for browsers that
 -- mishandle None when conditional_samesite_none is set) and HttpOnly. On a
 -- retry after a failure, change_on_failure moves the client to an endpoint
 -- not tried yet and rewrites the cookie; without it the retry goes to the
--- same endpoint. ingress-nginx's "locations" map is not used: the cookie is
--- set on every location of the backend. See balancer_round_robin.lua for
--- the interface.
+-- same endpoint. nginx.conf sets $location_path (the Ingress path) only in
+-- the locations whose Ingress asked for cookie affinity, which is what
+-- ingress-nginx's cookieSessionAffinity.locations map (host -> paths) says:
+-- another Ingress's location of the same backend follows a cookie it gets
+-- but never sets one. See balancer_round_robin.lua for the interface.
 local ring = require("ring")
 local util = require("util")
 local cookie = require("cookie")
@@ -159,7 +161,7 @@ function _M:pick(tried)
   return nil
 end
 
-function _M:set_cookie(key)
+function _M:set_cookie(key, location_path)
   local c = self.cookie
   local samesite = c.samesite
   if samesite == "None" and c.conditional_samesite_none
@@ -172,7 +174,7 @@ function _M:set_cookie(key)
   end
   local path = c.path
   if type(path) ~= "string" or path == "" then
-    path = ngx.var.location_path or "/"
+    path = location_path
   end
   local expires = tonumber(c.expires)
   local max_age = tonumber(c.maxage)
@@ -207,7 +209,10 @@ function _M:balance(try)
   if not i then
     i, key = self:pick({})
   end
-  self:set_cookie(key)
+  local location_path = ngx.var.location_path
+  if location_path and location_path ~= "" then
+    self:set_cookie(key, location_path)
+  end
   local peer = peers[i]
   return peer.address, peer.port
 end

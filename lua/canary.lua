@@ -7,7 +7,10 @@
 --   3. by header (trafficShapingPolicy.header): with headerValue, that exact
 --      value sends the request to the canary; else with headerPattern, a
 --      value matching that PCRE; else "always" sends it and "never" rules
---      this canary out of the next steps;
+--      this canary out of the next steps; a pattern that does not compile
+--      (or headerPatternInvalid, which the controller sends instead of an
+--      invalid pattern) rules it out too, as ingress-nginx's failed match
+--      sends the request to the primary;
 --   4. by cookie (trafficShapingPolicy.cookie): "always" sends it, "never"
 --      rules this canary out;
 --   5. by weight: weight out of weightTotal (100 unless weightTotal is
@@ -51,6 +54,7 @@ function _M.compile(tsp)
     p.header_var = "http_" .. string_lower((string_gsub(header, "-", "_")))
     p.header_value = text(tsp.headerValue)
     p.header_pattern = text(tsp.headerPattern)
+    p.header_refused = tsp.headerPatternInvalid == true
   end
   local cookie = text(tsp.cookie)
   if cookie then
@@ -99,6 +103,8 @@ function _M.choose(primary, alternatives, lookup)
         if value == p.header_value then
           return candidates[i]
         end
+      elseif p.header_refused then
+        out[i] = true
       elseif p.header_pattern then
         local from, _, err = ngx_re_find(value, p.header_pattern, "jo")
         if from then

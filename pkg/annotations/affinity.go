@@ -35,6 +35,7 @@ func newAffinityState() affinityState {
 // "cookie".
 func (s *annotationState) finishAffinity() {
 	if s.affinity == "cookie" {
+		s.out.Location.StickyCookie = true
 		s.out.Backend.SessionAffinity = model.SessionAffinity{
 			Type:   s.affinity,
 			Mode:   s.affinityMode,
@@ -47,6 +48,8 @@ func (s *annotationState) finishAffinity() {
 var affinityAnnotations = []annotationSpec{
 	{Name: "affinity", Kind: kindEnum, Description: `Sticky sessions for the backends of the Ingress; only "cookie" is supported.`,
 		set: annOneOf(false, func(s *annotationState) *string { return &s.affinity }, "cookie")},
+	{Name: "affinity-canary-behavior", Kind: kindEnum, Default: "sticky", Description: `On a canary Ingress: "sticky" makes its backend use the primary's affinity, so canary answers carry the affinity cookie and keep the client on the canary; "legacy" leaves the canary backend without it.`,
+		set: annCanaryBehavior},
 	{Name: "affinity-mode", Kind: kindEnum, Default: defaultAffinityMode, Description: `"balanced" moves some sessions when the backend scales up; "persistent" never does.`,
 		set: annOneOf(false, func(s *annotationState) *string { return &s.affinityMode }, "balanced", "persistent")},
 	{Name: "session-cookie-change-on-failure", Kind: kindBool, Default: "false", Description: "Point the affinity cookie to another endpoint when a request fails.",
@@ -89,4 +92,13 @@ func valueCookieSeconds(v string) (string, error) {
 		return "", fmt.Errorf("must be a whole number of seconds from 0 to %d", MaxInt32)
 	}
 	return v, nil
+}
+
+// annCanaryBehavior sets affinity-canary-behavior: "sticky" or "legacy".
+func annCanaryBehavior(s *annotationState, v string) error {
+	r, err := valueOneOf(v, false, "sticky", "legacy")
+	if err == nil {
+		s.out.Canary.AffinityLegacy = r == "legacy"
+	}
+	return err
 }

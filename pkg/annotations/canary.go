@@ -11,6 +11,11 @@ import "github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 type Canary struct {
 	Enabled        bool
 	TrafficShaping model.TrafficShaping
+	// AffinityLegacy is affinity-canary-behavior "legacy": the canary
+	// backend keeps its own affinity settings instead of taking its
+	// primary's (the default, "sticky", makes canary answers carry the
+	// primary's affinity cookie, as ingress-nginx does).
+	AffinityLegacy bool
 }
 
 // defaultCanaryWeightTotal is canary-weight-total's default, as in
@@ -24,6 +29,11 @@ func (s *annotationState) finishCanary(ing model.ObjectRef) []model.Problem {
 	if c := &s.out.Canary; c.Enabled {
 		if c.TrafficShaping.WeightTotal == 0 {
 			c.TrafficShaping.WeightTotal = defaultCanaryWeightTotal
+		}
+		if t := &c.TrafficShaping; t.HeaderValue != "" || t.Header == "" {
+			// canary-by-header-value wins over the pattern, and without
+			// canary-by-header no request is looked at.
+			t.HeaderPatternInvalid = false
 		}
 		if c.TrafficShaping.Weight > c.TrafficShaping.WeightTotal {
 			problems = append(problems, model.Problemf(ing, Field("canary-weight"),
@@ -44,11 +54,27 @@ var canaryAnnotations = []annotationSpec{
 	{Name: "canary-by-header", Kind: kindToken, CanaryOnly: true, Description: `Header that sends a request to the canary when "always" (or canary-by-header-value) and never when "never".`,
 		set: annString(valueToken, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.Header })},
 	{Name: "canary-by-header-pattern", Kind: kindRegexp, CanaryOnly: true, Description: "Regular expression that the canary-by-header value must match; ignored when canary-by-header-value is set.",
-		set: annString(valueRegexp, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.HeaderPattern })},
+		OnInvalid: "a request carrying the canary-by-header header goes to the primary, whatever its cookie, as in ingress-nginx (whose Lua fails to match it)",
+		set:       annCanaryHeaderPattern},
 	{Name: "canary-by-header-value", Kind: kindHeaderValue, CanaryOnly: true, Description: "Value of canary-by-header that sends a request to the canary.",
 		set: annString(valueHeaderValue, func(s *annotationState) *string { return &s.out.Canary.TrafficShaping.HeaderValue })},
 	{Name: "canary-weight", Kind: kindInt, CanaryOnly: true, Default: "0", Description: "Share of requests, out of canary-weight-total, sent to the canary.",
 		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.Weight })},
 	{Name: "canary-weight-total", Kind: kindInt, CanaryOnly: true, Default: "100", Description: "Total that canary-weight is a share of.",
 		set: annInt(1, MaxInt32, func(s *annotationState) *int { return &s.out.Canary.TrafficShaping.WeightTotal })},
+}
+
+// annCanaryHeaderPattern sets canary-by-header-pattern. An invalid pattern
+// is not dropped: ingress-nginx passes it to Lua, where the failed match
+// sends a request carrying the header to the primary before the cookie is
+// looked at; HeaderPatternInvalid says so without handing Lua the pattern.
+func annCanaryHeaderPattern(s *annotationState, v string) error {
+	t := &s.out.Canary.TrafficShaping
+	r, err := valueRegexp(v)
+	if err != nil {
+		t.HeaderPatternInvalid = true
+		return err
+	}
+	t.HeaderPattern = r
+	return nil
 }

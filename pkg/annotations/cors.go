@@ -52,14 +52,14 @@ var corsAnnotations = []annotationSpec{
 	{Name: "cors-allow-credentials", Kind: kindBool, Default: "true", Description: "Send Access-Control-Allow-Credentials when CORS is enabled.",
 		set: annBool(func(s *annotationState) *bool { return &s.cors.AllowCredentials })},
 	{Name: "cors-allow-headers", Kind: kindTokenList, Default: defaultCORSAllowHeaders, Description: "Access-Control-Allow-Headers when CORS is enabled.",
-		set: annTokenList(",", false, func(s *annotationState) *string { return &s.cors.AllowHeaders })},
+		set: annCORSList(false, func(s *annotationState) *string { return &s.cors.AllowHeaders })},
 	{Name: "cors-allow-methods", Kind: kindTokenList, Default: defaultCORSAllowMethods, Description: "Access-Control-Allow-Methods when CORS is enabled.",
-		set: annTokenList(", ", false, func(s *annotationState) *string { return &s.cors.AllowMethods })},
-	{Name: "cors-allow-origin", Kind: kindOriginList, Default: "*", Description: `Origins allowed when CORS is enabled: "*" or scheme://host[:port], host may start with "*.".`,
+		set: annCORSList(false, func(s *annotationState) *string { return &s.cors.AllowMethods })},
+	{Name: "cors-allow-origin", Kind: kindOriginList, Default: "*", Description: `Origins allowed when CORS is enabled: "*" or scheme://host[:port] (any scheme, e.g. tauri://localhost), host may start with "*." for exactly one label.`,
 		OnInvalid: "invalid entries are skipped; if none is left, CORS stays off",
 		set:       annCORSOrigins},
 	{Name: "cors-expose-headers", Kind: kindTokenList, Description: `Access-Control-Expose-Headers when CORS is enabled ("*" allowed).`,
-		set: annTokenList(",", true, func(s *annotationState) *string { return &s.cors.ExposeHeaders })},
+		set: annCORSList(true, func(s *annotationState) *string { return &s.cors.ExposeHeaders })},
 	{Name: "cors-max-age", Kind: kindSeconds, Default: "1728000", Description: "How long browsers may cache a CORS preflight answer.",
 		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.cors.MaxAge })},
 	{Name: "enable-cors", Kind: kindBool, Default: "false", Description: "Answer CORS preflight requests and add the CORS headers (see cors-*).",
@@ -88,10 +88,42 @@ func annCORSOrigins(s *annotationState, v string) error {
 	s.cors.AllowOrigins = origins
 	s.corsNoOrigin = len(origins) == 0
 	if len(bad) > 0 {
-		return fmt.Errorf(`entries %s are not "*" or scheme://host[:port] with scheme http or https (e.g. "https://example.com", "https://*.example.com:8443")`, strings.Join(bad, ", "))
+		return fmt.Errorf(`entries %s are not "*" or scheme://host[:port] (e.g. "https://example.com", "https://*.example.com:8443", "tauri://localhost")`, strings.Join(bad, ", "))
 	}
 	if len(origins) == 0 {
 		return errors.New("holds no origin")
 	}
 	return nil
+}
+
+// annCORSList checks a list of tokens separated by commas and/or white
+// space (as ingress-nginx's CORS regexes allow) and keeps it as written,
+// as ingress-nginx sends it ("DNT, User-Agent" and "DNT,User-Agent" both
+// reach the client unchanged); only runs of white space become one space,
+// so no tab or line break reaches a header. With star, "*" is a valid
+// entry.
+func annCORSList(star bool, field func(*annotationState) *string) func(*annotationState, string) error {
+	return func(s *annotationState, v string) error {
+		list := valueWords(v)
+		if len(list) == 0 {
+			return errors.New("holds no entry")
+		}
+		for _, e := range list {
+			if star && e == "*" {
+				continue
+			}
+			if _, err := valueToken(e); err != nil {
+				return fmt.Errorf("entry %s %v", ValueQuote(e), err)
+			}
+		}
+		// Tokens, commas and spaces only: the entries are tokens and
+		// valueWords splits on nothing else.
+		kept := strings.Join(strings.Fields(v), " ")
+		if len(kept) > valueMaxLen {
+			// One nginx parameter: nginx refuses 4096 bytes.
+			return fmt.Errorf("is longer than %d bytes", valueMaxLen)
+		}
+		*field(s) = kept
+		return nil
+	}
 }

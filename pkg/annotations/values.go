@@ -466,17 +466,18 @@ func valueRegexp(v string) (string, error) {
 }
 
 // valueOrigin checks one CORS origin: "*" or scheme://host[:port] with
-// scheme http or https and host a DNS name that may start with "*." (one
-// wildcard label, as ingress-nginx allows). It returns the origin with the
+// any URI scheme (ingress-nginx's e2e allows test://localhost and
+// tauri://localhost:3000) and host a DNS name that may start with "*."
+// (one wildcard label, as ingress-nginx allows). It returns the origin with the
 // scheme and host in lower case.
 func valueOrigin(v string) (string, error) {
 	if v == "*" {
 		return v, nil
 	}
-	bad := errors.New(`must be "*" or scheme://host[:port] with scheme http or https, e.g. "https://example.com" or "https://*.example.com:8443"`)
+	bad := errors.New(`must be "*" or scheme://host[:port], e.g. "https://example.com", "https://*.example.com:8443" or "tauri://localhost"`)
 	scheme, rest, ok := strings.Cut(v, "://")
 	scheme = strings.ToLower(scheme)
-	if !ok || (scheme != "http" && scheme != "https") {
+	if !ok || !valueIsScheme(scheme) {
 		return "", bad
 	}
 	host, port, hasPort := strings.Cut(rest, ":")
@@ -489,6 +490,22 @@ func valueOrigin(v string) (string, error) {
 		return "", bad
 	}
 	return scheme + "://" + strings.ToLower(rest), nil
+}
+
+// valueIsScheme reports whether s is a URI scheme (RFC 3986: a letter,
+// then letters, digits, "+", "-" or "."), at most 32 bytes. ingress-nginx
+// accepts any scheme in a CORS origin (tauri://, capacitor://, ...).
+func valueIsScheme(s string) bool {
+	if s == "" || len(s) > 32 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // valueCIDR parses an IP address or CIDR network and returns it in CIDR

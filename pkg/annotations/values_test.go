@@ -211,7 +211,9 @@ func TestValueOrigin(t *testing.T) {
 	runValueCases(t, "valueOrigin", valueOrigin, []valueCase{
 		{in: "*", ok: true}, {in: "https://example.com", ok: true}, {in: "http://example.com:8080", ok: true},
 		{in: "https://*.example.com", ok: true}, {in: "HTTPS://Example.COM:443", want: "https://example.com:443", ok: true},
-		{in: ""}, {in: "example.com"}, {in: "ftp://example.com"}, {in: "https://example.com/"},
+		{in: "test://localhost", ok: true}, {in: "tauri://localhost:3000", ok: true}, {in: "Capacitor://LocalHost", want: "capacitor://localhost", ok: true},
+		{in: "ftp://example.com", ok: true}, {in: "a+b.c-d://x.y", ok: true},
+		{in: ""}, {in: "example.com"}, {in: "1http://example.com"}, {in: "ht$tp://example.com"}, {in: "://example.com"}, {in: "https://example.com/"},
 		{in: "https://example.com/path"}, {in: "https://example.com:0"}, {in: "https://example.com:x"},
 		{in: "https://a.*.com"}, {in: "https://*"}, {in: "null"}, {in: "https://exa mple.com"},
 		{in: "https://example.com;"}, {in: "https://$host"}, {in: "https://example.com\""},

@@ -117,4 +117,7 @@ type TrafficShapingPolicy struct {
 	HeaderValue   string `json:"headerValue"`
 	HeaderPattern string `json:"headerPattern"`
 	Cookie        string `json:"cookie"`
+	// HeaderPatternInvalid (ours; ingress-nginx hands Lua the invalid
+	// pattern instead) sends a request carrying the header to the primary.
+	HeaderPatternInvalid bool `json:"headerPatternInvalid,omitempty"`
 }

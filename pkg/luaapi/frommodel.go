@@ -55,6 +55,8 @@ func backendFromModel(b *model.Backend, defaultLoadBalance string) Backend {
 			HeaderValue:   b.TrafficShaping.HeaderValue,
 			HeaderPattern: b.TrafficShaping.HeaderPattern,
 			Cookie:        b.TrafficShaping.Cookie,
+
+			HeaderPatternInvalid: b.TrafficShaping.HeaderPatternInvalid,
 		},
 		AlternativeBackends: append(make([]string, 0, len(b.AlternativeBackends)), b.AlternativeBackends...),
 	}

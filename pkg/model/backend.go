@@ -71,4 +71,9 @@ type TrafficShaping struct {
 	HeaderValue   string
 	HeaderPattern string
 	Cookie        string
+	// HeaderPatternInvalid is true when canary-by-header-pattern was given
+	// and is no valid regex: a request carrying the header then goes to
+	// the primary, whatever its cookie (ingress-nginx hands the pattern to
+	// Lua, whose failed match sends the request to the primary).
+	HeaderPatternInvalid bool
 }

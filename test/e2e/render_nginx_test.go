@@ -115,36 +115,49 @@ func TestRenderedConfigServesRealTraffic(t *testing.T) {
 		t.Fatalf("want exactly the missing-service problem, got %v", n.problems)
 	}
 
+	// paths.example.com is a rule host of an Ingress with a tls section
+	// that neither lists nor covers it: as in ingress-nginx it is a TLS
+	// host with the default certificate, redirected over plain HTTP, so
+	// its routing is checked over HTTPS.
 	cases := []struct {
 		host, path string
+		https      bool
 		status     int
 		backend    string // the body starts with it; "" for no check
 	}{
-		{"paths.example.com", "/exact", 200, "alpha"},
-		{"paths.example.com", "/exact/more", 404, ""},
-		{"paths.example.com", "/prefix", 200, "beta"},
-		{"paths.example.com", "/prefix/", 200, "beta"},
-		{"paths.example.com", "/prefix/deeper/still", 200, "beta"},
-		{"paths.example.com", "/prefixed", 404, ""}, // Prefix is element-wise
-		{"paths.example.com", "/impl", 200, "gamma"},
-		{"paths.example.com", "/implementation", 200, "gamma"}, // plain prefix, as ingress-nginx
-		{"paths.example.com", "/empty/x", 503, ""},             // a Service without endpoints
-		{"paths.example.com", "/missing", 503, ""},             // a Service that does not exist
-		{"paths.example.com", "/", 404, ""},                    // the built-in default backend
-		{"regex.example.com", "/items/42", 200, "alpha"},       // the longer regex first
-		{"regex.example.com", "/ITEMS/42", 200, "alpha"},       // case-insensitive, as ingress-nginx
-		{"regex.example.com", "/items/abc", 200, "beta"},
-		{"unknown.example.com", "/exact", 404, ""}, // no such host: the catch-all server
-		{"a.wild.example.com", "/x", 308, ""},      // TLS host: ssl-redirect
-		{"wild.example.com", "/x", 404, ""},        // a wildcard covers exactly one label, not the bare domain
-		{"a.b.wild.example.com", "/x", 404, ""},    // … nor two labels (the Ingress spec; ingress-nginx's regex)
-		{"shop.example.com", "/cart", 308, ""},     // TLS host: ssl-redirect
+		{"paths.example.com", "/exact", false, 308, ""}, // TLS host (default certificate): ssl-redirect
+		{"paths.example.com", "/exact", true, 200, "alpha"},
+		{"paths.example.com", "/exact/more", true, 404, ""},
+		{"paths.example.com", "/prefix", true, 200, "beta"},
+		{"paths.example.com", "/prefix/", true, 200, "beta"},
+		{"paths.example.com", "/prefix/deeper/still", true, 200, "beta"},
+		{"paths.example.com", "/prefixed", true, 404, ""}, // Prefix is element-wise
+		{"paths.example.com", "/impl", true, 200, "gamma"},
+		{"paths.example.com", "/implementation", true, 200, "gamma"}, // plain prefix, as ingress-nginx
+		{"paths.example.com", "/empty/x", true, 503, ""},             // a Service without endpoints
+		{"paths.example.com", "/missing", true, 503, ""},             // a Service that does not exist
+		{"paths.example.com", "/", true, 404, ""},                    // the built-in default backend
+		{"regex.example.com", "/items/42", false, 200, "alpha"},      // the longer regex first
+		{"regex.example.com", "/ITEMS/42", false, 200, "alpha"},      // case-insensitive, as ingress-nginx
+		{"regex.example.com", "/items/abc", false, 200, "beta"},
+		{"unknown.example.com", "/exact", false, 404, ""}, // no such host: the catch-all server
+		{"a.wild.example.com", "/x", false, 308, ""},      // TLS host: ssl-redirect
+		{"wild.example.com", "/x", false, 404, ""},        // a wildcard covers exactly one label, not the bare domain
+		{"a.b.wild.example.com", "/x", false, 404, ""},    // … nor two labels (the Ingress spec; ingress-nginx's regex)
+		{"shop.example.com", "/cart", false, 308, ""},     // TLS host: ssl-redirect
 	}
 	for _, c := range cases {
-		status, body := n.get(t, c.host, c.path)
-		if status != c.status || !strings.HasPrefix(body, c.backend) {
-			t.Errorf("GET %s%s = %d %q, want %d from %q", c.host, c.path, status, body, c.status, c.backend)
+		get, scheme := n.get, "http"
+		if c.https {
+			get, scheme = n.getTLS, "https"
 		}
+		status, body := get(t, c.host, c.path)
+		if status != c.status || !strings.HasPrefix(body, c.backend) {
+			t.Errorf("GET %s://%s%s = %d %q, want %d from %q", scheme, c.host, c.path, status, body, c.status, c.backend)
+		}
+	}
+	if got := n.servedCertificate(t, "paths.example.com"); got.Subject.CommonName != "Kubernetes Ingress Controller Fake Certificate" {
+		t.Errorf("SNI paths.example.com served %q, want the default certificate", got.Subject.CommonName)
 	}
 
 	// TLS: SNI chooses the certificate; unknown names get the default one.
@@ -179,7 +192,7 @@ func TestRenderedConfigServesRealTraffic(t *testing.T) {
 			t.Errorf("POST /configuration/backends %s = %d, want 400", body, resp.StatusCode)
 		}
 	}
-	if status, body := n.get(t, "paths.example.com", "/prefix/x"); status != 200 || !strings.HasPrefix(body, "beta") {
+	if status, body := n.getTLS(t, "paths.example.com", "/prefix/x"); status != 200 || !strings.HasPrefix(body, "beta") {
 		t.Errorf("after bad POSTs: GET /prefix/x = %d %q, want 200 from beta", status, body)
 	}
 	got, err := n.lua.GetBackends(ctx)

@@ -181,3 +181,76 @@ func TestStickySessions(t *testing.T) {
 		}
 	})
 }
+
+// cookieAttr returns the value of attribute name ("Path") in a Set-Cookie
+// attribute list such as "; Path=/app; HttpOnly" ("" when absent).
+func cookieAttr(attrs, name string) string {
+	for _, a := range strings.Split(attrs, ";") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(a), name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// TestStickyCookieOfTheLocation: the affinity cookie is set only by the
+// locations of the Ingresses that ask for affinity, with the Ingress path
+// as its Path unless session-cookie-path says otherwise, as ingress-nginx
+// does (its sticky balancer's cookieSessionAffinity.locations and
+// $location_path). Another Ingress's location of the same Service sets no
+// cookie, though it follows one the client has: the backend is sticky.
+// The Ingress without affinity is the older one, so it creates the
+// backend; the affinity of the newer one still applies to it.
+func TestStickyCookieOfTheLocation(t *testing.T) {
+	bs := startBackends(t, "shared", 3)
+	manifests := serviceOf("shared", bs...) +
+		nsIngressOf("e2e", "plain", "2026-01-01T00:00:00Z", "plain.example.com", "Prefix", "/", "shared") +
+		nsIngressOf("e2e", "app", "2026-01-01T00:00:01Z", "sticky.example.com", "Prefix", "/app", "shared",
+			"affinity", "cookie", "session-cookie-name", "e2eroute") +
+		nsIngressOf("e2e", "exact", "2026-01-01T00:00:02Z", "sticky.example.com", "Exact", "/exact/page", "shared",
+			"affinity", "cookie", "session-cookie-name", "e2eroute") +
+		// The cookie settings belong to the backend (ingress-nginx keeps
+		// one cookie configuration per upstream): another Service.
+		serviceOf("rooted", bs...) +
+		nsIngressOf("e2e", "rooted", "2026-01-01T00:00:03Z", "rooted.example.com", "Prefix", "/api", "rooted",
+			"affinity", "cookie", "session-cookie-name", "e2eroute", "session-cookie-path", "/")
+	n := startNginx(t, manifests)
+	c := newClient(2)
+	for _, tc := range []struct{ host, path, wantPath string }{
+		{"sticky.example.com", "/app", "/app"},
+		{"sticky.example.com", "/app/deeper", "/app"},
+		{"sticky.example.com", "/exact/page", "/exact/page"},
+		{"rooted.example.com", "/api/x", "/"},
+	} {
+		r := send(c, n.request(tc.host, tc.path))
+		value, attrs := setCookie(r.header, "e2eroute")
+		if r.err != nil || r.status != http.StatusOK || value == "" {
+			t.Errorf("GET %s%s: %d %v, cookie %q, want 200 with the affinity cookie", tc.host, tc.path, r.status, r.err, value)
+			continue
+		}
+		if got := cookieAttr(attrs, "Path"); got != tc.wantPath {
+			t.Errorf("GET %s%s: cookie Path %q, want %q (attributes %q)", tc.host, tc.path, got, tc.wantPath, attrs)
+		}
+	}
+
+	// The other Ingress's location: no cookie for a new client …
+	for range 10 {
+		r := send(c, n.request("plain.example.com", "/"))
+		if r.err != nil || r.status != http.StatusOK {
+			t.Fatalf("GET plain.example.com: %d %v", r.status, r.err)
+		}
+		if v, _ := setCookie(r.header, "e2eroute"); v != "" {
+			t.Fatalf("GET plain.example.com/: Set-Cookie e2eroute=%s, want none (affinity is another Ingress's)", v)
+		}
+	}
+	// … but a client bound by the sticky location stays on its endpoint.
+	r := send(c, n.request("sticky.example.com", "/app"))
+	cookie, _ := setCookie(r.header, "e2eroute")
+	ta := newTally()
+	for range 30 {
+		ta.add(send(c, n.request("plain.example.com", "/", "Cookie", "e2eroute="+cookie)))
+	}
+	if ta.byName[r.backend] != 30 {
+		t.Errorf("30 requests to plain.example.com with the cookie of %s: %s, want all there", r.backend, ta)
+	}
+}
