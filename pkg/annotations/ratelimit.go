@@ -2,9 +2,10 @@ package annotations
 
 import "github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 
-// Rate limits per client address: limit-rps (with limit-burst-multiplier)
-// and limit-connections, and the client networks exempt from both
-// (limit-allowlist, and its old name limit-whitelist).
+// Rate limits per client address: limit-rps and limit-rpm (with
+// limit-burst-multiplier) and limit-connections, the client networks
+// exempt from them (limit-allowlist, and its old name limit-whitelist),
+// and the response rate per request (limit-rate, limit-rate-after).
 
 // defaultBurstMultiplier is limit-burst-multiplier's default, as in
 // ingress-nginx.
@@ -35,7 +36,7 @@ func newRateLimitState() rateLimitState {
 func (s *annotationState) finishRateLimit(ing model.ObjectRef) []model.Problem {
 	var problems []model.Problem
 	loc := &s.out.Location
-	if loc.Limits.RPS > 0 {
+	if loc.Limits.RPS > 0 || loc.Limits.RPM > 0 {
 		loc.Limits.BurstMultiplier = s.burstMultiplier
 	}
 	exempt := s.limitAllowlist
@@ -45,7 +46,7 @@ func (s *annotationState) finishRateLimit(ing model.ObjectRef) []model.Problem {
 		problems = append(problems, model.Problemf(ing, Field("limit-whitelist"),
 			"ignored because limit-allowlist is also set and takes precedence"))
 	}
-	if !exempt.invalid && (loc.Limits.RPS > 0 || loc.Limits.Connections > 0) {
+	if !exempt.invalid && (loc.Limits.RPS > 0 || loc.Limits.RPM > 0 || loc.Limits.Connections > 0) {
 		loc.Limits.Exempt = exempt.cidrs
 	}
 	return problems
@@ -53,13 +54,31 @@ func (s *annotationState) finishRateLimit(ing model.ObjectRef) []model.Problem {
 
 // rateLimitAnnotations are the annotations of this family, sorted by name.
 var rateLimitAnnotations = []annotationSpec{
-	{Name: "limit-allowlist", Kind: kindCIDRList, Description: "Clients from these networks are exempt from limit-rps and limit-connections.",
+	{Name: "limit-allowlist", Kind: kindCIDRList, Description: "Clients from these networks are exempt from limit-rps, limit-rpm and limit-connections.",
 		OnInvalid: "no client is exempt: the limits apply to every client until it is fixed",
 		set:       func(s *annotationState, v string) error { return annSourceRange(&s.limitAllowlist, v) }},
-	{Name: "limit-burst-multiplier", Kind: kindInt, Default: "5", Description: "Burst allowed above limit-rps, as a multiple of it.",
+	{Name: "limit-burst-multiplier", Kind: kindInt, Default: "5", Description: "Burst allowed above limit-rps and limit-rpm, as a multiple of each.",
 		set: annInt(1, 1000, func(s *annotationState) *int { return &s.burstMultiplier })},
 	{Name: "limit-connections", Kind: kindInt, Default: "0", Description: "Concurrent connections allowed per client address, at most 65535 (0: no limit).",
 		set: annInt(0, MaxLimitConn, func(s *annotationState) *int { return &s.out.Location.Limits.Connections })},
+	{Name: "limit-rate", Kind: kindKilobytes, Default: "ConfigMap limit-rate", Description: "Kilobytes per second sent to the client per request (0: no limit).",
+		set: func(s *annotationState, v string) error {
+			n, err := valueInt(v, 0, MaxInt32)
+			if err == nil {
+				s.out.Location.Limits.Rate = &n
+			}
+			return err
+		}},
+	{Name: "limit-rate-after", Kind: kindKilobytes, Default: "ConfigMap limit-rate-after", Description: "Kilobytes sent at full speed before limit-rate applies.",
+		set: func(s *annotationState, v string) error {
+			n, err := valueInt(v, 0, MaxInt32)
+			if err == nil {
+				s.out.Location.Limits.RateAfter = &n
+			}
+			return err
+		}},
+	{Name: "limit-rpm", Kind: kindInt, Default: "0", Description: "Requests per minute allowed per client address (0: no limit); with limit-rps both apply.",
+		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.out.Location.Limits.RPM })},
 	{Name: "limit-rps", Kind: kindInt, Default: "0", Description: "Requests per second allowed per client address (0: no limit).",
 		set: annInt(0, MaxInt32, func(s *annotationState) *int { return &s.out.Location.Limits.RPS })},
 	{Name: "limit-whitelist", Kind: kindCIDRList, Description: "Old name of limit-allowlist, which wins when both are set.",

@@ -118,6 +118,12 @@ func writeHSTS(w *confWriter, g model.Global) {
 // proxy_set_header only into locations that set none, so a location that
 // overrides one header writes them all again.
 func writeProxyHeaders(w *confWriter, host string) {
+	writeProxyHeadersConn(w, host, "$connection_upgrade")
+}
+
+// writeProxyHeadersConn is writeProxyHeaders with the Connection header's
+// value (connection-proxy-header, quoted, or a variable of the writer).
+func writeProxyHeadersConn(w *confWriter, host, connection string) {
 	hostValue := "$best_http_host"
 	if host != "" {
 		hostValue = w.q(host)
@@ -137,5 +143,5 @@ func writeProxyHeaders(w *confWriter, host string) {
 	// httpoxy: a client's Proxy header never reaches a backend.
 	w.line("proxy_set_header", "Proxy", `""`)
 	w.line("proxy_set_header", "Upgrade", "$http_upgrade")
-	w.line("proxy_set_header", "Connection", "$connection_upgrade")
+	w.line("proxy_set_header", "Connection", connection)
 }
