@@ -70,13 +70,15 @@ func NGINXConf(c *model.Config, o ConfOptions) ([]byte, error) {
 
 func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, error) {
 	w.b.Grow(4096 + 400*countLocations(c))
+	w.g = &c.Global
 	writeMain(w, c, o)
 	w.open("http")
-	writePassthroughRealIP(w, c, o)
+	writeRealIP(w, c, o)
 	writeHTTPSettings(w, c.Global, serverHTTPSPort(c, o))
 	writeServerNamesHash(w, c)
 	writeLua(w, c.Global, o)
 	writeZones(w, c)
+	writeAuthCache(w, c)
 	writeRedirectURIMap(w, c)
 	writeMirrorUpstreams(w, c)
 	writeHeaderGlobals(w, c, o)
@@ -111,6 +113,7 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 	// one (Server with server-tokens off).
 	w.line("load_module", w.q(o.ModulesDir+"/ngx_http_headers_more_filter_module.so"))
 	writeStreamModules(w, c, o)
+	writeGlobalModules(w, c.Global, o)
 	if o.User != "" {
 		w.line("user", w.q(o.User))
 	}
@@ -120,12 +123,7 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 	}
 	w.line("worker_processes", w.q(workers))
 	w.line("pid", "nginx.pid")
-	w.line("error_log", "logs/error.log", "notice")
-	w.line("worker_rlimit_nofile", "65535")
-	w.open("events")
-	w.line("worker_connections", "16384")
-	w.line("multi_accept", "on")
-	w.close()
+	writeMainGlobal(w, c.Global)
 }
 
 // writeServerNamesHash sizes nginx's server name hash for the hosts: a
@@ -144,8 +142,10 @@ func writeServerNamesHash(w *confWriter, c *model.Config) {
 			names++
 		}
 	}
-	w.line("server_names_hash_bucket_size", strconv.Itoa(serverNamesBucketSize(longest)))
-	w.line("server_names_hash_max_size", strconv.Itoa(max(1024, nextPowerOfTwo(2*names))))
+	// A ConfigMap value (server-name-hash-*) counts where it is larger.
+	t := w.global().Tuning
+	w.line("server_names_hash_bucket_size", strconv.Itoa(max(t.ServerNameHashBucketSize, serverNamesBucketSize(longest))))
+	w.line("server_names_hash_max_size", strconv.Itoa(max(t.ServerNameHashMaxSize, nextPowerOfTwo(2*names))))
 }
 
 // serverNamesBucketSize is the smallest bucket size nginx accepts for a
@@ -173,9 +173,9 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 	for _, p := range []string{"client_body", "proxy", "fastcgi", "uwsgi", "scgi"} {
 		w.line(p+"_temp_path", "tmp/"+p)
 	}
-	w.line("default_type", "text/html")
-	w.line("log_format", "upstreaminfo", `'$remote_addr - [$time_local] "$request" $status $body_bytes_sent "$http_user_agent" $request_length $request_time [$proxy_upstream_name] $upstream_addr $upstream_status $request_id'`)
-	w.line("access_log", "logs/access.log", "upstreaminfo")
+	w.line("default_type", w.q(g.Tuning.DefaultType))
+	writeHashSizes(w, g)
+	writeAccessLog(w, g)
 	w.line("server_tokens", onOff(g.ServerTokens))
 	if !g.ServerTokens {
 		// ingress-nginx drops the Server header with server-tokens
@@ -202,6 +202,7 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 	if g.UseGzip {
 		w.line("gzip", "on")
 		w.line("gzip_comp_level", strconv.Itoa(g.GzipLevel))
+		w.line("gzip_min_length", strconv.Itoa(g.GzipMinLength))
 		w.line("gzip_proxied", "any")
 		w.line("gzip_vary", "on")
 		types := []string{"gzip_types"}
@@ -210,7 +211,10 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 		}
 		w.line(types...)
 	}
+	writeBrotli(w, g)
 	writeForwardedVariables(w, g, httpsPort)
+	writeFullForwardedFor(w, g)
+	writeBlocking(w, g)
 	w.open("map", "$http_upgrade", "$connection_upgrade")
 	w.line("default", "upgrade")
 	w.line(`""`, `""`)
@@ -218,9 +222,7 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 	writeProxyHeaders(w, "")
 	writeBackendHeaders(w, g.BackendHeaders)
 	writeHSTS(w, g)
-	w.line("ssl_protocols", "TLSv1.2", "TLSv1.3")
-	w.line("ssl_session_cache", "shared:SSL:10m")
-	w.line("ssl_session_timeout", "10m")
+	writeTLSSettings(w, g)
 	// The certificate of every handshake comes from Lua
 	// (lua/certificate.lua: the host's, else the default one from these
 	// files). Naming the files through a variable keeps nginx from loading
