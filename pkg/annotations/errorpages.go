@@ -44,7 +44,7 @@ var errorPageAnnotations = []annotationSpec{
 
 // errorPageConfigKeys are the ConfigMap keys of this family, sorted by key.
 var errorPageConfigKeys = []configKeySpec{
-	{Key: "custom-http-errors", Kind: kindStatusCodes, Default: "",
+	{Key: "custom-http-errors", Kind: kindStatusCodes, NoDefault: true,
 		Description: "Status codes (300 to 599, comma separated) whose answers the default backend renders in every location without the annotation of the same name (none by default).",
 		set: func(g *model.Global, v string) error {
 			codes, err := valueStatusCodes(v, 300)
