@@ -106,6 +106,11 @@ type ControllerOptions struct {
 
 	// set by Complete: Run makes a temporary prefix (and removes it)
 	tempPrefix bool
+
+	// compat are ingress-nginx's flags that we have none of our own for.
+	compat compatFlags
+	// showVersion is ingress-nginx's --version: print it and exit.
+	showVersion bool
 }
 
 // NewControllerOptions returns the defaults.
@@ -146,8 +151,11 @@ func newCmdController(o *ControllerOptions) *cobra.Command {
 		Short:   "Run the ingress controller (in a cluster, or on manifest files as a local simulator)",
 		Long:    controllerLong,
 		Example: controllerExample,
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.showVersion {
+				return printVersion(o.Out)
+			}
 			if err := o.Complete(cmd); err != nil {
 				return err
 			}
@@ -175,14 +183,29 @@ func newCmdController(o *ControllerOptions) *cobra.Command {
 	f.StringVar(&o.WatchNamespace, "watch-namespace", "", "Watch Ingresses, Services, EndpointSlices and Secrets of this namespace only; all when empty")
 	o.Status.AddFlags(f)
 	o.Webhook.AddFlags(f)
+	o.compat.AddFlags(f)
+	f.BoolVar(&o.showVersion, "version", false, "Print the version and exit (as ingress-nginx's controller)")
+	_ = f.MarkHidden("version")
 	return cmd
 }
 
 // Complete fills the defaults that depend on the mode.
 func (o *ControllerOptions) Complete(cmd *cobra.Command) error {
-	defer o.reserveControllerPorts()
+	o.completeMode(cmd)
+	// ingress-nginx's flags map onto ours once the mode's defaults are set.
+	if cmd != nil {
+		if err := o.compat.apply(o.ErrOut, flagSetTarget(cmd.Flags())); err != nil {
+			return err
+		}
+	}
+	o.reserveControllerPorts()
+	return nil
+}
+
+// completeMode sets the defaults of the local simulator.
+func (o *ControllerOptions) completeMode(cmd *cobra.Command) {
 	if o.FromFiles == "" {
-		return nil
+		return
 	}
 	// The files source reports the input it leaves out (Ingresses of other
 	// classes, old API versions, an absent --configmap) as render does; on
@@ -202,7 +225,6 @@ func (o *ControllerOptions) Complete(cmd *cobra.Command) error {
 		// Run makes the directory, and removes it when it returns.
 		o.NginxPrefix, o.tempPrefix = "", true
 	}
-	return nil
 }
 
 // reserveControllerPorts keeps TCP and UDP services off the ports this
@@ -286,8 +308,9 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		Nginx:    inst,
 		Lua:      luaapi.NewClient("http://"+o.Render.StatusAddress, &http.Client{Timeout: time.Minute}),
 		Stream:   inst,
+		Files:    controller.NginxFiles{In: inst},
 		Build:    o.Render.BuildOptions(),
-		Conf:     o.Render.ConfOptions(),
+		Conf:     o.confOptions(),
 		SyncRate: o.SyncRateLimit,
 	}
 	o.Shutdown.apply(&cfg)
@@ -305,7 +328,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	o.Webhook.useNginx(o.NginxBinary, o.Render.ConfOptions())
+	o.Webhook.useNginx(o.NginxBinary, o.confOptions())
 	if serve, err = o.Webhook.around(src, o.Render.BuildOptions(), serve); err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/admission"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -124,7 +126,13 @@ func (f *WebhookFlags) attachNginxTest(v *admission.Validator) (cleanup func(), 
 // nginxConfTester is the admission.ConfTester of pkg/nginx.
 type nginxConfTester struct{ in *nginx.Instance }
 
-func (t nginxConfTester) TestConf(ctx context.Context, conf []byte) (*admission.TestFailure, error) {
+func (t nginxConfTester) TestConf(ctx context.Context, conf []byte, files []model.File) (*admission.TestFailure, error) {
+	// The files of an earlier review stay: a file name is the same
+	// content (its Secret's UID and the content's digest, or a stable
+	// htpasswd name rewritten here), and they live only in this prefix.
+	if err := t.in.WriteFiles(ctx, controller.ToNginxFiles(files)); err != nil {
+		return nil, err
+	}
 	err := t.in.Test(ctx, conf)
 	var te *nginx.TestError
 	switch {

@@ -10,12 +10,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
@@ -24,10 +26,14 @@ import (
 )
 
 const renderExample = `  # Render the examples shipped with kubectl-ingress to a directory and check them with nginx -t
-  kubectl ingress render -f examples/ -o out/ --validate
+  kubectl ingress render -f examples/ --output-dir out/ --validate
 
   # Render manifests from stdin and print nginx.conf, backends and servers
   kubectl kustomize overlays/prod | kubectl ingress render -f -
+
+  # Only the server block of one host, or the whole result as JSON
+  kubectl ingress render -f examples/ -o nginx --host shop.example.com
+  kubectl ingress render -f examples/ -o json | jq '.problems'
 
   # Fail a CI job when any Ingress has a problem
   kubectl ingress render -R -f manifests/ --fail-on-problems`
@@ -38,6 +44,8 @@ type RenderOptions struct {
 	Render    RenderFlags
 
 	OutputDir      string
+	Output         string
+	Host           string
 	RunNginxTest   bool
 	FailOnProblems bool
 	NginxBinary    string
@@ -49,7 +57,7 @@ type RenderOptions struct {
 func NewCmdRender(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &RenderOptions{IOStreams: streams, Render: reportingRenderFlags(), Manifests: NewManifestFlags()}
 	cmd := &cobra.Command{
-		Use:   "render -f FILENAME [-o DIR] [--validate]",
+		Use:   "render -f FILENAME [-o json|yaml|nginx] [--output-dir DIR] [--validate]",
 		Short: "Render manifests to the nginx.conf and Lua payloads that nginx would run",
 		Long: `Render Kubernetes manifests (Ingress, IngressClass, Service, EndpointSlice, Secret, ConfigMap)
 into the nginx.conf, backends.json and servers.json that the controller would give nginx.
@@ -60,12 +68,22 @@ Input left out is reported the same way, with a reason that starts with "skipped
 another class (or of no class when none is served), an extensions/v1beta1 or networking.k8s.io/v1beta1
 Ingress, a --configmap given but absent from the input. The summary line counts them apart.
 servers.json names certificates by Secret and checksum: private keys are never written.
+Input without a single object (an empty file, empty standard input) is an error.
 
-Exit status: 0 on success; 1 when the input cannot be read or --validate fails; 2 when
---fail-on-problems is set and there are problems.`,
+-o is the output format, as in kubectl: the bundle (default: each file after a "#### NAME" line),
+json or yaml (one document: the summary, the problems, nginx.conf and the payloads), or nginx
+(nginx.conf alone; with --host, only the server blocks of that host). --output-dir DIR writes the
+files into DIR instead (-o DIR, its old meaning, still works with a warning when DIR ends in "/" or
+is a directory).
+
+Exit status: 0 on success; 2 when --fail-on-problems is set and there are problems; 3 on an
+error (bad flags, unreadable or empty input, nginx -t refused the configuration).`,
 		Example: renderExample,
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(); err != nil {
+				return err
+			}
 			if err := o.Validate(); err != nil {
 				return err
 			}
@@ -74,15 +92,44 @@ Exit status: 0 on success; 1 when the input cannot be read or --validate fails; 
 	}
 	o.Manifests.AddFlags(cmd.Flags())
 	o.Render.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.OutputDir, "output-dir", "o", "", "Write nginx.conf, backends.json, servers.json, problems.txt (and stream.json with TCP/UDP services or SSL passthrough) to this directory instead of stdout")
+	cmd.Flags().StringVarP(&o.OutputDir, "output-dir", "d", "", "Write nginx.conf, backends.json, servers.json, problems.txt (and stream.json with TCP/UDP services or SSL passthrough) to this directory instead of stdout")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: empty for the bundle of files, json, yaml, or nginx (nginx.conf alone)")
+	cmd.Flags().StringVar(&o.Host, "host", "", "With -o nginx: only the server blocks of this host")
 	cmd.Flags().BoolVar(&o.RunNginxTest, "validate", false, "Check the rendered nginx.conf with a real 'nginx -t'")
 	cmd.Flags().BoolVar(&o.FailOnProblems, "fail-on-problems", false, "Exit with status 2 when any object has a problem")
 	cmd.Flags().StringVar(&o.NginxBinary, "nginx-binary", "nginx", "The nginx binary used by --validate")
 	return cmd
 }
 
+// renderFormats are the values of render's -o.
+var renderFormats = []string{"json", "yaml", "nginx"}
+
+// Complete takes -o DIR, render's old meaning of -o, as --output-dir with
+// a warning, when DIR cannot be read as a format.
+func (o *RenderOptions) Complete() error {
+	if o.Output == "" || slices.Contains(renderFormats, o.Output) || o.OutputDir != "" {
+		return nil
+	}
+	if strings.HasSuffix(o.Output, "/") || strings.HasSuffix(o.Output, string(filepath.Separator)) || isDir(o.Output) {
+		fmt.Fprintf(o.ErrOut, "warning: -o DIR is deprecated, -o is the output format now: use --output-dir %s\n", o.Output)
+		o.OutputDir, o.Output = o.Output, ""
+	}
+	return nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
 // Validate checks the flags.
 func (o *RenderOptions) Validate() error {
+	if o.Output != "" && !slices.Contains(renderFormats, o.Output) {
+		return &usageError{err: fmt.Errorf("--output must be json, yaml or nginx, got %q (to write the files to a directory: --output-dir %s)", o.Output, o.Output)}
+	}
+	if o.Host != "" && o.Output != "nginx" {
+		return &usageError{err: errors.New("--host goes with -o nginx")}
+	}
 	if err := o.Manifests.Validate(); err != nil {
 		return err
 	}
@@ -95,6 +142,9 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := requireObjects(res); err != nil {
+		return err
+	}
 	out, err := renderBundle(res.Snapshot, o.Render)
 	if err != nil {
 		return err
@@ -102,23 +152,28 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	for _, p := range out.Problems {
 		fmt.Fprintln(o.ErrOut, p.String())
 	}
-	fmt.Fprintln(o.ErrOut, out.summary(res.Summary()))
+	summary := out.summary(res.Summary())
+	fmt.Fprintln(o.ErrOut, summary)
 	if o.OutputDir != "" {
 		if err := out.writeDir(o.OutputDir); err != nil {
 			return err
 		}
-	} else if err := out.writeBundle(o.Out); err != nil {
+	}
+	if err := o.print(out, summary); err != nil {
 		return err
 	}
 	if o.RunNginxTest {
 		start := time.Now()
-		if err := validateConf(ctx, o.NginxBinary, out.NGINXConf); err != nil {
+		stop := startProgress(o.ErrOut, "nginx -t: checking the configuration")
+		err := validateConfFiles(ctx, o.NginxBinary, out.NGINXConf, out.Config.Files)
+		stop()
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(o.ErrOut, "nginx -t: the configuration is valid (%.2f s)\n", time.Since(start).Seconds())
 	}
 	if o.FailOnProblems && len(out.Problems) > 0 {
-		return &exitError{code: 2, err: fmt.Errorf("%d problem(s) found", len(out.Problems))}
+		return &exitError{code: exitVerdict, err: fmt.Errorf("%d problem(s) found", len(out.Problems))}
 	}
 	return nil
 }
@@ -309,7 +364,7 @@ func (r *rendered) files() []renderedFile {
 	if r.Stream != nil {
 		files = append(files, renderedFile{"stream.json", r.Stream})
 	}
-	return files
+	return append(files, r.confFiles()...)
 }
 
 // writeDir writes the files and problems.txt into dir, and removes a
@@ -318,8 +373,19 @@ func (r *rendered) writeDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating output directory: %w", err)
 	}
+	if err := os.RemoveAll(filepath.Join(dir, model.FilesDir)); err != nil {
+		return fmt.Errorf("removing the files of an earlier render: %w", err)
+	}
 	for _, f := range append(r.files(), renderedFile{"problems.txt", r.problemsText()}) {
-		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
+		perm := os.FileMode(0o644)
+		if strings.HasPrefix(f.name, model.FilesDir+"/") {
+			// htpasswd files and certificates, as the controller writes them.
+			perm = 0o600
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f.name)), 0o755); err != nil {
+				return fmt.Errorf("writing %s: %w", f.name, err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, perm); err != nil {
 			return fmt.Errorf("writing %s: %w", f.name, err)
 		}
 	}
@@ -343,6 +409,13 @@ func (r *rendered) writeBundle(w io.Writer) error {
 // validateConf runs nginx -t on conf in a throwaway prefix laid out as the
 // controller lays out its own.
 func validateConf(ctx context.Context, binary string, conf []byte) error {
+	return validateConfFiles(ctx, binary, conf, nil)
+}
+
+// validateConfFiles is validateConf with the files conf names (written
+// with their real content, private keys too, in the throwaway prefix,
+// which is removed after).
+func validateConfFiles(ctx context.Context, binary string, conf []byte, files []model.File) error {
 	dir, err := os.MkdirTemp("", "kubectl-ingress-validate-")
 	if err != nil {
 		return fmt.Errorf("validate: %w", err)
@@ -350,6 +423,9 @@ func validateConf(ctx context.Context, binary string, conf []byte) error {
 	defer os.RemoveAll(dir)
 	in := nginx.New(dir, nginx.Options{Binary: binary})
 	if err := in.Layout(); err != nil {
+		return fmt.Errorf("validate: %w", err)
+	}
+	if err := in.WriteFiles(ctx, controller.ToNginxFiles(files)); err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
 	if err := in.Test(ctx, conf); err != nil {

@@ -48,11 +48,20 @@ func TestRenderGolden(t *testing.T) {
 			if out.Stream != nil {
 				files["stream.json"] = out.Stream
 			}
+			// The files nginx.conf names (files/…), as render -o writes them.
+			for _, f := range out.confFiles() {
+				files[f.name] = f.data
+				if *update {
+					if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f.name)), 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
 			for name, got := range files {
 				compareGolden(t, filepath.Join(dir, name), got)
 			}
 			nginxtest.Require(t)
-			if err := validateConf(context.Background(), "nginx", out.NGINXConf); err != nil {
+			if err := validateConfFiles(context.Background(), "nginx", out.NGINXConf, out.Config.Files); err != nil {
 				t.Errorf("nginx -t failed on %s/nginx.conf: %v", dir, err)
 			}
 		})

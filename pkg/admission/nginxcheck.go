@@ -18,8 +18,11 @@ import (
 // a prefix of its own that no running nginx uses. A config that nginx
 // refuses is a *TestFailure, not an error; an error means the test could
 // not run.
+//
+// files are the files conf names (model.File), which the tester writes
+// under its prefix before nginx -t reads them.
 type ConfTester interface {
-	TestConf(ctx context.Context, conf []byte) (*TestFailure, error)
+	TestConf(ctx context.Context, conf []byte, files []model.File) (*TestFailure, error)
 }
 
 // TestFailure is nginx -t's refusal: its message and the line of the
@@ -99,7 +102,7 @@ func (c *nginxCheck) judge(ctx context.Context, s render.Snapshot, cand *network
 	if err != nil {
 		return nil, warning("nginx -t not run: writing nginx.conf: %v", err)
 	}
-	fail, err := c.Tester.TestConf(ctx, conf)
+	fail, err := c.Tester.TestConf(ctx, conf, cfg.Files)
 	switch {
 	case err != nil:
 		return nil, warning("nginx -t could not run (%v); the controller tests the config before it loads it", err)

@@ -30,7 +30,7 @@ type fakeConfTester struct {
 	tests   int
 }
 
-func (f *fakeConfTester) TestConf(ctx context.Context, conf []byte) (*TestFailure, error) {
+func (f *fakeConfTester) TestConf(ctx context.Context, conf []byte, _ []model.File) (*TestFailure, error) {
 	f.mu.Lock()
 	f.tests++
 	f.mu.Unlock()

@@ -151,12 +151,12 @@ func TestConfigMapUnknownAndNoOp(t *testing.T) {
 		"allow-snippet-annotations": "false",
 		"proxy-body-sise":           "1m",
 		"hostname-lookup":           "on",
-		"enable-brotli":             "true",
+		"lua-shared-dicts":          "certificate_data: 20",
 		"use-gzipp":                 "true",
 	})
 	want := []model.Problem{
-		{Object: testConfigMap, Field: "data[enable-brotli]", Reason: "not supported by kubectl-ingress; the key is ignored"},
 		{Object: testConfigMap, Field: "data[hostname-lookup]", Reason: "unknown key: neither kubectl-ingress nor ingress-nginx has it (check the spelling); the key is ignored"},
+		{Object: testConfigMap, Field: "data[lua-shared-dicts]", Reason: "not supported by kubectl-ingress; the key is ignored"},
 		{Object: testConfigMap, Field: "data[proxy-body-sise]", Reason: "unknown key: neither kubectl-ingress nor ingress-nginx has it (did you mean proxy-body-size?); the key is ignored"},
 		{Object: testConfigMap, Field: "data[use-gzipp]", Reason: "unknown key: neither kubectl-ingress nor ingress-nginx has it (did you mean use-gzip?); the key is ignored"},
 	}

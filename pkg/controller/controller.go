@@ -52,6 +52,10 @@ type Config struct {
 	// passthrough (*nginx.Instance implements it); optional while the
 	// config has no stream servers.
 	Stream ksync.StreamWriter
+	// Files writes the files nginx.conf names (htpasswd files, CA
+	// bundles: model.File); NginxFiles adapts *nginx.Instance. Optional
+	// while the config names none.
+	Files ksync.FileWriter
 
 	Build render.Options
 	Conf  nginxconf.ConfOptions

@@ -131,6 +131,10 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	if !s.started {
 		reloader = &starter{c: c, watchCtx: workerCtx}
 	}
+	// The files nginx.conf names exist before nginx -t reads them.
+	if err := ksync.WriteFiles(ctx, c.cfg.Files, desired.Config); err != nil {
+		return err
+	}
 	err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua, c.cfg.Stream)
 	if res, ok := c.quarantine(ctx, snap, build, c.confOptions, cfg, err); ok {
 		// nginx -t refused desired; res leaves out the Ingresses that
@@ -144,9 +148,19 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		observed.Desired, observed.Verdict = cfg, plan.Verdict
 		verdict = verdictLabel(plan.Verdict)
 		logPlan(log, plan, len(problems))
+		if werr := ksync.WriteFiles(ctx, c.cfg.Files, desired.Config); werr != nil {
+			return werr
+		}
 		err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua, c.cfg.Stream)
 	}
 	err = c.settle(plan, desired, checksum, err)
+	if s.running.Config == cfg {
+		// nginx serves cfg's nginx.conf: the files only an older config
+		// named can go.
+		if perr := ksync.PruneFiles(ctx, c.cfg.Files, cfg); perr != nil && err == nil {
+			err = perr
+		}
+	}
 	// settle makes desired the running state when nginx serves its
 	// nginx.conf (the reload worked, even if a push after it failed).
 	observed.Reloaded = plan.Verdict == ksync.ReloadRequired && s.running.Config == cfg

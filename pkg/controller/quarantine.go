@@ -73,6 +73,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
 
 // Tester runs nginx -t on a config (*nginx.Instance implements it): nil
@@ -186,6 +187,8 @@ func rejectedByTest(err error) *nginx.TestError {
 // rejected so that the rest passes. It is used once, by one goroutine.
 type culpritSearch struct {
 	snap render.Snapshot
+	// files writes the files of each config tested (nil: none to write).
+	files ksync.FileWriter
 	// build are the options of the rejected config; their Quarantined
 	// (the entries in effect) are left out of every config tried.
 	build render.Options
@@ -247,7 +250,7 @@ func (q *culpritSearch) run(ctx context.Context, cfg *model.Config, rejected *ng
 		if err != nil {
 			return searchResult{}, err
 		}
-		err = q.test(ctx, conf)
+		err = q.test(ctx, cfg, conf)
 		if err == nil {
 			res := searchResult{cfg: cfg, problems: problems, conf: conf, culprits: q.culprits}
 			res = q.release(ctx, res)
@@ -272,7 +275,7 @@ func (q *culpritSearch) release(ctx context.Context, res searchResult) searchRes
 		delete(q.culprits, ref)
 		cfg, problems, conf, err := q.render(nil)
 		if err == nil {
-			err = q.test(ctx, conf)
+			err = q.test(ctx, cfg, conf)
 		}
 		if err != nil {
 			q.culprits[ref] = msg
@@ -314,11 +317,11 @@ func (q *culpritSearch) bisect(ctx context.Context, cands []model.ObjectRef) (mo
 		return model.ObjectRef{}, errNoCulprit
 	}
 	passes := func(k int) (bool, error) {
-		_, _, conf, err := q.render(cands[:k])
+		cfg, _, conf, err := q.render(cands[:k])
 		if err != nil {
 			return false, err
 		}
-		err = q.test(ctx, conf)
+		err = q.test(ctx, cfg, conf)
 		if err != nil && rejectedByTest(err) == nil {
 			return false, err
 		}
@@ -374,12 +377,18 @@ func (q *culpritSearch) render(also []model.ObjectRef) (*model.Config, []model.P
 	return cfg, problems, conf, nil
 }
 
-// test runs nginx -t within the search's budget.
-func (q *culpritSearch) test(ctx context.Context, conf []byte) error {
+// test runs nginx -t within the search's budget, after writing the files
+// that cfg names (nginx -t reads them; a config without an Ingress may
+// name a file the desired one did not: the CA of a younger Ingress of the
+// host).
+func (q *culpritSearch) test(ctx context.Context, cfg *model.Config, conf []byte) error {
 	if q.tests >= q.maxTests {
 		return fmt.Errorf("quarantine: gave up after %d nginx -t runs", q.tests)
 	}
 	q.tests++
+	if err := ksync.WriteFiles(ctx, q.files, cfg); err != nil {
+		return err
+	}
 	return q.tester.Test(ctx, conf)
 }
 
@@ -452,7 +461,9 @@ func (c *Controller) quarantine(ctx context.Context, snap render.Snapshot, build
 	log := klog.FromContext(ctx)
 	start := time.Now()
 	log.Info("nginx -t rejected the desired config; looking for the Ingress that causes it", "message", te.Message, "line", te.Line)
-	res, err := newCulpritSearch(snap, build, confFor, tester).run(ctx, cfg, te)
+	search := newCulpritSearch(snap, build, confFor, tester)
+	search.files = c.cfg.Files
+	res, err := search.run(ctx, cfg, te)
 	if err != nil {
 		log.Error(err, "No Ingress to quarantine: the desired config is held, the running one keeps serving", "duration", time.Since(start).Round(time.Millisecond))
 		return searchResult{}, false

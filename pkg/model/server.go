@@ -86,7 +86,7 @@ type LocationSettings struct {
 	XForwardedPrefix string // x-forwarded-prefix
 	AppRoot          string // app-root: redirect "/" to this path
 	SSLRedirect      *bool  // ssl-redirect
-	ForceSSLRedirect bool   // force-ssl-redirect
+	ForceSSLRedirect *bool  // force-ssl-redirect (nil: the ConfigMap's)
 	BackendProtocol  string // HTTP (default), HTTPS, GRPC, GRPCS
 	UpstreamVhost    string // upstream-vhost: Host header sent upstream
 

@@ -29,13 +29,22 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 		names = append(names, w.q(serverName(a)))
 	}
 	w.line(names...)
+	httpListen := append([]string{"listen", w.q(listenAddr(o, o.HTTPPort))}, w.listenOptions()...)
 	if s.Hostname == model.CatchAllHost {
-		w.line("listen", w.q(listenAddr(o, o.HTTPPort)), "default_server", "reuseport", "backlog=4096")
-		w.line(append(httpsListen(w, c, o), "default_server", "reuseport", "backlog=4096")...)
+		defaults := []string{"default_server", "reuseport", "backlog=4096"}
+		if !c.Global.Tuning.ReusePort {
+			defaults = []string{"default_server", "backlog=4096"}
+		}
+		w.line(append(httpListen, defaults...)...)
+		w.line(append(httpsListen(w, c, o), defaults...)...)
+		if c.Global.TLS.RejectHandshake {
+			w.line("ssl_reject_handshake", "on")
+		}
 	} else {
-		w.line("listen", w.q(listenAddr(o, o.HTTPPort)))
+		w.line(httpListen...)
 		w.line(httpsListen(w, c, o)...)
 	}
+	writeServerBlocking(w, &c.Global)
 	writeServerTLS(w, s)
 	writeServerClientAuth(w, s.ClientAuth)
 	w.line("set", "$proxy_upstream_name", `"-"`)
@@ -82,7 +91,11 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 		// The fallback answers like the host's own paths: a TLS host
 		// redirects plain HTTP first, as ingress-nginx does.
 		w.open("location", `"/"`)
-		if s.TLS && c.Global.SSLRedirect {
+		if s.Hostname == model.CatchAllHost && !c.Global.Logging.DefaultBackend {
+			// enable-access-log-for-default-backend
+			w.line("access_log", "off")
+		}
+		if (s.TLS && c.Global.SSLRedirect) || c.Global.Redirects.ForceSSLRedirect {
 			writeHTTPSRedirect(w, c.Global.PreserveTrailingSlash)
 		}
 		writeDefaultBackend(w, c)
@@ -108,7 +121,7 @@ func writeHTTPSRedirect(w *confWriter, preserve bool) {
 	w.open("if", "($pass_access_scheme", "=", "http)")
 	// ingress-nginx redirects to the host the backend would get
 	// ($best_http_host, without a port): see nginxconf_headers.go.
-	w.line("return", "308", "https://$kubectl_ingress_redirect_host"+httpsRedirectURI(preserve))
+	w.line("return", w.httpRedirectCode(), "https://$kubectl_ingress_redirect_host"+httpsRedirectURI(preserve))
 	w.close()
 }
 
@@ -125,7 +138,8 @@ func writeDefaultBackend(w *confWriter, c *model.Config) {
 func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	st := &l.Settings
 	g := &c.Global
-	writeErrorPages(w, l)
+	writeLogLocationVars(w, g, l)
+	writeErrorPageVars(w, l)
 	if st.Access.DenyAll {
 		// An invalid source range fails closed: no entry lets anyone in.
 		w.line("deny", "all")
@@ -141,6 +155,7 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 		}
 	}
 	writeAuthRequest(w, c, l)
+	writeErrorPages(w, l) // after auth's error_page 401: nginx takes the first
 	if st.Limits.RPS > 0 {
 		burst := st.Limits.RPS * max(st.Limits.BurstMultiplier, 1)
 		w.line("limit_req", w.q("zone="+zoneName(l.Ingress, "rps")), "burst="+strconv.Itoa(burst), "nodelay")

@@ -149,6 +149,11 @@ func newBuilder(s Snapshot, o Options) *builder {
 		if b.quarantined(ref) {
 			continue
 		}
+		if ps := annotations.CheckPolicy(ref, ing.Annotations, b.global.Policy); len(ps) > 0 {
+			// annotations-risk-level, annotation-value-word-blocklist
+			b.problems = append(b.problems, ps...)
+			continue
+		}
 		ann, ps := annotations.ParseIngress(ref, ing.Annotations)
 		b.problems = append(b.problems, ps...)
 		b.problems = append(b.problems, annotations.CheckProxy(ref, b.global, &ann.Location)...)

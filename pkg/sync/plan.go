@@ -3,6 +3,7 @@ package sync
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -85,6 +86,10 @@ type Plan struct {
 	// PushStream says that the stream payload (endpoints of TCP/UDP
 	// services and SSL passthrough hosts) differs and must be written.
 	PushStream bool
+	// PushFiles says that a file the workers read per request (an
+	// htpasswd file) has a new content to write (files.go); the files of
+	// a reload are written whatever it says.
+	PushFiles bool
 }
 
 // Changes lists names added, removed and changed, each sorted.
@@ -137,10 +142,15 @@ func NewPlan(running, desired State) Plan {
 	streamReasons, pushStream := diffStream(running.Config, desired.Config)
 	p.PushStream = pushStream
 	p.Reasons = append(p.Reasons, streamReasons...)
+	fileReasons, pushFiles := diffFiles(running.Config, desired.Config)
+	p.PushFiles = pushFiles
+	p.Reasons = append(p.Reasons, fileReasons...)
+	// Reload reasons first (a file added with a new name is one).
+	sort.SliceStable(p.Reasons, func(i, j int) bool { return p.Reasons[i].Reload && !p.Reasons[j].Reload })
 	switch {
 	case reload:
 		p.Verdict = ReloadRequired
-	case p.PushBackends || p.PushServers || p.PushStream:
+	case p.PushBackends || p.PushServers || p.PushStream || p.PushFiles:
 		p.Verdict = DynamicOnly
 	}
 	return p

@@ -1,0 +1,67 @@
+package nginxconf
+
+import (
+	"strconv"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// writeServerClientAuth writes the client certificate authentication of a
+// server (auth-tls-*). nginx reads ssl_client_certificate and ssl_crl when
+// it loads nginx.conf (into the server's SSL context): a rotated CA or CRL
+// is a new file name (model.File), so nginx.conf changes and nginx reloads.
+// A failed verification answers 400 (nginx's 495 and 496), or redirects to
+// auth-tls-error-page.
+func writeServerClientAuth(w *confWriter, ca *model.ClientAuth) {
+	if ca == nil {
+		return
+	}
+	w.comment("client certificates: auth-tls-secret " + ca.Secret.String() + " of ingress " + ca.Ingress.String() + " (read at load: a CA change reloads)")
+	w.line("ssl_client_certificate", w.q(model.FilePath(ca.CAFile)))
+	w.line("ssl_verify_client", verifyClient(w, ca.Verify))
+	w.line("ssl_verify_depth", strconv.Itoa(ca.Depth))
+	if ca.CRLFile != "" {
+		w.line("ssl_crl", w.q(model.FilePath(ca.CRLFile)))
+	}
+	if ca.ErrorPage != "" {
+		w.line("error_page", "495", "496", "=", w.q(ca.ErrorPage))
+	}
+}
+
+// verifyClient returns the ssl_verify_client value, refusing any other.
+func verifyClient(w *confWriter, v string) string {
+	switch v {
+	case "on", "off", "optional", "optional_no_ca":
+		return v
+	}
+	return w.q(v) + " invalid" // never reached: render validates
+}
+
+// writeClientAuthCheck writes the check of auth-tls-match-cn: a client
+// certificate whose subject does not match answers 403, as in
+// ingress-nginx. The regex was checked in render (CVE-2025-1097) and is
+// quoted by the writer; in an "if" nginx compiles it as it is, so its '$'
+// is an anchor, not a variable.
+func writeClientAuthCheck(w *confWriter, ca *model.ClientAuth) {
+	if ca == nil || ca.MatchCN == "" {
+		return
+	}
+	w.open("if", "($ssl_client_s_dn", "!~", w.q(ca.MatchCN)+")")
+	w.line("return", "403", `"client certificate unauthorized"`)
+	w.close()
+}
+
+// writeClientCertHeaders sends the verification result upstream (unless
+// verification is off), and the certificate with
+// auth-tls-pass-certificate-to-upstream.
+func writeClientCertHeaders(w *confWriter, ca *model.ClientAuth) {
+	if ca == nil || ca.Verify == "off" {
+		return
+	}
+	if ca.PassCertificate {
+		w.line("proxy_set_header", "ssl-client-cert", "$ssl_client_escaped_cert")
+	}
+	w.line("proxy_set_header", "ssl-client-verify", "$ssl_client_verify")
+	w.line("proxy_set_header", "ssl-client-subject-dn", "$ssl_client_s_dn")
+	w.line("proxy_set_header", "ssl-client-issuer-dn", "$ssl_client_i_dn")
+}

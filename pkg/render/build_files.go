@@ -1,0 +1,83 @@
+package render
+
+import (
+	"sort"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// finishClientAuth decides the client certificate authentication of each
+// server: the oldest Ingress with a path on the host and auth-tls-secret
+// sets it for the whole host, as in ingress-nginx (nginx asks for the
+// certificate in the TLS handshake, before any path is known). Every
+// location of the server gets a copy (the headers sent upstream and the CN
+// check are written per location). A younger Ingress of the host with
+// other auth-tls settings is a Problem.
+func (b *builder) finishClientAuth() {
+	hosts := make([]string, 0, len(b.servers))
+	for h := range b.servers {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	for _, h := range hosts {
+		s := &b.servers[h].server
+		onHost := map[model.ObjectRef]bool{}
+		for i := range s.Locations {
+			onHost[s.Locations[i].Ingress] = true
+		}
+		var chosen *model.ClientAuth
+		for _, p := range b.ingresses {
+			ca := p.ann.Location.ClientAuth
+			if ca == nil || !onHost[p.ref] {
+				continue
+			}
+			if chosen == nil {
+				chosen = ca
+				continue
+			}
+			if !sameClientAuth(chosen, ca) {
+				b.problem(p.ref, annotations.Field("auth-tls-secret"), "host %q already has client certificate authentication from ingress %s (older), which applies to the whole host; the auth-tls settings of this Ingress are ignored there", h, chosen.Ingress)
+			}
+		}
+		s.ClientAuth = chosen
+		for i := range s.Locations {
+			s.Locations[i].Settings.ClientAuth = chosen
+		}
+	}
+}
+
+func sameClientAuth(a, c *model.ClientAuth) bool {
+	x, y := *a, *c
+	x.Ingress, y.Ingress = model.ObjectRef{}, model.ObjectRef{}
+	return x == y
+}
+
+// usedFiles returns the files that c's servers and locations name, sorted
+// by name: a file of an Ingress whose paths were all dropped is not written.
+func (b *builder) usedFiles(c *model.Config) []model.File {
+	used := map[string]bool{}
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		if ca := s.ClientAuth; ca != nil {
+			used[ca.CAFile], used[ca.CRLFile] = true, true
+		}
+		for j := range s.Locations {
+			st := &s.Locations[j].Settings
+			if st.BasicAuth != nil {
+				used[st.BasicAuth.File] = true
+			}
+			if ps := st.ProxySSL; ps != nil {
+				used[ps.CertFile], used[ps.CAFile] = true, true
+			}
+		}
+	}
+	var files []model.File
+	for name, f := range b.files {
+		if used[name] {
+			files = append(files, f)
+		}
+	}
+	model.SortFiles(files)
+	return files
+}
