@@ -41,6 +41,7 @@ var (
 	sweepHost253    = hostOfLength(253)
 	sweepPathTail   = "-._~%!&()*+,=:@/?"
 	sweepPath2048   = "/" + strings.Repeat("p", 2047-len(sweepPathTail)) + sweepPathTail
+	sweepPath1024   = "/" + strings.Repeat("p", 1023-len(sweepPathTail)) + sweepPathTail
 	sweepPathChars  = "/-._~%25!&()*+,=:@/?x"
 	sweepRewrite    = "/" + strings.Repeat("$9", 1023)
 	sweepURL2048    = "https://" + hostOfLength(200) + ":65535/" + strings.Repeat("u", 2048-len("https://")-200-len(":65535/"))
@@ -94,41 +95,62 @@ func sweepAliases(n int) string {
 // sweepAnnotations lists, per annotation, the values the sweep renders.
 // TestSweepCoversTables requires an entry for every annotation.
 var sweepAnnotations = map[string]sweepEntry{
-	"affinity":               {values: []string{"cookie"}},
-	"affinity-mode":          {values: []string{"balanced", "persistent"}, needs: []string{"affinity", "cookie"}},
-	"allowlist-source-range": {values: []string{"0.0.0.0/0", "::/0", "10.0.0.1", "2001:db8::1", sweepCIDRs(1000)}},
-	"app-root":               {values: []string{"/", sweepPath2048, sweepPathChars}},
-	"backend-protocol":       {values: []string{"HTTP", "HTTPS", "GRPC", "GRPCS", "grpcs", "https"}},
-	"canary":                 {values: []string{"true", "false"}},
-	"canary-by-cookie":       {values: []string{"c", sweepToken}},
-	"canary-by-header":       {values: []string{"h", sweepToken}},
+	"affinity":                 {values: []string{"cookie"}},
+	"affinity-mode":            {values: []string{"balanced", "persistent"}, needs: []string{"affinity", "cookie"}},
+	"affinity-canary-behavior": {values: []string{"sticky", "legacy"}, needs: []string{"canary", "true"}},
+	"allowlist-source-range":   {values: []string{"0.0.0.0/0", "::/0", "10.0.0.1", "2001:db8::1", sweepCIDRs(1000)}},
+	"app-root":                 {values: []string{"/", sweepPath2048, sweepPathChars}},
+	"backend-protocol":         {values: []string{"HTTP", "HTTPS", "GRPC", "GRPCS", "grpcs", "https"}},
+	"canary":                   {values: []string{"true", "false"}},
+	"canary-by-cookie":         {values: []string{"c", sweepToken}},
+	"canary-by-header":         {values: []string{"h", sweepToken}},
 	"canary-by-header-pattern": {values: []string{".*", sweepRegex1024, `^[a-z0-9]+(\.v[0-9]{1,3})?$`},
 		needs: []string{"canary-by-header", "X-Canary"}},
-	"canary-by-header-value":           {values: []string{"v", sweepHeader1024}, needs: []string{"canary-by-header", "X-Canary"}},
-	"canary-weight":                    {values: []string{"0", "100", strconv.Itoa(annotations.MaxInt32)}},
-	"canary-weight-total":              {values: []string{"1", strconv.Itoa(annotations.MaxInt32)}, needs: []string{"canary-weight", "1"}},
-	"cors-allow-credentials":           {values: []string{"true", "false"}, needs: []string{"enable-cors", "true"}},
-	"cors-allow-headers":               {values: []string{"X", sweepTokenList}, needs: []string{"enable-cors", "true"}},
-	"cors-allow-methods":               {values: []string{"GET", sweepTokenListOf(2047)}, needs: []string{"enable-cors", "true"}},
-	"cors-allow-origin":                {values: []string{"*", "http://a.b", "https://" + hostOfLength(253) + ":65535", sweepOrigins(300)}, needs: []string{"enable-cors", "true"}},
-	"cors-expose-headers":              {values: []string{"*", "X", sweepTokenList}, needs: []string{"enable-cors", "true"}},
-	"cors-max-age":                     {values: []string{"0", strconv.Itoa(annotations.MaxInt32)}, needs: []string{"enable-cors", "true"}},
-	"default-backend":                  {values: []string{sweepService63}},
-	"denylist-source-range":            {values: []string{"0.0.0.0/0", "::/0", "192.0.2.1", sweepCIDRs(1000)}},
-	"enable-cors":                      {values: []string{"true", "false"}},
-	"force-ssl-redirect":               {values: []string{"true", "false"}},
-	"limit-allowlist":                  {values: []string{"0.0.0.0/0", "::/0", "10.0.0.1", sweepCIDRs(1000)}, needs: []string{"limit-rps", "1"}},
-	"limit-burst-multiplier":           {values: []string{"1", "1000"}, needs: []string{"limit-rps", strconv.Itoa(annotations.MaxInt32)}},
-	"limit-connections":                {values: []string{"0", "1", strconv.Itoa(annotations.MaxLimitConn)}},
-	"limit-rps":                        {values: []string{"0", "1", strconv.Itoa(annotations.MaxInt32)}},
-	"limit-whitelist":                  {values: []string{"0.0.0.0/0", "2001:db8::1", sweepCIDRs(1000)}, needs: []string{"limit-connections", "1"}},
-	"load-balance":                     {values: []string{"round_robin", "ewma"}},
-	"permanent-redirect":               {values: []string{"http://a", sweepURL2048, "https://[2001:db8::1]:65535/x?y=z&w#f"}},
-	"permanent-redirect-code":          {values: []string{"301", "302", "303", "307", "308"}, needs: []string{"permanent-redirect", "https://example.com"}},
-	"proxy-body-size":                  {values: []string{"0", "1", "999999999", "999999999k", "999999999K", "999999999m", "999999999g", "999999999G"}},
-	"proxy-buffer-size":                {values: []string{"1", "999999999", "1048576k", "1024m", "1024M", "16k"}},
-	"proxy-buffering":                  {values: []string{"on", "off", "ON"}},
-	"proxy-request-buffering":          {values: []string{"off", "on"}},
+	"canary-by-header-value":  {values: []string{"v", sweepHeader1024}, needs: []string{"canary-by-header", "X-Canary"}},
+	"canary-weight":           {values: []string{"0", "100", strconv.Itoa(annotations.MaxInt32)}},
+	"canary-weight-total":     {values: []string{"1", strconv.Itoa(annotations.MaxInt32)}, needs: []string{"canary-weight", "1"}},
+	"cors-allow-credentials":  {values: []string{"true", "false"}, needs: []string{"enable-cors", "true"}},
+	"cors-allow-headers":      {values: []string{"X", sweepTokenList}, needs: []string{"enable-cors", "true"}},
+	"cors-allow-methods":      {values: []string{"GET", sweepTokenListOf(2047)}, needs: []string{"enable-cors", "true"}},
+	"cors-allow-origin":       {values: []string{"*", "http://a.b", "https://" + hostOfLength(253) + ":65535", sweepOrigins(300)}, needs: []string{"enable-cors", "true"}},
+	"cors-expose-headers":     {values: []string{"*", "X", sweepTokenList}, needs: []string{"enable-cors", "true"}},
+	"cors-max-age":            {values: []string{"0", strconv.Itoa(annotations.MaxInt32)}, needs: []string{"enable-cors", "true"}},
+	"default-backend":         {values: []string{sweepService63}},
+	"denylist-source-range":   {values: []string{"0.0.0.0/0", "::/0", "192.0.2.1", sweepCIDRs(1000)}},
+	"enable-cors":             {values: []string{"true", "false"}},
+	"force-ssl-redirect":      {values: []string{"true", "false"}},
+	"limit-allowlist":         {values: []string{"0.0.0.0/0", "::/0", "10.0.0.1", sweepCIDRs(1000)}, needs: []string{"limit-rps", "1"}},
+	"limit-burst-multiplier":  {values: []string{"1", "1000"}, needs: []string{"limit-rps", strconv.Itoa(annotations.MaxInt32)}},
+	"limit-connections":       {values: []string{"0", "1", strconv.Itoa(annotations.MaxLimitConn)}},
+	"limit-rps":               {values: []string{"0", "1", strconv.Itoa(annotations.MaxInt32)}},
+	"limit-whitelist":         {values: []string{"0.0.0.0/0", "2001:db8::1", sweepCIDRs(1000)}, needs: []string{"limit-connections", "1"}},
+	"load-balance":            {values: []string{"round_robin", "ewma"}},
+	"permanent-redirect":      {values: []string{"http://a", sweepURL2048, "https://[2001:db8::1]:65535/x?y=z&w#f"}},
+	"permanent-redirect-code": {values: []string{"301", "302", "303", "307", "308"}, needs: []string{"permanent-redirect", "https://example.com"}},
+	"proxy-body-size":         {values: []string{"0", "1", "999999999", "999999999k", "999999999K", "999999999m", "999999999g", "999999999G"}},
+	"proxy-buffer-size":       {values: []string{"1", "999999999", "1048576k", "1024m", "1024M", "16k"}},
+	"proxy-buffering":         {values: []string{"on", "off", "ON"}},
+	"proxy-request-buffering": {values: []string{"off", "on"}},
+	// proxy*.go, proxy_location.go, ratelimit.go (issue 12, helper D).
+	"proxy-buffers-number":             {values: []string{"2", "3", strconv.Itoa(annotations.MaxProxyBuffers)}},
+	"proxy-busy-buffers-size":          {values: []string{"4k", "8k", "12k", "12288"}, needs: []string{"proxy-buffer-size", "4k", "proxy-buffers-number", "4"}},
+	"proxy-max-temp-file-size":         {values: []string{"0", "4k", "999999999m", "4096"}, needs: []string{"proxy-buffer-size", "4k"}},
+	"proxy-next-upstream":              {values: []string{"error timeout invalid_header http_500 http_502 http_503 http_504 http_403 http_404 http_429 non_idempotent", "off", "error"}},
+	"proxy-next-upstream-timeout":      {values: []string{"0", "1", strconv.Itoa(annotations.ValueMaxSeconds)}},
+	"proxy-next-upstream-tries":        {values: []string{"0", "1", strconv.Itoa(annotations.MaxInt32)}},
+	"proxy-http-version":               {values: []string{"1.0", "1.1"}},
+	"proxy-cookie-domain":              {values: []string{"off", "localhost example.org", ".a.example " + sweepHost253}},
+	"proxy-cookie-path":                {values: []string{"off", "/one/ /", sweepPathChars + " " + sweepPath1024}},
+	"proxy-redirect-from":              {values: []string{"off", "default", "http://backend:8080/", sweepPath1024}, needs: []string{"proxy-redirect-to", "/x/"}},
+	"proxy-redirect-to":                {values: []string{"/", "https://example.com/app/", sweepPath1024}, needs: []string{"proxy-redirect-from", "http://backend/"}},
+	"client-body-buffer-size":          {values: []string{"1", "1024m", "16k"}},
+	"connection-proxy-header":          {values: []string{"keep-alive", "close", sweepToken}},
+	"enable-access-log":                {values: []string{"false", "true"}},
+	"enable-rewrite-log":               {values: []string{"true", "false"}},
+	"preserve-trailing-slash":          {values: []string{"true", "false"}, needs: []string{"force-ssl-redirect", "true"}},
+	"limit-rpm":                        {values: []string{"0", "1", strconv.Itoa(annotations.MaxInt32)}},
+	"limit-rate":                       {values: []string{"0", "1", strconv.Itoa(annotations.MaxInt32)}},
+	"limit-rate-after":                 {values: []string{"0", "1", strconv.Itoa(annotations.MaxInt32)}},
 	"proxy-connect-timeout":            {values: []string{"1", strconv.Itoa(annotations.ValueMaxSeconds)}},
 	"proxy-read-timeout":               {values: []string{"1", strconv.Itoa(annotations.ValueMaxSeconds)}},
 	"proxy-send-timeout":               {values: []string{"1", strconv.Itoa(annotations.ValueMaxSeconds)}},
@@ -160,20 +182,46 @@ var sweepAnnotations = map[string]sweepEntry{
 }
 
 // sweepConfigKeys lists, per ConfigMap key, the values the sweep renders.
-var sweepConfigKeys = map[string][]string{
-	"gzip-level":                     {"1", "9"},
-	"gzip-types":                     {"*", "text/html", strings.Repeat("x", 22) + "/" + strings.Repeat("y", 23), sweepMIMETypes(200)},
-	"hsts":                           {"true", "false"},
-	"hsts-include-subdomains":        {"true", "false"},
-	"hsts-max-age":                   {"0", strconv.Itoa(annotations.MaxInt32)},
-	"hsts-preload":                   {"true", "false"},
-	"keep-alive":                     {"0", strconv.Itoa(annotations.ValueMaxSeconds)},
-	"keep-alive-requests":            {"1", strconv.Itoa(annotations.MaxInt32)},
-	"load-balance":                   {"round_robin", "ewma"},
-	"proxy-body-size":                {"0", "999999999g", "999999999m", "999999999k", "999999999"},
-	"proxy-buffer-size":              {"1", "1024m", "1048576k", "999999999", "16k"},
-	"proxy-buffering":                {"on", "off"},
-	"proxy-request-buffering":        {"off", "on"},
+var sweepConfigKeys = withGlobalSweep(map[string][]string{
+	"gzip-level":              {"1", "9"},
+	"gzip-types":              {"*", "text/html", strings.Repeat("x", 22) + "/" + strings.Repeat("y", 23), sweepMIMETypes(200)},
+	"hsts":                    {"true", "false"},
+	"hsts-include-subdomains": {"true", "false"},
+	"hsts-max-age":            {"0", strconv.Itoa(annotations.MaxInt32)},
+	"hsts-preload":            {"true", "false"},
+	"keep-alive":              {"0", strconv.Itoa(annotations.ValueMaxSeconds)},
+	"keep-alive-requests":     {"1", strconv.Itoa(annotations.MaxInt32)},
+	"load-balance":            {"round_robin", "ewma"},
+	"proxy-body-size":         {"0", "999999999g", "999999999m", "999999999k", "999999999"},
+	"proxy-buffer-size":       {"1", "1024m", "1048576k", "999999999", "16k"},
+	"proxy-buffering":         {"on", "off"},
+	"proxy-request-buffering": {"off", "on"},
+	// Aligned with proxy-buffer-size's column values: the busy and
+	// temporary file sizes fit each column's buffers (proxy_check.go).
+	"proxy-buffers-number":           {"4", "2", "3", "4096", "8"},
+	"proxy-busy-buffers-size":        {"3", "1024m", "2048m", "999999999", "32k"},
+	"proxy-max-temp-file-size":       {"0", "1024m", "999999999m", "1048576k", "16k"},
+	"proxy-next-upstream":            {"error timeout", "off", "error timeout invalid_header http_500 http_502 http_503 http_504 http_403 http_404 http_429 non_idempotent"},
+	"proxy-next-upstream-timeout":    {"0", "1", strconv.Itoa(annotations.ValueMaxSeconds)},
+	"proxy-next-upstream-tries":      {"3", "0", "1", strconv.Itoa(annotations.MaxInt32)},
+	"proxy-http-version":             {"1.1", "1.0"},
+	"proxy-cookie-domain":            {"off", "localhost example.org"},
+	"proxy-cookie-path":              {"off", "/one/ /"},
+	"proxy-redirect-from":            {"off", "default", "http://backend/"},
+	"proxy-redirect-to":              {"off", "/x/"},
+	"retry-non-idempotent":           {"false", "true"},
+	"preserve-trailing-slash":        {"false", "true"},
+	"client-body-buffer-size":        {"8k", "1", "1024m"},
+	"client-body-timeout":            {"60", "1", strconv.Itoa(annotations.ValueMaxSeconds)},
+	"client-header-buffer-size":      {"1k", "1", "1024m"},
+	"client-header-timeout":          {"60", "1", strconv.Itoa(annotations.ValueMaxSeconds)},
+	"large-client-header-buffers":    {"4 8k", "1 512", "1024 1024m"},
+	"enable-underscores-in-headers":  {"false", "true"},
+	"ignore-invalid-headers":         {"true", "false"},
+	"limit-req-status-code":          {"503", "400", "599"},
+	"limit-conn-status-code":         {"503", "599", "400"},
+	"limit-rate":                     {"0", "1", strconv.Itoa(annotations.MaxInt32)},
+	"limit-rate-after":               {"0", "1", strconv.Itoa(annotations.MaxInt32)},
 	"proxy-connect-timeout":          {"1", strconv.Itoa(annotations.ValueMaxSeconds)},
 	"proxy-read-timeout":             {"1", strconv.Itoa(annotations.ValueMaxSeconds)},
 	"proxy-send-timeout":             {"1", strconv.Itoa(annotations.ValueMaxSeconds)},
@@ -183,7 +231,7 @@ var sweepConfigKeys = map[string][]string{
 	"use-forwarded-headers":          {"true", "false"},
 	"use-gzip":                       {"true", "false"},
 	"worker-processes":               {"auto", "1", "1024"},
-}
+})
 
 func sweepMIMETypes(n int) string {
 	var list []string
@@ -210,7 +258,7 @@ func TestSweepCoversTables(t *testing.T) {
 		}
 	}
 	for _, s := range annotations.ConfigKeyDocs() {
-		if len(sweepConfigKeys[s.Key]) == 0 {
+		if len(sweepConfigKeys[s.Key]) == 0 && !sweepNoValueKeys[s.Key] {
 			t.Errorf("ConfigMap key %s: no sweep values in sweepConfigKeys", s.Key)
 		}
 	}
@@ -279,7 +327,9 @@ func sweepIngresses() []sweepIngress {
 		for _, n := range names {
 			spec := sweepSpec(n)
 			if n == "canary" || spec.CanaryOnly || strings.Contains(n, "redirect") && n != "ssl-redirect" && n != "force-ssl-redirect" ||
-				n == "ssl-passthrough" || n == "app-root" || n == "server-alias" || n == "whitelist-source-range" || n == "limit-whitelist" {
+				n == "ssl-passthrough" || n == "app-root" || n == "server-alias" || n == "whitelist-source-range" || n == "limit-whitelist" ||
+				// sized against their own buffers (needs), not each column's
+				n == "proxy-busy-buffers-size" || n == "proxy-max-temp-file-size" {
 				continue
 			}
 			e := sweepAnnotations[n]

@@ -83,6 +83,7 @@ func (b *builder) finishLocations() {
 		loc.Settings = pl.ing.ann.Location
 		loc.Settings.AppRoot = "" // a server setting
 		loc.Settings.UpstreamVhost = annotations.ResolveUpstreamVhost(loc.Settings.UpstreamVhost, loc.Service, loc.Ingress.Namespace, loc.ServicePort)
+		b.applyIngressConfigMaps(pl.ing, &loc.Settings)
 		be := b.useBackend(pl.ing, loc.Service, pl.port, pl.field+".backend")
 		loc.Backend = be.Name
 		if d := pl.ing.ann.DefaultBackend; d != "" {
@@ -91,8 +92,8 @@ func (b *builder) finishLocations() {
 				loc.Backend = loc.Settings.CustomDefaultBackend
 			}
 		}
-		s.server.Locations = append(s.server.Locations, loc)
 		b.setErrorPages(pl.ing, &loc, be)
+		s.server.Locations = append(s.server.Locations, loc)
 	}
 	for _, s := range b.servers {
 		sortLocations(s.server.Locations)
@@ -206,6 +207,13 @@ func (b *builder) addCanaryPath(p *parsedIngress, host string, path networkingv1
 	if pb == nil {
 		return
 	}
+	if !p.ann.Canary.AffinityLegacy {
+		// affinity-canary-behavior "sticky" (the default): the canary
+		// takes its primary's affinity, so its answers carry the cookie
+		// and the client stays on the canary, as ingress-nginx copies
+		// the primary's session affinity into the alternative backend.
+		canary.SessionAffinity = pb.SessionAffinity
+	}
 	for _, a := range pb.AlternativeBackends {
 		if a == canary.Name {
 			return
@@ -244,6 +252,9 @@ func (b *builder) findLocation(host, path string, pt *networkingv1.PathType) *mo
 // host listed under spec.tls is a TLS host (HTTP is redirected to HTTPS)
 // even when its entry gives no usable certificate: the default one is
 // served then (its Secret missing or unnamed, or not covering the host).
+// So is a rule host of the Ingress that no entry lists or covers: once an
+// Ingress has a tls section, all its rule hosts are TLS hosts, the ones
+// without a certificate of their own serving the default one.
 func (b *builder) addTLS(ing *networkingv1.Ingress) {
 	if len(ing.Spec.TLS) == 0 {
 		return
@@ -315,6 +326,12 @@ func (b *builder) addTLS(ing *networkingv1.Ingress) {
 				}
 			}
 			if cert == nil {
+				// ingress-nginx gives every rule host of an Ingress with
+				// a tls section a certificate: the default one when no
+				// entry lists or covers it, and redirects it like any
+				// TLS host (its controller.go createServers and
+				// extractTLSSecretName; its issue 3258).
+				b.server(host).server.TLS = true
 				continue
 			}
 		}
