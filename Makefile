@@ -17,7 +17,7 @@ build: ## Build bin/kubectl-ingress
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/kubectl-ingress
 
 run-example: deps build ## Render examples/ to out/examples and check it with a real nginx -t
-	$(BIN) render -f examples/ -o out/examples --validate
+	$(BIN) render -f examples/ --output-dir out/examples --validate
 	@echo "wrote out/examples/{nginx.conf,backends.json,servers.json,problems.txt}"
 
 simulator: deps build ## Run the controller on examples/ with nginx on 127.0.0.1:8080/8443 and demo backends (Ctrl-C stops it)

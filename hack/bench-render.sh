@@ -23,10 +23,10 @@ make -s build
 for n in 1000 10000; do
 	[ -d "$out/cluster-$n" ] || "$gen" --ingresses "$n" --out "$out/cluster-$n" >/dev/null
 	echo "== kubectl-ingress render -f $out/cluster-$n (whole command, $n Ingresses)"
-	/usr/bin/time -v bin/kubectl-ingress render -f "$out/cluster-$n" -o "$out/render-$n" 2>"$out/time-$n.txt" || { cat "$out/time-$n.txt"; exit 1; }
+	/usr/bin/time -v bin/kubectl-ingress render -f "$out/cluster-$n" --output-dir "$out/render-$n" 2>"$out/time-$n.txt" || { cat "$out/time-$n.txt"; exit 1; }
 	grep -E "Elapsed \(wall clock\)|Maximum resident set size" "$out/time-$n.txt"
 	echo "nginx.conf: $(wc -c <"$out/render-$n/nginx.conf") bytes"
 done
 
 echo "== nginx -t on the 10,000-Ingress nginx.conf"
-bin/kubectl-ingress render -f "$out/cluster-10000" -o "$out/render-10000" --validate 2>&1 | tail -1
+bin/kubectl-ingress render -f "$out/cluster-10000" --output-dir "$out/render-10000" --validate 2>&1 | tail -1

@@ -117,7 +117,7 @@ func newCmdBackends(o *BackendsOptions) *cobra.Command {
 		Short:   "Show the backends that a controller pod's nginx is using, as its Lua balancer holds them",
 		Long:    backendsLong,
 		Example: backendsExample,
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd); err != nil {
 				return err

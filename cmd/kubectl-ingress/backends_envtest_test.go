@@ -136,8 +136,8 @@ func TestBackendsEnvtest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runCmd(t, "", append(append([]string{"backends"}, tc.args...), kc...)...)
 			t.Logf("stderr: %s", errOut)
-			if code != 1 || out != "" {
-				t.Fatalf("exit %d, stdout %q; want 1 and nothing (stderr %s)", code, out, errOut)
+			if code != exitFailure || out != "" {
+				t.Fatalf("exit %d, stdout %q; want 3 and nothing (stderr %s)", code, out, errOut)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(errOut, w) {

@@ -49,8 +49,8 @@ func TestBackendsGolden(t *testing.T) {
 			}
 			if strings.HasPrefix(c.Name(), "err-") {
 				code, out, errOut := runCmd(t, "", append([]string{"backends", "--url", url}, flags...)...)
-				if code != 1 || out != "" {
-					t.Fatalf("exit %d, stdout %q; want exit 1 and no output", code, out)
+				if code != exitFailure || out != "" {
+					t.Fatalf("exit %d, stdout %q; want exit 3 and no output", code, out)
 				}
 				compareGolden(t, filepath.Join(dir, "error.txt"), []byte(strings.ReplaceAll(errOut, url, "URL")))
 				return

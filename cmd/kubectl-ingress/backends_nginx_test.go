@@ -147,13 +147,13 @@ func TestBackendsRealNginx(t *testing.T) {
 
 	// The URL of nginx's HTTP port is not a status server.
 	code, _, errOut = runCmd(t, "", "backends", "--url", n.httpURL)
-	if code != 1 || !strings.Contains(errOut, "GET /configuration/backends: status 404 Not Found") ||
+	if code != exitFailure || !strings.Contains(errOut, "GET /configuration/backends: status 404 Not Found") ||
 		!strings.Contains(errOut, "is this the status server of an ingress controller?") {
 		t.Errorf("--url of the HTTP port: exit %d, %s", code, errOut)
 	}
 	// Nothing listens.
 	code, _, errOut = runCmd(t, "", "backends", "--url", "http://127.0.0.1:"+strconv.Itoa(loopbackPort(t)))
-	if code != 1 || !strings.Contains(errOut, "connection refused") {
+	if code != exitFailure || !strings.Contains(errOut, "connection refused") {
 		t.Errorf("--url of a closed port: exit %d, %s", code, errOut)
 	}
 }

@@ -192,8 +192,8 @@ func TestBackendsErrorsNamePodAndCause(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errOut := runBackends(t, clusterWith(threePods(), tc.d), tc.args...)
-			if code != 1 || out != "" {
-				t.Fatalf("exit %d, stdout %q; want 1 and nothing", code, out)
+			if code != exitFailure || out != "" {
+				t.Fatalf("exit %d, stdout %q; want 3 and nothing", code, out)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(errOut, w) {
@@ -279,8 +279,8 @@ func TestBackendsAllPodsOneFails(t *testing.T) {
 		openErr: map[string]error{"ctrl-b": errString("port-forward to pod ingress-nginx/ctrl-b port 10246 refused: boom")},
 	}
 	code, out, errOut := runBackends(t, clusterWith(threePods(), d), "--all-pods")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1", code)
+	if code != exitFailure {
+		t.Fatalf("exit %d, want 3", code)
 	}
 	if !strings.Contains(out, "Only pod ctrl-a answered: nothing to compare.") || !strings.Contains(out, "shop-web-80") {
 		t.Errorf("stdout:\n%s", out)
@@ -308,7 +308,7 @@ func TestBackendsValidate(t *testing.T) {
 		{[]string{"--list", "-o", "json"}, "--list prints the names; it cannot be combined with -o json"},
 	} {
 		code, _, errOut := runBackends(t, clusterWith(threePods(), d), tc.args...)
-		if code != 1 || strings.TrimSpace(errOut) != "error: "+tc.want {
+		if code != exitFailure || strings.TrimSpace(errOut) != "error: "+tc.want {
 			t.Errorf("%v: exit %d, stderr %q; want %q", tc.args, code, errOut, tc.want)
 		}
 	}

@@ -43,9 +43,12 @@ func registerCompletions(root *cobra.Command, clients clusterClients) {
 			registerNamespaceCompletion(c, clients, configFlagsOf, "namespace")
 			registerNamespaceCompletion(c, clients, configFlagsOf, "election-namespace")
 			registerClusterObjectCompletions(c, clients)
-		case "render":
+		case "render", "conf", "lint":
 			_ = c.MarkFlagFilename("filename", manifestExtensions...)
-			_ = c.MarkFlagDirname("output-dir")
+			if c.Name() == "render" {
+				_ = c.MarkFlagDirname("output-dir")
+				registerFixed(c, "output", renderFormats...)
+			}
 			// As kubectl's -n: the namespaces of the kubeconfig's cluster
 			// (render itself never talks to it).
 			registerNamespaceCompletion(c, clients, configFlagsOf, "namespace")

@@ -25,6 +25,7 @@ func completionRoot(clients clusterClients) (*cobra.Command, *bytes.Buffer) {
 	root.SetOut(&out)
 	root.SetErr(&errOut)
 	root.AddCommand(NewCmdRender(streams), NewCmdDiff(streams), NewCmdController(streams), newCmdBackends(NewBackendsOptions(streams, clients)), NewCmdCompletion(streams))
+	addPluginVerbs(root, streams)
 	registerCompletions(root, clients)
 	return root, &out
 }
@@ -94,6 +95,8 @@ func TestCompletion(t *testing.T) {
 		{[]string{"diff", "--kubeconfig", kubeconfig, "--context", "st"}, "staging", noFiles},
 		{[]string{"diff", "--from", ""}, "yaml,yml,json", ":8"}, // ShellCompDirectiveFilterFileExt
 		{[]string{"render", "--output-dir", ""}, "", ":16"},     // ShellCompDirectiveFilterDirs
+		{[]string{"render", "-o", ""}, "json,yaml,nginx", noFiles},
+		{[]string{"lint", "-f", ""}, "yaml,yml,json", ":8"},
 		{[]string{"controller", "--from-files", ""}, "", ":16"},
 		{[]string{"controller", "--watch-namespace", "sh"}, "shop", noFiles},
 		{[]string{"controller", "--kubeconfig", kubeconfig, "--context", "p"}, "prod", noFiles},
@@ -162,10 +165,10 @@ func TestCompletionScripts(t *testing.T) {
 		}
 	}
 	code, _, errOut := runCmd(t, "", "completion", "tcsh")
-	if code != 1 || !strings.Contains(errOut, `invalid argument "tcsh"`) {
+	if code != exitFailure || !strings.Contains(errOut, `invalid argument "tcsh"`) {
 		t.Errorf("completion tcsh: exit %d, stderr %q", code, errOut)
 	}
-	if code, _, _ := runCmd(t, "", "completion"); code != 1 {
+	if code, _, _ := runCmd(t, "", "completion"); code != exitFailure {
 		t.Errorf("completion without a shell: exit %d", code)
 	}
 }

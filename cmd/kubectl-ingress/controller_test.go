@@ -37,8 +37,8 @@ func TestControllerFlagErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		code, _, errOut := runCmd(t, "", append([]string{"controller"}, tc.args...)...)
-		if code != 1 || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want 1 and %q", tc.args, code, errOut, tc.want)
+		if code != exitFailure || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 3 and %q", tc.args, code, errOut, tc.want)
 		}
 	}
 }

@@ -25,7 +25,7 @@ const (
 	diffExitNoChange = 0
 	diffExitDynamic  = 1
 	diffExitReload   = 2
-	diffExitError    = 3
+	diffExitError    = exitFailure
 	diffExitProblems = 4
 )
 
@@ -88,7 +88,7 @@ func NewCmdDiff(streams genericiooptions.IOStreams) *cobra.Command {
 		Short:   "Show whether a manifest change reloads nginx or applies through Lua, and why",
 		Long:    diffLong,
 		Example: diffExample,
-		Args:    cobra.NoArgs,
+		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Validate(); err != nil {
 				return &exitError{code: diffExitError, err: err}
@@ -103,7 +103,7 @@ func NewCmdDiff(streams genericiooptions.IOStreams) *cobra.Command {
 	f.BoolVarP(&o.Recursive, "recursive", "R", false, "Read directories recursively")
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "With -f: read the live objects of every namespace")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: empty for text, json or yaml")
-	f.StringVar(&o.Color, "color", o.Color, "Colour the text diff: auto (on a terminal), always or never")
+	f.StringVar(&o.Color, "color", o.Color, "Colour the text diff: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
 	f.StringVar(&o.FailOn, "fail-on", "", "Exit non-zero only for: reload, change, problems or never (default: the verdict's status)")
 	o.Render.AddFlags(f)
 	o.ConfigFlags.AddFlags(f)
@@ -285,7 +285,7 @@ func (o *DiffOptions) print(r *diffReport) error {
 		return err
 	}
 	var color *textdiff.Colors
-	if o.Color == "always" || (o.Color == "auto" && isTerminal(o.Out)) {
+	if colorWanted(o.Color, o.Out, os.Getenv) {
 		color = textdiff.ANSI
 	}
 	_, err := io.WriteString(o.Out, r.text(color))

@@ -39,7 +39,7 @@ func TestRenderNamedPipe(t *testing.T) {
 	fifo := filepath.Join(dir, "fifo.yaml")
 	specialfiles.Fifo(t, fifo)
 	code, out, errOut := runCmdWithin(t, "", "render", "-f", fifo)
-	if code != 1 || out != "" || !strings.Contains(errOut, fifo+" is a named pipe, not a regular file") {
+	if code != exitFailure || out != "" || !strings.Contains(errOut, fifo+" is a named pipe, not a regular file") {
 		t.Errorf("render -f FIFO: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), []byte(badAnnotationIngress), 0o644); err != nil {
@@ -61,11 +61,11 @@ func TestRenderMaxManifestSize(t *testing.T) {
 		t.Errorf("a file under the limit: exit %d: %s", code, errOut)
 	}
 	code, _, errOut := runCmd(t, "", "render", "-f", file, "--max-manifest-size", "100")
-	if code != 1 || !strings.Contains(errOut, file+" is larger than 100 bytes, the limit of a manifest file (--max-manifest-size)") {
+	if code != exitFailure || !strings.Contains(errOut, file+" is larger than 100 bytes, the limit of a manifest file (--max-manifest-size)") {
 		t.Errorf("a file over the limit: exit %d, stderr %q", code, errOut)
 	}
 	code, _, errOut = runCmd(t, strings.Repeat("#", 2000), "render", "-f", "-", "--max-manifest-size", "1Ki")
-	if code != 1 || !strings.Contains(errOut, "standard input is larger than 1Ki, the limit of a manifest file (--max-manifest-size)") {
+	if code != exitFailure || !strings.Contains(errOut, "standard input is larger than 1Ki, the limit of a manifest file (--max-manifest-size)") {
 		t.Errorf("stdin over the limit: exit %d, stderr %q", code, errOut)
 	}
 	// The help says the size as the errors do, and the flag reads back
@@ -82,7 +82,7 @@ func TestRenderMaxManifestSize(t *testing.T) {
 	for _, bad := range []string{"0", "-1", "lots", "0.5"} {
 		for _, args := range [][]string{{"render", "-f", file}, {"controller", "--from-files", dir}} {
 			code, _, errOut := runCmd(t, "", append(args, "--max-manifest-size", bad)...)
-			if code != 1 || !strings.Contains(errOut, "--max-manifest-size") {
+			if code != exitFailure || !strings.Contains(errOut, "--max-manifest-size") {
 				t.Errorf("%s --max-manifest-size %s: exit %d, stderr %q", args[0], bad, code, errOut)
 			}
 		}
@@ -99,7 +99,7 @@ func TestStatusAddressFlag(t *testing.T) {
 			{"controller", "--from-files", dir, "--status-address", addr},
 		} {
 			code, out, errOut := runCmdWithin(t, "", args...)
-			if code != 1 || out != "" || !strings.Contains(errOut, "--status-address must be a loopback IP and port such as 127.0.0.1:10246") || !strings.Contains(errOut, addr) {
+			if code != exitFailure || out != "" || !strings.Contains(errOut, "--status-address must be a loopback IP and port such as 127.0.0.1:10246") || !strings.Contains(errOut, addr) {
 				t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 			}
 		}

@@ -11,7 +11,7 @@ import (
 // and refuses passthrough ports that collide.
 func TestRenderStreamFlags(t *testing.T) {
 	dir := t.TempDir()
-	code, _, errOut := runCmd(t, "", "render", "-f", "../../testdata/render/stream-services/input.yaml", "-o", dir,
+	code, _, errOut := runCmd(t, "", "render", "-f", "../../testdata/render/stream-services/input.yaml", "--output-dir", dir,
 		"--tcp-services-configmap", "ingress-nginx/tcp-services", "--udp-services-configmap", "ingress-nginx/udp-services")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -22,7 +22,7 @@ func TestRenderStreamFlags(t *testing.T) {
 	}
 
 	plain := t.TempDir()
-	if code, _, errOut := runCmd(t, "", "render", "-f", "../../testdata/render/stream-services/input.yaml", "-o", plain); code != 0 {
+	if code, _, errOut := runCmd(t, "", "render", "-f", "../../testdata/render/stream-services/input.yaml", "--output-dir", plain); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(plain, "stream.json")); !os.IsNotExist(err) {
@@ -30,7 +30,7 @@ func TestRenderStreamFlags(t *testing.T) {
 	}
 	// Rendered again into dir without the flags: the stream.json of the
 	// first render goes.
-	if code, _, errOut := runCmd(t, "", "render", "-f", "../../testdata/render/stream-services/input.yaml", "-o", dir); code != 0 {
+	if code, _, errOut := runCmd(t, "", "render", "-f", "../../testdata/render/stream-services/input.yaml", "--output-dir", dir); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "stream.json")); !os.IsNotExist(err) {

@@ -96,8 +96,8 @@ func TestRenderInputErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			code, out, errOut := runCmd(t, "", c.args...)
-			if code != 1 {
-				t.Errorf("exit %d, want 1", code)
+			if code != exitFailure {
+				t.Errorf("exit %d, want 3", code)
 			}
 			if out != "" {
 				t.Errorf("stdout must stay empty on error, got %q", out)
@@ -112,12 +112,12 @@ func TestRenderInputErrors(t *testing.T) {
 func TestRenderOutputDirAndValidate(t *testing.T) {
 	nginxtest.Require(t)
 	dir := t.TempDir()
-	code, out, errOut := runCmd(t, "", "render", "-f", "../../examples", "-o", dir, "--validate")
+	code, out, errOut := runCmd(t, "", "render", "-f", "../../examples", "--output-dir", dir, "--validate")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if out != "" {
-		t.Errorf("with -o nothing goes to stdout, got %q", out)
+		t.Errorf("with --output-dir nothing goes to stdout, got %q", out)
 	}
 	if !strings.Contains(errOut, "nginx -t: the configuration is valid") {
 		t.Errorf("stderr lacks the nginx -t verdict: %s", errOut)
@@ -137,7 +137,7 @@ func TestValidateReportsNginxMessage(t *testing.T) {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		t.Errorf("a failed validate is a plain error (exit 1), got exit code %d", ee.code)
+		t.Errorf("a failed validate is a plain error (exit 3), got exit code %d", ee.code)
 	}
 }
 

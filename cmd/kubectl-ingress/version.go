@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 
 	"github.com/spf13/cobra"
@@ -22,11 +23,16 @@ func NewCmdVersion(streams genericiooptions.IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of kubectl-ingress",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(streams.Out, "kubectl-ingress %s (commit %s, built %s, %s, %s/%s)\n",
-				version, commit, date, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			return err
+			return printVersion(streams.Out)
 		},
 	}
+}
+
+// printVersion writes the version line.
+func printVersion(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "kubectl-ingress %s (commit %s, built %s, %s, %s/%s)\n",
+		version, commit, date, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return err
 }

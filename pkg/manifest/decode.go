@@ -245,5 +245,10 @@ func yamlError(doc document, err error) error {
 		return "line " + strconv.Itoa(doc.line+n-1)
 	})
 	msg = strings.TrimPrefix(msg, "error converting YAML to JSON: ")
+	if strings.Contains(msg, `key "apiVersion" already set in map`) || strings.Contains(msg, `key "kind" already set in map`) {
+		// Two objects in one document: files joined with cat, where the
+		// second did not start with "---".
+		msg += "\n  (two objects run together: separate documents with a line \"---\"; files joined with cat need one at the start of each file)"
+	}
 	return doc.origin.errorf("invalid YAML: %s", msg)
 }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// The verbs of ingress-nginx's kubectl plugin (kubectl ingress-nginx
+// conf|certs|ingresses|lint|general|info|logs|exec|ssh|backends). backends
+// is ours already; conf and lint do what they did, on manifests; the others
+// answer with the command to use instead (exit 3), never "unknown command".
+
+const (
+	ourControllerRef = "-n kubectl-ingress deploy/kubectl-ingress-controller"
+	theirRef         = "-n ingress-nginx deploy/ingress-nginx-controller"
+)
+
+// pluginPointers are the verbs that kubectl or another of our commands
+// covers: the answer says which.
+var pluginPointers = []struct{ verb, short, answer string }{
+	{"certs", "ingress-nginx's certs: see the answer", "the certificates by host are in the servers payload of `kubectl ingress render -f FILES -o json` (Secret and checksum; never the key); for the one a cluster serves: `kubectl get secret -n NS NAME -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -subject -ext subjectAltName -enddate`"},
+	{"ingresses", "ingress-nginx's ingresses: see the answer", "`kubectl get ingress -A -o wide` lists the Ingresses; `kubectl ingress backends` shows the endpoints nginx balances over"},
+	{"info", "ingress-nginx's info: see the answer", "`kubectl get service -n kubectl-ingress kubectl-ingress-controller -o wide` shows the controller's Service and addresses (ingress-nginx's: `kubectl get service -n ingress-nginx ingress-nginx-controller -o wide`)"},
+	{"general", "ingress-nginx's general: see the answer", "`kubectl port-forward " + ourControllerRef + " 10246` then `curl http://127.0.0.1:10246/configuration/general`; `kubectl ingress backends` reads the backends the same way"},
+	{"logs", "ingress-nginx's logs: use kubectl logs", "`kubectl logs " + ourControllerRef + "` (ingress-nginx's: `kubectl logs " + theirRef + "`)"},
+	{"exec", "ingress-nginx's exec: use kubectl exec", "`kubectl exec -it " + ourControllerRef + " -- COMMAND`"},
+	{"ssh", "ingress-nginx's ssh: use kubectl exec", "`kubectl exec -it " + ourControllerRef + " -- /bin/sh`"},
+}
+
+// addPluginVerbs adds conf, lint and the pointers to root.
+func addPluginVerbs(root *cobra.Command, streams genericiooptions.IOStreams) {
+	root.AddCommand(newCmdConf(streams), newCmdLint(streams))
+	for _, p := range pluginPointers {
+		answer := p.answer
+		verb := p.verb
+		root.AddCommand(&cobra.Command{
+			Use:    verb,
+			Short:  p.short,
+			Hidden: true,
+			// Whatever ingress-nginx's flags come with it, the answer
+			// is the same.
+			DisableFlagParsing: true,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return &exitError{code: exitFailure, err: fmt.Errorf("%q is a verb of ingress-nginx's kubectl plugin that kubectl ingress does not have; use %s", verb, answer)}
+			},
+		})
+	}
+}
+
+// newCmdConf is ingress-nginx's conf on manifests: render -o nginx.
+func newCmdConf(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &RenderOptions{IOStreams: streams, Render: reportingRenderFlags(), Manifests: NewManifestFlags(), Output: "nginx"}
+	cmd := &cobra.Command{
+		Use:   "conf -f FILENAME [--host HOST]",
+		Short: "Print the nginx.conf of manifests, or the server block of one host (render -o nginx)",
+		Long: `Print the nginx.conf that the controller would run for the manifests given with -f, or with
+--host only the server blocks of that host: "kubectl ingress render -o nginx". ingress-nginx's
+plugin read a live pod's nginx.conf instead; for that, use
+  kubectl exec ` + ourControllerRef + ` -- cat /etc/kubectl-ingress/nginx.conf`,
+		Example: `  kubectl ingress conf -f examples/ --host shop.example.com`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(o.Manifests.Filenames) == 0 {
+				return &usageError{err: errors.New("conf reads manifests: give -f FILENAME; a live pod's nginx.conf: kubectl exec " + ourControllerRef + " -- cat /etc/kubectl-ingress/nginx.conf")}
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.Manifests.AddFlags(cmd.Flags())
+	o.Render.AddFlags(cmd.Flags())
+	cmd.Flags().StringVar(&o.Host, "host", "", "Only the server blocks of this host")
+	return cmd
+}
+
+// newCmdLint is ingress-nginx's lint on manifests: the Problems, on
+// stdout, and exit 2 when there are any.
+func newCmdLint(streams genericiooptions.IOStreams) *cobra.Command {
+	o := &RenderOptions{
+		IOStreams:      genericiooptions.IOStreams{In: streams.In, Out: io.Discard, ErrOut: streams.Out},
+		Render:         reportingRenderFlags(),
+		Manifests:      NewManifestFlags(),
+		FailOnProblems: true,
+	}
+	cmd := &cobra.Command{
+		Use:   "lint -f FILENAME",
+		Short: "List the problems of manifests and exit 2 when there are any (render --fail-on-problems)",
+		Long: `List the problems of the manifests given with -f, one "kind namespace/name: field: reason" line
+each (bad or unsupported annotations, snippets, missing Services, hosts claimed twice, Ingresses of
+old API versions or other classes, left out), then the summary line, on stdout. Exit status: 0 with
+no problem, 2 with problems, 3 on an error. It is "kubectl ingress render --fail-on-problems"
+without the rendered files.`,
+		Example: `  kubectl ingress lint -R -f manifests/`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			err := o.Run(cmd.Context())
+			var ee *exitError
+			if errors.As(err, &ee) && ee.code == exitVerdict {
+				// The problems are the output already.
+				ee.silent = true
+			}
+			return err
+		},
+	}
+	o.Manifests.AddFlags(cmd.Flags())
+	o.Render.AddFlags(cmd.Flags())
+	return cmd
+}
