@@ -40,11 +40,10 @@ func errorPageLocation(backend string, code int) string {
 	return "@custom_" + backend + "_" + strconv.Itoa(code)
 }
 
-// writeErrorPages writes the error page settings of a location: the
-// variables its default backend is told, proxy_intercept_errors and one
-// error_page per code. It writes nothing for a location without them. The
-// variables come first: "set" runs in order with the location's returns.
-func writeErrorPages(w *confWriter, l *model.Location) {
+// writeErrorPageVars writes, first in a location with error pages, the
+// variables its default backend is told: "set" runs in order with the
+// location's returns, so they must come before any.
+func writeErrorPageVars(w *confWriter, l *model.Location) {
 	ep := &l.Settings.ErrorPages
 	if len(ep.Codes) == 0 && !ep.Fallback {
 		return
@@ -52,6 +51,15 @@ func writeErrorPages(w *confWriter, l *model.Location) {
 	for i, v := range []string{l.Ingress.Namespace, l.Ingress.Name, l.Service, l.ServicePort} {
 		w.line("set", errorPageVars[i].variable, w.q(v))
 	}
+}
+
+// writeErrorPages writes proxy_intercept_errors and one error_page per code
+// of a location; nothing for a location without codes. nginx answers with
+// the first error_page of a code, so these come after the sign-in
+// redirect of external authentication (error_page 401), which wins, as
+// in ingress-nginx's template.
+func writeErrorPages(w *confWriter, l *model.Location) {
+	ep := &l.Settings.ErrorPages
 	if len(ep.Codes) == 0 {
 		return
 	}
