@@ -32,6 +32,12 @@ type ConfOptions struct {
 	SSLPassthroughHopPort   int
 	// LuaDicts size the shared dicts of the Lua payloads (zero: defaults).
 	LuaDicts LuaDicts
+	// Resolvers are the DNS servers (IP addresses) nginx asks for the
+	// host names it resolves per request, those of auth-url
+	// (nginxconf_auth.go); the controller reads them from
+	// /etc/resolv.conf, as ingress-nginx. None: no resolver line, and
+	// such a host cannot be resolved (its requests answer 500).
+	Resolvers []string
 
 	// TestRefusal is a test seam: only tests set it; no flag, ConfigMap
 	// key or object reaches it (TestTestRefusalIsTestOnly checks that no
@@ -79,6 +85,7 @@ func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, erro
 	writeLua(w, c.Global, o)
 	writeZones(w, c)
 	writeAuthCache(w, c)
+	writeResolver(w, o)
 	writeRedirectURIMap(w, c)
 	writeMirrorUpstreams(w, c)
 	writeHeaderGlobals(w, c, o)
@@ -123,7 +130,7 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 	}
 	w.line("worker_processes", w.q(workers))
 	w.line("pid", "nginx.pid")
-	writeMainGlobal(w, c.Global)
+	writeMainGlobal(w, c, workers)
 }
 
 // writeServerNamesHash sizes nginx's server name hash for the hosts: a

@@ -3,6 +3,7 @@ package nginxconf
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -87,6 +88,29 @@ func writeAuthCache(w *confWriter, c *model.Config) {
 			}
 		}
 	}
+}
+
+// writeResolver names the DNS servers of ConfOptions.Resolvers: nginx
+// resolves the host of an auth URL per request (the URL is a variable), and
+// needs them for any host that is not an IP address. An entry that is not
+// an IP address is left out.
+func writeResolver(w *confWriter, o ConfOptions) {
+	args := []string{"resolver"}
+	for _, r := range o.Resolvers {
+		a, err := netip.ParseAddr(r)
+		switch {
+		case err != nil || a.Zone() != "":
+			continue
+		case a.Is6() && !a.Is4In6():
+			args = append(args, w.q("["+a.String()+"]"))
+		default:
+			args = append(args, w.q(a.Unmap().String()))
+		}
+	}
+	if len(args) == 1 {
+		return
+	}
+	w.line(append(args, "valid=30s")...)
 }
 
 // writeAuthLocations writes the internal locations that the location l of
@@ -188,7 +212,10 @@ func authSigninURL(signin, param string) string {
 		return signin
 	}
 	sep := "?"
-	if hasQuery && query != "" {
+	switch {
+	case hasQuery && query == "":
+		sep = "" // "…/start?" ends with its separator
+	case hasQuery:
 		sep = "&"
 	}
 	return signin + sep + param + "=$pass_access_scheme://$http_host" + escapedRequestURI
