@@ -56,6 +56,15 @@ var authHeaderVars = varList{
 	prefixes: []string{"http_"},
 }
 
+// The kinds of values of this family.
+const (
+	kindAuthHeaders       valueKind = "comma separated header names"
+	kindAuthCacheDuration valueKind = `comma separated "codes… times…"`
+)
+
+// authVarsDoc lists authURLVars for the documentation.
+const authVarsDoc = "$host, $http_host, $best_http_host, $server_name, $server_port, $scheme, $pass_access_scheme, $request_uri, $escaped_request_uri, $request_method, $remote_addr"
+
 // authMethods are the methods auth-method accepts, as ingress-nginx.
 var authMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"}
 
@@ -156,7 +165,7 @@ var authExternalAnnotations = []annotationSpec{
 			a.AlwaysSetCookie = b
 			return err
 		})},
-	{Name: "auth-cache-duration", Kind: kindTokenList, Default: model.DefaultAuthCacheDuration,
+	{Name: "auth-cache-duration", Kind: kindAuthCacheDuration, Default: model.DefaultAuthCacheDuration,
 		Description: `How long answers of the auth service are cached, by status: comma separated entries of status codes then times ("200 202 30m, 401 1m").`,
 		set: annAuth("auth-cache-duration", model.DefaultAuthCacheDuration, func(a *model.ExternalAuth, v string) error {
 			d, err := valueAuthCacheDuration(v)
@@ -218,14 +227,14 @@ var authExternalAnnotations = []annotationSpec{
 			a.ProxySetHeadersConfigMap = ref
 			return err
 		})},
-	{Name: "auth-request-redirect", Kind: kindURL,
+	{Name: "auth-request-redirect", Kind: kindHeaderValue,
 		Description: "The X-Auth-Request-Redirect header sent to the auth service (default: the request URI); variables from an allowlist.",
 		set: annAuth("auth-request-redirect", "", func(a *model.ExternalAuth, v string) error {
 			r, err := valueAuthText(v)
 			a.RequestRedirect = r
 			return err
 		})},
-	{Name: "auth-response-headers", Kind: kindTokenList,
+	{Name: "auth-response-headers", Kind: kindAuthHeaders,
 		Description: "Comma separated headers of the auth service's answer sent on to the backend.",
 		set: annAuth("auth-response-headers", "", func(a *model.ExternalAuth, v string) error {
 			h, err := valueAuthHeaderNames(v)
@@ -247,7 +256,7 @@ var authExternalAnnotations = []annotationSpec{
 			return err
 		})},
 	{Name: "auth-url", Kind: kindURL,
-		Description: "Authenticate every request with this URL first (nginx auth_request): 2xx lets it through, 401 answers 401 (or redirects to auth-signin), 403 answers 403, anything else 500; variables from an allowlist (e.g. \"https://$host/oauth2/auth\").",
+		Description: "Authenticate every request with this URL first (nginx auth_request, the request's headers without its body): 2xx lets it through, 401 answers 401 (or redirects to auth-signin), 403 answers 403, anything else 500. An absolute http(s) URL whose host is a DNS name, an IP address or one of $host, $http_host, $best_http_host, $server_name; the only variables allowed in the auth URLs, auth-request-redirect and auth-proxy-set-headers values are " + authVarsDoc + " (e.g. \"https://$host/oauth2/auth\"); no quote, ;, braces or spaces.",
 		OnInvalid:   "every request to the Ingress's paths answers 503 until it is fixed (fail closed, as in ingress-nginx)",
 		set: func(s *annotationState, v string) error {
 			a := &s.authExternalState
@@ -491,7 +500,7 @@ var authExternalConfigKeys = []configKeySpec{
 	{Key: "global-auth-always-set-cookie", Kind: kindBool, Default: "false",
 		Description: "global-auth-url: send the auth service's Set-Cookie with every answer.",
 		set:         configBool(func(g *model.Global) *bool { return &g.GlobalAuth.AlwaysSetCookie })},
-	{Key: "global-auth-cache-duration", Kind: kindTokenList, Default: model.DefaultAuthCacheDuration,
+	{Key: "global-auth-cache-duration", Kind: kindAuthCacheDuration, Default: model.DefaultAuthCacheDuration,
 		Description: "global-auth-url: how long answers are cached, by status (see auth-cache-duration).",
 		set: func(g *model.Global, v string) error {
 			d, err := valueAuthCacheDuration(v)
@@ -518,7 +527,7 @@ var authExternalConfigKeys = []configKeySpec{
 			}
 			return err
 		}},
-	{Key: "global-auth-request-redirect", Kind: kindURL, NoDefault: true,
+	{Key: "global-auth-request-redirect", Kind: kindHeaderValue, NoDefault: true,
 		Description: "global-auth-url: the X-Auth-Request-Redirect header (see auth-request-redirect).",
 		set: func(g *model.Global, v string) error {
 			r, err := valueAuthText(v)
@@ -527,7 +536,7 @@ var authExternalConfigKeys = []configKeySpec{
 			}
 			return err
 		}},
-	{Key: "global-auth-response-headers", Kind: kindTokenList, NoDefault: true,
+	{Key: "global-auth-response-headers", Kind: kindAuthHeaders, NoDefault: true,
 		Description: "global-auth-url: headers of the auth service's answer sent on to the backend (see auth-response-headers).",
 		set: func(g *model.Global, v string) error {
 			h, err := valueAuthHeaderNames(v)
