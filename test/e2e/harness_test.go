@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -132,6 +133,11 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// The files nginx.conf names (htpasswd, CA bundles), as the controller
+	// writes them before nginx -t.
+	if err := n.inst.WriteFiles(ctx, controller.ToNginxFiles(cfg.Files)); err != nil {
+		t.Fatal(err)
+	}
 	if err := n.inst.Start(ctx, conf); err != nil {
 		t.Fatal(err)
 	}

@@ -83,6 +83,7 @@ func (rc *runningController) logContext() (context.Context, context.CancelFunc) 
 func (rc *runningController) run(t testing.TB, ctx context.Context, cancel context.CancelFunc, cfg controller.Config, readyTimeout time.Duration) {
 	t.Helper()
 	cfg.Nginx, cfg.Stream = rc.inst, rc.inst
+	cfg.Files = controller.NginxFiles{In: rc.inst}
 	cfg.Lua = luaapi.NewClient("http://"+cfg.Conf.StatusAddress, &http.Client{Timeout: 10 * time.Second})
 	cfg.RetryBase = time.Hour
 	if cfg.StopTimeout == 0 {
