@@ -230,7 +230,8 @@ func TestForwardedHeaders(t *testing.T) {
 // TestHTTPSRedirectHost: the redirect of a TLS host goes to the host the
 // backend would get, without its port: the Host header, or with
 // use-forwarded-headers the client's X-Forwarded-Host; an X-Forwarded-Proto
-// of https is trusted only then.
+// of https is trusted only then. The final "/" of the URI is dropped, as
+// ingress-nginx's lua_ingress.lua does without preserve-trailing-slash.
 func TestHTTPSRedirectHost(t *testing.T) {
 	const host = "tls.example.com"
 	port := headerEcho(t)
@@ -241,11 +242,11 @@ func TestHTTPSRedirectHost(t *testing.T) {
 		status    int
 		location  string
 	}{
-		{"false: the Host header", false, nil, 308, "https://tls.example.com/a/"},
-		{"false: X-Forwarded-Host ignored", false, []string{"X-Forwarded-Host", "myhost:8443"}, 308, "https://tls.example.com/a/"},
-		{"false: X-Forwarded-Proto ignored", false, []string{"X-Forwarded-Proto", "https"}, 308, "https://tls.example.com/a/"},
-		{"true: the X-Forwarded-Host, without its port", true, []string{"X-Forwarded-Host", "myhost:8443, other"}, 308, "https://myhost/a/"},
-		{"true: no X-Forwarded-Host", true, nil, 308, "https://tls.example.com/a/"},
+		{"false: the Host header", false, nil, 308, "https://tls.example.com/a"},
+		{"false: X-Forwarded-Host ignored", false, []string{"X-Forwarded-Host", "myhost:8443"}, 308, "https://tls.example.com/a"},
+		{"false: X-Forwarded-Proto ignored", false, []string{"X-Forwarded-Proto", "https"}, 308, "https://tls.example.com/a"},
+		{"true: the X-Forwarded-Host, without its port", true, []string{"X-Forwarded-Host", "myhost:8443, other"}, 308, "https://myhost/a"},
+		{"true: no X-Forwarded-Host", true, nil, 308, "https://tls.example.com/a"},
 		{"true: X-Forwarded-Proto https is not redirected", true, []string{"X-Forwarded-Proto", "https"}, 200, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

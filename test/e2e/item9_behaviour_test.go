@@ -234,3 +234,32 @@ func TestServerTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPSRedirectTrailingSlash: the HTTPS redirect (force-ssl-redirect
+// here, on a host without TLS) drops the final "/" of the request URI, as
+// ingress-nginx's lua_ingress.lua does unless preserve-trailing-slash is
+// set: GET / goes to https://host, /a/ to https://host/a; a URI whose last
+// byte is not "/" (a query after it) is kept.
+func TestHTTPSRedirectTrailingSlash(t *testing.T) {
+	const host = "force.example.com"
+	manifests := serviceOf("echo", &backend{port: headerEcho(t)}) +
+		nsIngressOf("e2e", "force", "2026-01-01T00:00:00Z", host, "Prefix", "/", "echo", "force-ssl-redirect", "true")
+	n := startNginx(t, manifests)
+	for path, want := range map[string]string{
+		"/":        "https://" + host,
+		"/a/":      "https://" + host + "/a",
+		"/a/b":     "https://" + host + "/a/b",
+		"/a/?q=1":  "https://" + host + "/a/?q=1",
+		"/a//":     "https://" + host + "/a/",
+		// The last byte of the URI, query included, as ingress-nginx
+		// looks at $request_uri.
+		"/?next=/": "https://" + host + "/?next=",
+	} {
+		if a := n.send(t, false, host, path); a.status != 308 || a.location != want {
+			t.Errorf("http://%s%s: %d Location %q, want 308 %q", host, path, a.status, a.location, want)
+		}
+	}
+	if a := n.send(t, true, host, "/"); a.status != 200 {
+		t.Errorf("https://%s/: %d, want 200", host, a.status)
+	}
+}
