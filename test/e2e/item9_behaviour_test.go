@@ -246,11 +246,11 @@ func TestHTTPSRedirectTrailingSlash(t *testing.T) {
 		nsIngressOf("e2e", "force", "2026-01-01T00:00:00Z", host, "Prefix", "/", "echo", "force-ssl-redirect", "true")
 	n := startNginx(t, manifests)
 	for path, want := range map[string]string{
-		"/":        "https://" + host,
-		"/a/":      "https://" + host + "/a",
-		"/a/b":     "https://" + host + "/a/b",
-		"/a/?q=1":  "https://" + host + "/a/?q=1",
-		"/a//":     "https://" + host + "/a/",
+		"/":       "https://" + host,
+		"/a/":     "https://" + host + "/a",
+		"/a/b":    "https://" + host + "/a/b",
+		"/a/?q=1": "https://" + host + "/a/?q=1",
+		"/a//":    "https://" + host + "/a/",
 		// The last byte of the URI, query included, as ingress-nginx
 		// looks at $request_uri.
 		"/?next=/": "https://" + host + "/?next=",
