@@ -53,7 +53,8 @@ With --fail-on, the status is 0 unless the condition holds:
 const diffExample = `  # Will this branch reload nginx?
   kubectl ingress diff --from main-manifests/ --to manifests/
 
-  # Against the live cluster (the objects the controller sees), like kubectl diff
+  # Against the live cluster (the objects the controller sees), like kubectl diff: the namespaces
+  # the files name, the context's (or -n) for objects that name none, and the controller's ConfigMap
   kubectl ingress diff -f manifests/ -n shop
 
   # In CI: fail only when the change needs a reload; machine-readable report
@@ -101,7 +102,7 @@ func NewCmdDiff(streams genericiooptions.IOStreams) *cobra.Command {
 	f.StringSliceVar(&o.To, "to", nil, "The manifests after the change: a file, a directory or - (repeatable)")
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifests to compare with the live cluster (repeatable)")
 	f.BoolVarP(&o.Recursive, "recursive", "R", false, "Read directories recursively")
-	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "With -f: read the live objects of every namespace")
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "With -f: read the live objects of every namespace (default: the namespaces the files name, -n or the context's, and the controller's ConfigMaps and default certificate)")
 	f.StringVarP(&o.Output, "output", "o", "", "Output format: empty for text, json or yaml")
 	f.StringVar(&o.Color, "color", o.Color, "Colour the text diff: auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
 	f.StringVar(&o.FailOn, "fail-on", "", "Exit non-zero only for: reload, change, problems or never (default: the verdict's status)")
@@ -204,11 +205,7 @@ func (o *DiffOptions) snapshots(ctx context.Context) (render.Snapshot, render.Sn
 		if err != nil {
 			return render.Snapshot{}, render.Snapshot{}, err
 		}
-		liveNS := ns
-		if o.AllNamespaces {
-			liveNS = ""
-		}
-		live, err := o.liveSnapshot(ctx, liveNS)
+		live, err := o.liveSnapshot(ctx, ns, files.Snapshot)
 		if err != nil {
 			return render.Snapshot{}, render.Snapshot{}, err
 		}
@@ -235,9 +232,14 @@ func (o *DiffOptions) snapshots(ctx context.Context) (render.Snapshot, render.Sn
 	return from.res.Snapshot, to.res.Snapshot, nil
 }
 
+// namespace is kubectl's: -n, else the namespace of the kubeconfig's
+// context, else "default".
 func (o *DiffOptions) namespace() string {
 	if o.ConfigFlags.Namespace != nil && *o.ConfigFlags.Namespace != "" {
 		return *o.ConfigFlags.Namespace
+	}
+	if ns, _, err := o.ConfigFlags.ToRawKubeConfigLoader().Namespace(); err == nil && ns != "" {
+		return ns
 	}
 	return manifest.DefaultNamespace
 }

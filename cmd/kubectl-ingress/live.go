@@ -3,20 +3,30 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
-// liveSnapshot lists the objects the controller would see in namespace
-// ("" for all): Ingresses, IngressClasses, Services, EndpointSlices, TLS
-// Secrets and ConfigMaps.
-func (o *DiffOptions) liveSnapshot(ctx context.Context, namespace string) (render.Snapshot, error) {
+// liveSnapshot lists the objects the controller would see, as far as the
+// change in files can touch them: with -A every namespace; else the
+// namespaces that files name and ns (the namespace of the objects that
+// name none), and from the controller's own namespaces only its ConfigMaps
+// (--configmap, --tcp-services-configmap, --udp-services-configmap) and its
+// --default-ssl-certificate. It says on stderr what it read.
+func (o *DiffOptions) liveSnapshot(ctx context.Context, ns string, files render.Snapshot) (render.Snapshot, error) {
+	if err := requireKubeconfig(o.ConfigFlags); err != nil {
+		return render.Snapshot{}, err
+	}
 	cfg, err := o.ConfigFlags.ToRESTConfig()
 	if err != nil {
 		return render.Snapshot{}, fmt.Errorf("cluster configuration: %w", err)
@@ -25,7 +35,109 @@ func (o *DiffOptions) liveSnapshot(ctx context.Context, namespace string) (rende
 	if err != nil {
 		return render.Snapshot{}, fmt.Errorf("cluster client: %w", err)
 	}
-	return listSnapshot(ctx, cs, namespace)
+	if o.AllNamespaces {
+		fmt.Fprintln(o.ErrOut, "live: every namespace")
+		return listSnapshot(ctx, cs, "")
+	}
+	namespaces := snapshotNamespaces(files, ns)
+	s, err := listNamespaces(ctx, cs, namespaces)
+	if err != nil {
+		return s, err
+	}
+	extra, err := getControllerObjects(ctx, cs, namespaces, o.Render)
+	if err != nil {
+		return s, err
+	}
+	note := "live: namespaces " + strings.Join(namespaces, ", ")
+	for _, cm := range extra.ConfigMaps {
+		s.ConfigMaps = append(s.ConfigMaps, cm)
+		note += ", ConfigMap " + cm.Namespace + "/" + cm.Name
+	}
+	for _, sec := range extra.Secrets {
+		s.Secrets = append(s.Secrets, sec)
+		note += ", Secret " + sec.Namespace + "/" + sec.Name
+	}
+	fmt.Fprintln(o.ErrOut, note)
+	return s, nil
+}
+
+// snapshotNamespaces are the namespaces of s's namespaced objects and ns,
+// sorted.
+func snapshotNamespaces(s render.Snapshot, ns string) []string {
+	set := map[string]bool{ns: true}
+	for _, o := range s.Ingresses {
+		set[o.Namespace] = true
+	}
+	for _, o := range s.Services {
+		set[o.Namespace] = true
+	}
+	for _, o := range s.EndpointSlices {
+		set[o.Namespace] = true
+	}
+	for _, o := range s.Secrets {
+		set[o.Namespace] = true
+	}
+	for _, o := range s.ConfigMaps {
+		set[o.Namespace] = true
+	}
+	delete(set, "")
+	return slices.Sorted(maps.Keys(set))
+}
+
+// listNamespaces lists the objects of each namespace (IngressClasses once).
+func listNamespaces(ctx context.Context, cs kubernetes.Interface, namespaces []string) (render.Snapshot, error) {
+	var all render.Snapshot
+	for i, ns := range namespaces {
+		s, err := listSnapshot(ctx, cs, ns)
+		if err != nil {
+			return all, fmt.Errorf("namespace %s: %w", ns, err)
+		}
+		if i == 0 {
+			all.IngressClasses = s.IngressClasses
+		}
+		all.Ingresses = append(all.Ingresses, s.Ingresses...)
+		all.Services = append(all.Services, s.Services...)
+		all.EndpointSlices = append(all.EndpointSlices, s.EndpointSlices...)
+		all.Secrets = append(all.Secrets, s.Secrets...)
+		all.ConfigMaps = append(all.ConfigMaps, s.ConfigMaps...)
+	}
+	return all, nil
+}
+
+// getControllerObjects gets the controller's ConfigMaps and default
+// certificate that live outside namespaces (absent ones are left out:
+// render reports a --configmap given and absent).
+func getControllerObjects(ctx context.Context, cs kubernetes.Interface, namespaces []string, f RenderFlags) (render.Snapshot, error) {
+	var s render.Snapshot
+	outside := func(ref string) (string, string, bool) {
+		ns, name, ok := strings.Cut(ref, "/")
+		return ns, name, ok && !slices.Contains(namespaces, ns)
+	}
+	for _, ref := range []string{f.ConfigMap, f.TCPServicesConfigMap, f.UDPServicesConfigMap} {
+		ns, name, ok := outside(ref)
+		if !ok {
+			continue
+		}
+		cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			continue
+		case err != nil:
+			return s, fmt.Errorf("getting ConfigMap %s: %w", ref, err)
+		}
+		s.ConfigMaps = append(s.ConfigMaps, cm)
+	}
+	if ns, name, ok := outside(f.DefaultSSLCertificate); ok {
+		sec, err := cs.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			return s, fmt.Errorf("getting Secret %s: %w", f.DefaultSSLCertificate, err)
+		default:
+			s.Secrets = append(s.Secrets, sec)
+		}
+	}
+	return s, nil
 }
 
 func listSnapshot(ctx context.Context, cs kubernetes.Interface, namespace string) (render.Snapshot, error) {
