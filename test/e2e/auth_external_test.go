@@ -25,6 +25,9 @@ type authServer struct {
 	port int
 	mu   sync.Mutex
 	last *http.Request
+	// refuse makes every answer 401 (the auth service "down" for the
+	// cache test), whatever the client asks.
+	refuse bool
 }
 
 func startAuthServer(t *testing.T) *authServer {
@@ -33,8 +36,16 @@ func startAuthServer(t *testing.T) *authServer {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
 		a.last = r.Clone(r.Context())
+		refuse := a.refuse
 		a.mu.Unlock()
-		switch r.Header.Get("X-Test-Auth") {
+		mode := r.Header.Get("X-Test-Auth")
+		if refuse {
+			mode = ""
+		}
+		switch mode {
+		case "plain": // no cookie: an answer nginx may cache
+			w.Header().Set("X-Auth-Request-User", "bob")
+			w.WriteHeader(http.StatusAccepted)
 		case "ok":
 			w.Header().Set("X-Auth-Request-User", "alice")
 			w.Header().Set("X-Auth-Request-Email", "alice@example.com")
@@ -284,5 +295,36 @@ func TestExternalAuthSatisfy(t *testing.T) {
 	}
 	if a := n.authDo(t, "GET", "othernet.test", "/", "X-Test-Auth", "ok"); a.status != http.StatusOK {
 		t.Errorf("satisfy any from another network, signed in: got %d, want 200", a.status)
+	}
+}
+
+// TestExternalAuthCache: with auth-cache-key the auth service's 202 is
+// cached per key, so a signed-in client passes while the auth service
+// refuses everyone, and another key does not.
+func TestExternalAuthCache(t *testing.T) {
+	auth := startAuthServer(t)
+	echo := headerEcho(t)
+	manifests := serviceOf("echo", &backend{port: echo}) +
+		ingressOf("cached", "cache.test", "echo", "2026-01-01T00:00:00Z", map[string]string{
+			"auth-url": auth.url("/auth"), "auth-cache-key": "$http_authorization", "auth-cache-duration": "202 401 30m",
+		})
+	n := startNginx(t, manifests)
+	if a := n.authDo(t, "GET", "cache.test", "/", "X-Test-Auth", "plain", "Authorization", "Bearer one"); a.status != http.StatusOK {
+		t.Fatalf("first request: got %d, want 200", a.status)
+	}
+	if r := auth.lastRequest(); r == nil {
+		t.Fatal("the auth service was not asked")
+	}
+	auth.mu.Lock()
+	auth.refuse = true
+	auth.mu.Unlock()
+	if a := n.authDo(t, "GET", "cache.test", "/", "X-Test-Auth", "plain", "Authorization", "Bearer one"); a.status != http.StatusOK {
+		t.Errorf("cached key: got %d, want 200", a.status)
+	}
+	if r := auth.lastRequest(); r != nil {
+		t.Errorf("the auth service was asked again for a cached key")
+	}
+	if a := n.authDo(t, "GET", "cache.test", "/", "X-Test-Auth", "plain", "Authorization", "Bearer two"); a.status != http.StatusUnauthorized {
+		t.Errorf("another key: got %d, want 401", a.status)
 	}
 }
