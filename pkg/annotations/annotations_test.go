@@ -182,11 +182,9 @@ var goodAnnotationCases = []annotationCase{
 	{name: "satisfy", value: "all", want: func(a *Ingress) {}},
 	{name: "affinity", value: "cookie", want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 	}},
 	{name: "affinity", value: " cookie\n", want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 	}},
 	{name: "affinity-canary-behavior", value: "legacy", extra: []string{"canary", "true"}, want: func(a *Ingress) {
 		a.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100}, AffinityLegacy: true}
@@ -196,7 +194,6 @@ var goodAnnotationCases = []annotationCase{
 	}},
 	{name: "affinity-mode", value: "persistent", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Mode = "persistent"
 	}},
 	{name: "affinity-mode", value: "persistent", want: func(a *Ingress) {}}, // without affinity: no effect
@@ -287,7 +284,7 @@ var goodAnnotationCases = []annotationCase{
 	}},
 	{name: "enable-cors", value: "true", want: func(a *Ingress) { a.Location.CORS = defaultCORS() }},
 	{name: "enable-cors", value: "false", want: func(a *Ingress) {}},
-	{name: "force-ssl-redirect", value: "true", want: func(a *Ingress) { a.Location.ForceSSLRedirect = true }},
+	{name: "force-ssl-redirect", value: "true", want: func(a *Ingress) { a.Location.ForceSSLRedirect = boolp(true) }},
 	{name: "limit-allowlist", value: "10.0.0.0/8", extra: []string{"limit-connections", "2"}, want: func(a *Ingress) {
 		a.Location.Limits = model.RateLimits{Connections: 2, Exempt: []string{"10.0.0.0/8"}}
 	}},
@@ -336,48 +333,39 @@ var goodAnnotationCases = []annotationCase{
 	}},
 	{name: "session-cookie-change-on-failure", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.ChangeOnFailure = true
 	}},
 	{name: "session-cookie-conditional-samesite-none", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.ConditionalSameSiteNone = true
 	}},
 	{name: "session-cookie-domain", value: ".Example.com", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.Domain = ".example.com"
 	}},
 	{name: "session-cookie-expires", value: "172800", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.Expires = "172800"
 	}},
 	{name: "session-cookie-max-age", value: "0", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.MaxAge = "0"
 	}},
 	{name: "session-cookie-name", value: "route_id", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.Name = "route_id"
 	}},
 	{name: "session-cookie-name", value: "route_id", want: func(a *Ingress) {}}, // no affinity
 	{name: "session-cookie-path", value: "/app", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.Path = "/app"
 	}},
 	{name: "session-cookie-samesite", value: "lax", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.SameSite = "Lax"
 	}},
 	{name: "session-cookie-secure", value: "true", extra: []string{"affinity", "cookie"}, want: func(a *Ingress) {
 		a.Backend.SessionAffinity = defaultAffinity()
-		a.Location.StickyCookie = true
 		a.Backend.SessionAffinity.Cookie.Secure = true
 	}},
 	{name: "ssl-redirect", value: "false", want: func(a *Ingress) { a.Location.SSLRedirect = boolp(false) }},
@@ -460,7 +448,6 @@ func TestAnnotationCombinedDefaults(t *testing.T) {
 	want.Location.CORS = defaultCORS()
 	want.Location.Limits = model.RateLimits{RPS: 7, BurstMultiplier: 5}
 	want.Backend.SessionAffinity = defaultAffinity()
-	want.Location.StickyCookie = true
 	want.Canary = Canary{Enabled: true, TrafficShaping: model.TrafficShaping{WeightTotal: 100}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)

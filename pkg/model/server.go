@@ -90,13 +90,6 @@ type LocationSettings struct {
 	BackendProtocol  string // HTTP (default), HTTPS, GRPC, GRPCS
 	UpstreamVhost    string // upstream-vhost: Host header sent upstream
 
-	// StickyCookie is true when the location's Ingress asks for cookie
-	// affinity (affinity "cookie"): only such a location sets the affinity
-	// cookie, with its path, though its backend is sticky for every
-	// location that uses it (ingress-nginx's cookieSessionAffinity
-	// locations).
-	StickyCookie bool
-
 	Proxy    ProxySettings
 	Redirect *Redirect     // permanent-redirect / temporal-redirect
 	Access   AccessControl // allowlist / denylist source ranges

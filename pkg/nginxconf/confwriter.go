@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
 // confWriter writes nginx.conf text with tab indentation. User values go
@@ -20,6 +22,8 @@ type confWriter struct {
 	// owners, when not nil, records which Ingresses wrote each server and
 	// location block (NGINXConfWithOwners); the bytes stay the same.
 	owners *ConfOwners
+	// g is the Global of the config being written (see global()).
+	g *model.Global
 }
 
 // confEvent is one directive (or block end) as written: its tokens as they

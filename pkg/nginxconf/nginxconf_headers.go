@@ -37,9 +37,7 @@ import (
 // the loopback port behind the SNI router).
 func writeForwardedVariables(w *confWriter, g model.Global, httpsPort int) {
 	if g.UseForwardedHeaders {
-		w.line("real_ip_header", "X-Forwarded-For")
-		w.line("real_ip_recursive", "on")
-		w.line("set_real_ip_from", "0.0.0.0/0")
+		// the realip module: writeRealIP
 		w.open("map", "$http_x_forwarded_proto", "$pass_access_scheme")
 		w.line("default", "$http_x_forwarded_proto")
 		w.line(`""`, "$scheme")
@@ -81,7 +79,9 @@ func writeForwardedVariables(w *confWriter, g model.Global, httpsPort int) {
 	w.close()
 	w.open("map", "$http_x_request_id", "$req_id")
 	w.line("default", "$http_x_request_id")
-	w.line(`""`, "$request_id")
+	if g.RealIP.GenerateRequestID {
+		w.line(`""`, "$request_id")
+	}
 	w.close()
 }
 
@@ -131,7 +131,7 @@ func writeProxyHeadersConn(w *confWriter, host, connection string) {
 	w.line("proxy_set_header", "Host", hostValue)
 	w.line("proxy_set_header", "X-Request-ID", "$req_id")
 	w.line("proxy_set_header", "X-Real-IP", "$remote_addr")
-	w.line("proxy_set_header", "X-Forwarded-For", "$remote_addr")
+	w.line("proxy_set_header", "X-Forwarded-For", forwardedForValue(w.global()))
 	w.line("proxy_set_header", "X-Forwarded-Host", "$best_http_host")
 	w.line("proxy_set_header", "X-Forwarded-Port", "$pass_port")
 	w.line("proxy_set_header", "X-Forwarded-Proto", "$pass_access_scheme")

@@ -193,9 +193,7 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 		return
 	}
 	w.line("set", "$proxy_upstream_name", w.q(l.Backend))
-	if st.StickyCookie {
-		writeStickyPath(w, l)
-	}
+	writeLocationPath(w, l)
 	p := &st.Proxy
 	if p.BodySize != "" && p.BodySize != g.ProxyBodySize {
 		w.line("client_max_body_size", w.q(p.BodySize))
@@ -235,11 +233,11 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	case "FCGI":
 		writeFastCGI(w, st.FastCGI)
 	case "HTTPS":
-		w.line("proxy_pass", "https://upstream_balancer")
+		w.line("proxy_pass", "https://"+balancerUpstream(st.ProxySSL, st.BackendProtocol))
 	case "GRPC":
 		w.line("grpc_pass", "grpc://upstream_balancer")
 	case "GRPCS":
-		w.line("grpc_pass", "grpcs://upstream_balancer")
+		w.line("grpc_pass", "grpcs://"+balancerUpstream(st.ProxySSL, st.BackendProtocol))
 	default:
 		w.line("proxy_pass", "http://upstream_balancer")
 	}

@@ -30,10 +30,14 @@ func writeStreamModules(w *confWriter, c *model.Config, o ConfOptions) {
 // public HTTPS port, or with SSL passthrough a loopback port that takes
 // the PROXY protocol from the SNI router in front of it.
 func httpsListen(w *confWriter, c *model.Config, o ConfOptions) []string {
-	if !c.Stream.Passthrough {
-		return []string{"listen", w.q(listenAddr(o, o.HTTPSPort)), "ssl", "http2"}
+	opts := []string{"ssl"}
+	if c.Global.Tuning.UseHTTP2 {
+		opts = append(opts, "http2")
 	}
-	return []string{"listen", w.q(passthroughLoopback + ":" + strconv.Itoa(o.SSLPassthroughProxyPort)), "ssl", "http2", "proxy_protocol"}
+	if !c.Stream.Passthrough {
+		return append(append([]string{"listen", w.q(listenAddr(o, o.HTTPSPort))}, opts...), w.listenOptions()...)
+	}
+	return append(append([]string{"listen", w.q(passthroughLoopback + ":" + strconv.Itoa(o.SSLPassthroughProxyPort))}, opts...), "proxy_protocol")
 }
 
 // serverHTTPSPort is the port the HTTPS servers listen on: the public HTTPS
@@ -45,21 +49,6 @@ func serverHTTPSPort(c *model.Config, o ConfOptions) int {
 		return o.SSLPassthroughProxyPort
 	}
 	return o.HTTPSPort
-}
-
-// writePassthroughRealIP makes the client address of HTTPS requests the one
-// the SNI router sends in the PROXY protocol header (trusted from loopback
-// only); with use-forwarded-headers the X-Forwarded-For header keeps
-// deciding instead.
-func writePassthroughRealIP(w *confWriter, c *model.Config, o ConfOptions) {
-	if !c.Stream.Passthrough {
-		return
-	}
-	if c.Global.UseForwardedHeaders {
-		return
-	}
-	w.line("real_ip_header", "proxy_protocol")
-	w.line("set_real_ip_from", passthroughLoopback)
 }
 
 // writeStream writes the stream block: one server per TCP or UDP service,
@@ -126,7 +115,14 @@ func writePassthrough(w *confWriter, st *model.Stream, o ConfOptions) {
 	w.line("default", w.q(passthroughLoopback+":"+strconv.Itoa(o.SSLPassthroughHopPort)))
 	w.close()
 	w.open("server")
-	w.line("listen", w.q(listenAddr(o, o.HTTPSPort)), "reuseport", "backlog=4096")
+	w.line(append(append([]string{"listen", w.q(listenAddr(o, o.HTTPSPort))}, w.listenOptions()...), "reuseport", "backlog=4096")...)
+	if r := w.global().RealIP; r.UseProxyProtocol {
+		// The load balancer's PROXY protocol header says the client
+		// address, which the router passes on in its own header.
+		for _, cidr := range r.ProxyRealIPCIDR {
+			w.line("set_real_ip_from", w.q(cidr))
+		}
+	}
 	w.line("ssl_preread", "on")
 	w.line("proxy_protocol", "on")
 	w.line("proxy_pass", "$kit_passthrough_target")

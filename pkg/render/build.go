@@ -61,6 +61,11 @@ type builder struct {
 	// canaryOwners names the canary Ingress whose traffic policy a canary
 	// backend carries.
 	canaryOwners map[string]model.ObjectRef
+	// stickyIngresses are the Ingresses that ask for cookie affinity, and
+	// legacyCanaries the canary backends whose owner says
+	// affinity-canary-behavior "legacy" (see affinityLocations).
+	stickyIngresses map[model.ObjectRef]bool
+	legacyCanaries  map[string]bool
 
 	defaultBackend      string
 	defaultBackendOwner model.ObjectRef
@@ -199,6 +204,7 @@ func (b *builder) server(host string) *serverState {
 // addIngress records the paths of a non-canary Ingress.
 func (b *builder) addIngress(p *parsedIngress) {
 	ing := p.obj
+	b.noteSticky(p)
 	var hosts []string
 	for i, rule := range ing.Spec.Rules {
 		host := rule.Host

@@ -2,6 +2,7 @@ package render
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -24,11 +25,12 @@ func (b *builder) config() *model.Config {
 	}
 	sort.Slice(hosts, func(i, j int) bool { return serverLess(hosts[i], hosts[j]) })
 	b.attachAliases()
+	b.affinityLocations(hosts)
 	for _, h := range hosts {
 		s := b.servers[h].server
 		for i := range s.Locations {
 			l := &s.Locations[i]
-			l.HTTPSRedirect = l.Settings.ForceSSLRedirect || (s.TLS && b.sslRedirect(l))
+			l.HTTPSRedirect = b.httpsRedirect(s, l)
 			used[l.Backend] = true
 			used[l.Settings.CustomDefaultBackend] = true
 		}
@@ -60,6 +62,23 @@ func (b *builder) config() *model.Config {
 		c.Certificates = append(c.Certificates, *b.certs[id])
 	}
 	return c
+}
+
+// httpsRedirect decides whether a location redirects plain HTTP to HTTPS,
+// as ingress-nginx: never under a path of no-tls-redirect-locations (ACME
+// challenges); else force-ssl-redirect (the annotation, or the ConfigMap's
+// when it has none), or ssl-redirect on a host with TLS.
+func (b *builder) httpsRedirect(s model.Server, l *model.Location) bool {
+	for _, p := range b.global.Redirects.NoTLSRedirectLocations {
+		if strings.HasPrefix(l.Path, p) {
+			return false
+		}
+	}
+	force := b.global.Redirects.ForceSSLRedirect
+	if l.Settings.ForceSSLRedirect != nil {
+		force = *l.Settings.ForceSSLRedirect
+	}
+	return force || (s.TLS && b.sslRedirect(l))
 }
 
 func (b *builder) sslRedirect(l *model.Location) bool {

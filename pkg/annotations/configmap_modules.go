@@ -1,0 +1,52 @@
+package annotations
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// nginx modules beyond the core: brotli compression (Debian's
+// libnginx-mod-http-brotli-filter, loaded only when enabled), gzip's
+// remaining keys, and the modules kubectl-ingress does not load
+// (ModSecurity, GeoIP2, OpenTelemetry, OpenTracing): their "false" is
+// what we do anyway, their "true" is not supported, naming the module.
+
+// moduleConfigKeys are the ConfigMap keys of this family, sorted by key.
+var moduleConfigKeys = []configKeySpec{
+	{Key: "brotli-level", Kind: kindInt, Default: "4", Description: "Compression level of brotli, 1 to 11.",
+		set: configInt(1, 11, func(g *model.Global) *int { return &g.Brotli.Level })},
+	{Key: "brotli-min-length", Kind: kindInt, Default: "20", Description: "Smallest answer (bytes) compressed with brotli.",
+		set: configInt(0, MaxInt32, func(g *model.Global) *int { return &g.Brotli.MinLength })},
+	{Key: "brotli-types", Kind: kindMIMEList, Default: strings.Join(model.DefaultGlobal().Brotli.Types, " "), Description: "MIME types compressed when enable-brotli is on.",
+		set: func(g *model.Global, v string) error {
+			types := strings.Fields(v)
+			for _, t := range types {
+				if _, err := valueMIMEType(t); err != nil {
+					return fmt.Errorf("entry %s %v", ValueQuote(t), err)
+				}
+			}
+			g.Brotli.Types = types
+			return nil
+		}},
+	{Key: "enable-brotli", Kind: kindBool, Default: "false", Description: "Compress answers with brotli for clients that accept it (nginx module libnginx-mod-http-brotli-filter).",
+		set: configBool(func(g *model.Global) *bool { return &g.Brotli.Enable })},
+	{Key: "enable-modsecurity", Kind: kindBool, Default: "false", Description: `The ModSecurity web application firewall; "true" is not supported.`,
+		set: configOffOnly("ModSecurity needs the nginx module libnginx-mod-http-modsecurity (Debian ships it) and a rule set, which kubectl-ingress does not load or configure")},
+	{Key: "enable-opentelemetry", Kind: kindBool, Default: "false", Description: `OpenTelemetry tracing; "true" is not supported.`,
+		set: configOffOnly("OpenTelemetry tracing needs an nginx OpenTelemetry module, which Debian does not ship")},
+	{Key: "enable-opentracing", Kind: kindBool, Default: "false", Description: `OpenTracing (removed in ingress-nginx v1.10); "true" is not supported.`,
+		set: configOffOnly("OpenTracing needs the nginx OpenTracing module, which Debian does not ship and ingress-nginx removed in v1.10 (use OpenTelemetry)")},
+	{Key: "enable-owasp-modsecurity-crs", Kind: kindBool, Default: "false", Description: `The OWASP ModSecurity Core Rule Set; "true" is not supported.`,
+		set: configOffOnly("the OWASP Core Rule Set needs ModSecurity (libnginx-mod-http-modsecurity and modsecurity-crs in Debian), which kubectl-ingress does not load or configure")},
+	{Key: "gzip-min-length", Kind: kindInt, Default: "256", Description: "Smallest answer (bytes) compressed with gzip.",
+		set: configInt(0, MaxInt32, func(g *model.Global) *int { return &g.GzipMinLength })},
+	{Key: "use-geoip", Kind: kindBool, Default: "true", Description: "The legacy GeoIP databases; no longer published by MaxMind, so it has no effect, as in ingress-nginx.",
+		set: func(_ *model.Global, v string) error {
+			_, err := valueBool(v)
+			return err
+		}},
+	{Key: "use-geoip2", Kind: kindBool, Default: "false", Description: `GeoIP2 variables; "true" is not supported.`,
+		set: configOffOnly("GeoIP2 needs the nginx module libnginx-mod-http-geoip2 (Debian ships it) and MaxMind databases downloaded with a licence key, which kubectl-ingress does not load")},
+}
