@@ -177,7 +177,7 @@ func newCmdController(o *ControllerOptions) *cobra.Command {
 	f.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, `Address of /healthz and /readyz, "" for none; with --from-files the default is 127.0.0.1:10254`)
 	f.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, `Address of /metrics (Prometheus); "" for none; the same as --health-addr serves both on one server`)
 	f.StringVar(&o.NginxBinary, "nginx-binary", o.NginxBinary, "The nginx executable (with the Lua module)")
-	f.StringVar(&o.NginxPrefix, "nginx-prefix", o.NginxPrefix, "nginx's prefix directory (nginx.conf, lua/, certs/, logs/); with --from-files the default is a new temporary directory, removed at exit")
+	f.StringVar(&o.NginxPrefix, "nginx-prefix", o.NginxPrefix, "nginx's prefix directory (nginx.conf, lua/, certs/, logs/); with --from-files, or outside a pod, the default is a new temporary directory, removed at exit")
 	f.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity: 1 lists each read of the files, 2 the syncs without change, 5 every file event")
 	o.ConfigFlags.AddFlags(f)
 	f.StringVar(&o.WatchNamespace, "watch-namespace", "", "Watch Ingresses, Services, EndpointSlices and Secrets of this namespace only; all when empty")
@@ -202,22 +202,31 @@ func (o *ControllerOptions) Complete(cmd *cobra.Command) error {
 	return nil
 }
 
-// completeMode sets the defaults of the local simulator.
+// completeMode sets the defaults of the local simulator, and of a
+// controller on a cluster run outside of it.
 func (o *ControllerOptions) completeMode(cmd *cobra.Command) {
+	if cmd == nil {
+		return
+	}
+	changed := func(name string) bool { return cmd.Flags().Changed(name) }
 	if o.FromFiles == "" {
+		if !changed("nginx-prefix") && !inCluster() {
+			// On a laptop, not in a pod: never /etc.
+			o.NginxPrefix, o.tempPrefix = "", true
+		}
 		return
 	}
 	// The files source reports the input it leaves out (Ingresses of other
 	// classes, old API versions, an absent --configmap) as render does; on
 	// a cluster those Ingresses are normal and get no Event.
 	o.Render.ReportSkipped = true
-	changed := func(name string) bool { return cmd.Flags().Changed(name) }
 	if !changed("listen-address") {
 		o.Render.ListenAddress = simulatorListen
 	}
 	if !changed("health-addr") {
 		o.HealthAddr = simulatorHealthAddr
 	}
+	o.pickFreeSimulatorPorts(changed)
 	if !changed("metrics-addr") {
 		o.MetricsAddr = o.HealthAddr
 	}
@@ -272,6 +281,9 @@ func (o *ControllerOptions) Validate() error {
 func (o *ControllerOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if err := checkPorts(o.listenedPorts()); err != nil {
+		return err
 	}
 	if o.tempPrefix {
 		dir, err := os.MkdirTemp("", "kubectl-ingress-nginx-")
@@ -363,8 +375,14 @@ func (o *ControllerOptions) source(ctx context.Context) (controller.Source, cont
 // informers (controller.NewClusterSource) and Events as the problem
 // reporter, configured from the cluster flags.
 func (o *ControllerOptions) clusterSource(ctx context.Context) (controller.Source, controller.ProblemReporter, error) {
+	if err := requireKubeconfig(o.ConfigFlags); err != nil {
+		return nil, nil, err
+	}
 	cfg, err := controller.NewRESTConfig(o.ConfigFlags, "kubectl-ingress/"+version)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := reachAPIServer(ctx, cfg); err != nil {
 		return nil, nil, err
 	}
 	src, err := controller.NewClusterSource(controller.ClusterSourceConfig{
