@@ -115,3 +115,35 @@ func write(t testing.TB, path string, block *pem.Block) {
 		t.Fatal(err)
 	}
 }
+
+// IssuePEM returns a certificate signed by the CA with common name cn,
+// the DNS names dnsNames and the address 127.0.0.1, for a client (client
+// true: extended key usage client authentication) or a server, and its
+// key, both PEM.
+func (ca *CA) IssuePEM(t testing.TB, cn string, serial int64, client bool, dnsNames ...string) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key := newKey(t)
+	usage := x509.ExtKeyUsageServerAuth
+	if client {
+		usage = x509.ExtKeyUsageClientAuth
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(serial),
+		Subject:      pkix.Name{CommonName: cn},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+		DNSNames:     dnsNames,
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+}

@@ -1,6 +1,10 @@
 package nginxconf
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -45,4 +49,58 @@ func writeProxySSL(w *confWriter, ps *model.ProxySSL, protocol string) {
 		w.line(prefix+"name", w.q(ps.Name))
 	}
 	w.line(prefix+"server_name", onOff(ps.ServerName))
+}
+
+// Upstreams of backend TLS. nginx keeps idle connections to backends per
+// upstream block, by address only (the keepalive module): a TLS connection
+// that one location opened (without verification, with another SNI or
+// client certificate) would be reused by any location proxying to the same
+// endpoint, so a location that verifies the backend could be sent over a
+// connection nobody verified. Each distinct backend TLS setting therefore
+// proxies through an upstream block of its own, the same as
+// upstream_balancer (balancer.balance() picks the endpoint) with its own
+// pool of idle connections.
+
+// balancerUpstream is the upstream a location with backend TLS settings
+// ps proxies to: upstream_balancer when it has none (or the protocol is
+// not TLS).
+func balancerUpstream(ps *model.ProxySSL, protocol string) string {
+	p := strings.ToUpper(protocol)
+	if ps == nil || (p != "HTTPS" && p != "GRPCS") {
+		return "upstream_balancer"
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%+v", p, *ps)))
+	return "upstream_balancer_tls_" + hex.EncodeToString(sum[:8])
+}
+
+// writeProxySSLUpstreams writes the upstream of each distinct backend TLS
+// setting of the locations, sorted by name.
+func writeProxySSLUpstreams(w *confWriter, c *model.Config) {
+	names := map[string]bool{}
+	for i := range c.Servers {
+		for j := range c.Servers[i].Locations {
+			st := &c.Servers[i].Locations[j].Settings
+			if name := balancerUpstream(st.ProxySSL, st.BackendProtocol); name != "upstream_balancer" {
+				names[name] = true
+			}
+		}
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	for _, n := range sorted {
+		w.open("upstream", n)
+		w.line("server", "0.0.0.1")
+		w.open("balancer_by_lua_block")
+		w.raw(`balancer.balance()`)
+		w.close()
+		// The same as upstream_balancer's (writeLua).
+		if k := c.Global.UpstreamKeepaliveConnections; k > 0 {
+			w.line("keepalive", strconv.Itoa(k))
+			writeUpstreamKeepalive(w, c.Global)
+		}
+		w.close()
+	}
 }
