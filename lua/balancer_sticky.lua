@@ -16,23 +16,27 @@
 --     while it exists and is moved, with a new cookie, when it goes away.
 --
 -- A client without a valid cookie gets an endpoint and, in a location that
--- sets $location_path, the cookie, with the path
+-- cookieSessionAffinity.locations lists, the cookie, with the path
 -- (cookieSessionAffinity.path, else $location_path), domain, expires (seconds from now), maxage,
 -- secure (unset: only over HTTPS), samesite (left out for browsers that
 -- mishandle None when conditional_samesite_none is set) and HttpOnly. On a
 -- retry after a failure, change_on_failure moves the client to an endpoint
 -- not tried yet and rewrites the cookie; without it the retry goes to the
--- same endpoint. nginx.conf sets $location_path (the Ingress path) only in
--- the locations whose Ingress asked for cookie affinity, which is what
--- ingress-nginx's cookieSessionAffinity.locations map (host -> paths) says:
--- another Ingress's location of the same backend follows a cookie it gets
--- but never sets one. See balancer_round_robin.lua for the interface.
+-- same endpoint. cookieSessionAffinity.locations maps a host to the paths
+-- of the locations whose Ingress asked for affinity, as in ingress-nginx:
+-- the cookie is set only where $location_path (set in every location) is
+-- one of the paths of the request's host (or of its one-label wildcard,
+-- "*.example.com"; "_" in the catch-all server). Another Ingress's
+-- location of the same backend follows a cookie it gets but never sets
+-- one. See balancer_round_robin.lua for the interface.
 local ring = require("ring")
 local util = require("util")
 local cookie = require("cookie")
 
 local ngx = ngx
 local ngx_md5 = ngx.md5
+local ngx_re_sub = ngx.re.sub
+local ipairs = ipairs
 local setmetatable = setmetatable
 local type = type
 local tonumber = tonumber
@@ -161,6 +165,33 @@ function _M:pick(tried)
   return nil
 end
 
+-- should_set_cookie tells whether this location sets the cookie: its host
+-- and $location_path are in cookieSessionAffinity.locations.
+function _M:should_set_cookie(location_path)
+  local locations = self.cookie.locations
+  if type(locations) ~= "table" or not location_path then
+    return false
+  end
+  local host = ngx.var.host
+  if ngx.var.server_name == "_" then
+    host = "_"
+  end
+  local paths = locations[host]
+  if type(paths) ~= "table" and host then
+    local wildcard = ngx_re_sub(host, [[^[^.]+\.]], "*.", "jo")
+    paths = wildcard and locations[wildcard]
+  end
+  if type(paths) ~= "table" then
+    return false
+  end
+  for _, p in ipairs(paths) do
+    if p == location_path then
+      return true
+    end
+  end
+  return false
+end
+
 function _M:set_cookie(key, location_path)
   local c = self.cookie
   local samesite = c.samesite
@@ -210,7 +241,7 @@ function _M:balance(try)
     i, key = self:pick({})
   end
   local location_path = ngx.var.location_path
-  if location_path and location_path ~= "" then
+  if self:should_set_cookie(location_path) then
     self:set_cookie(key, location_path)
   end
   local peer = peers[i]

@@ -35,7 +35,6 @@ func newAffinityState() affinityState {
 // "cookie".
 func (s *annotationState) finishAffinity() {
 	if s.affinity == "cookie" {
-		s.out.Location.StickyCookie = true
 		s.out.Backend.SessionAffinity = model.SessionAffinity{
 			Type:   s.affinity,
 			Mode:   s.affinityMode,

@@ -98,6 +98,10 @@ type CookieSessionAffinity struct {
 	// ChangeOnFailure is "change_on_failure" on the wire, as ingress-nginx's
 	// Go type and balancer/sticky.lua spell it.
 	ChangeOnFailure bool `json:"change_on_failure,omitempty"`
+	// Locations maps a host to the paths ($location_path) of the locations
+	// that set the cookie, as ingress-nginx's field: the locations of the
+	// Ingresses that asked for affinity. Without it no location sets one.
+	Locations map[string][]string `json:"locations,omitempty"`
 }
 
 // UpstreamHashByConfig is the consistent hashing configuration. The fields

@@ -39,6 +39,7 @@ func backendFromModel(b *model.Backend, defaultLoadBalance string) Backend {
 				SameSite:                b.SessionAffinity.Cookie.SameSite,
 				ConditionalSameSiteNone: b.SessionAffinity.Cookie.ConditionalSameSiteNone,
 				ChangeOnFailure:         b.SessionAffinity.Cookie.ChangeOnFailure,
+				Locations:               b.SessionAffinity.Locations,
 			},
 		},
 		UpstreamHashBy: UpstreamHashByConfig{
@@ -102,6 +103,13 @@ func serversFromModel(c *model.Config) Servers {
 			if _, taken := s.Servers[alias]; !taken && cert.Covers(alias) {
 				s.Servers[alias] = srv.CertificateID
 			}
+		}
+	}
+	// A from-to-www-redirect server serves its host's certificate when it
+	// covers the redirected name (render set CertificateID only then).
+	for _, r := range c.WWWRedirects {
+		if _, taken := s.Servers[r.From]; !taken && r.CertificateID != "" {
+			s.Servers[r.From] = r.CertificateID
 		}
 	}
 	// The catch-all server's entry is the default certificate

@@ -83,7 +83,7 @@ func TestFromModelBackends(t *testing.T) {
 		t.Errorf("web load-balance = %q, want the global round_robin", web.LoadBalance)
 	}
 	if web.SessionAffinity.Name != "cookie" || web.SessionAffinity.Mode != "persistent" ||
-		web.SessionAffinity.CookieSessionAffinity != (CookieSessionAffinity{Name: "route", Path: "/app", ChangeOnFailure: true}) {
+		!reflect.DeepEqual(web.SessionAffinity.CookieSessionAffinity, CookieSessionAffinity{Name: "route", Path: "/app", ChangeOnFailure: true}) {
 		t.Errorf("web affinity = %+v", web.SessionAffinity)
 	}
 	if !reflect.DeepEqual(web.AlternativeBackends, []string{"team-web-canary-http"}) {

@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // Backend is one upstream that Lua balances over: a Service port and its
 // endpoints, with the balancing settings of the Ingresses that use it.
 type Backend struct {
@@ -48,6 +50,19 @@ type SessionAffinity struct {
 	Type   string // "" or "cookie"
 	Mode   string // balanced | persistent
 	Cookie SessionCookie
+	// Locations lists, per host, the paths (LocationPathValue of each) of
+	// the locations whose Ingress asked for cookie affinity: only they set
+	// the cookie, though the backend is sticky wherever it is used, as
+	// ingress-nginx's cookieSessionAffinity.locations. nil when none.
+	Locations map[string][]string
+}
+
+// LocationPathValue is a location's path as nginx.conf gives it to Lua in
+// $location_path (the affinity cookie's default Path, and the key of
+// SessionAffinity.Locations): the Ingress path without "$", which only a
+// use-regex path holds and nginx would read as a variable.
+func LocationPathValue(path string) string {
+	return strings.ReplaceAll(path, "$", "")
 }
 
 // SessionCookie describes the affinity cookie.

@@ -83,16 +83,16 @@ func TestWriteCORS(t *testing.T) {
 	}
 }
 
-// TestWriteStickyPath: the path of a sticky location reaches nginx.conf
-// quoted, without a "$" nginx would read as a variable.
-func TestWriteStickyPath(t *testing.T) {
+// TestWriteLocationPath: the path of a location reaches nginx.conf quoted,
+// without a "$" nginx would read as a variable.
+func TestWriteLocationPath(t *testing.T) {
 	for path, want := range map[string]string{
 		"/app":               `set $location_path "/app";`,
 		`/items/[0-9]+$`:     `set $location_path "/items/[0-9]+";`,
 		`/a"b;{c}$request_x`: `set $location_path "/a\"b;{c}request_x";`,
 	} {
 		w := &confWriter{}
-		writeStickyPath(w, &model.Location{Path: path})
+		writeLocationPath(w, &model.Location{Path: path})
 		if got := strings.TrimSpace(w.b.String()); got != want || w.err != nil {
 			t.Errorf("%q: wrote %q (%v), want %q", path, got, w.err, want)
 		}

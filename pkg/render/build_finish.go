@@ -207,12 +207,8 @@ func (b *builder) addCanaryPath(p *parsedIngress, host string, path networkingv1
 	if pb == nil {
 		return
 	}
-	if !p.ann.Canary.AffinityLegacy {
-		// affinity-canary-behavior "sticky" (the default): the canary
-		// takes its primary's affinity, so its answers carry the cookie
-		// and the client stays on the canary, as ingress-nginx copies
-		// the primary's session affinity into the alternative backend.
-		canary.SessionAffinity = pb.SessionAffinity
+	if b.canaryOwners[canary.Name] == p.ref && p.ann.Canary.AffinityLegacy {
+		b.noteLegacyCanary(canary.Name)
 	}
 	for _, a := range pb.AlternativeBackends {
 		if a == canary.Name {
