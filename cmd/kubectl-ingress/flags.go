@@ -62,6 +62,7 @@ type RenderFlags struct {
 	WatchIngressWithoutClass bool
 	ConfigMap                string
 	DefaultSSLCertificate    string
+	DefaultBackendService    string
 	HTTPPort                 int
 	HTTPSPort                int
 	ListenAddress            string
@@ -120,6 +121,7 @@ func (f *RenderFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.WatchIngressWithoutClass, "watch-ingress-without-class", false, "Also serve Ingresses that name no class")
 	fs.StringVar(&f.ConfigMap, "configmap", f.ConfigMap, "The controller ConfigMap, namespace/name")
 	fs.StringVar(&f.DefaultSSLCertificate, "default-ssl-certificate", "", "A TLS Secret (namespace/name) served when no host matches; default: a self-signed certificate")
+	fs.StringVar(&f.DefaultBackendService, "default-backend-service", "", "A Service (namespace/name, its first port) that answers requests no rule matches and renders the custom-http-errors pages of Ingresses without a default-backend annotation; default: nginx answers 404 itself")
 	fs.IntVar(&f.HTTPPort, "http-port", f.HTTPPort, "The port nginx serves HTTP on")
 	fs.IntVar(&f.HTTPSPort, "https-port", f.HTTPSPort, "The port nginx serves HTTPS on")
 	fs.StringVar(&f.ListenAddress, "listen-address", "", "The address nginx listens on for HTTP and HTTPS; empty for all")
@@ -143,7 +145,7 @@ func (f *RenderFlags) Validate() error {
 			return fmt.Errorf("%s must be between 1 and 65535, got %d", p.name, p.v)
 		}
 	}
-	for _, p := range []struct{ name, v string }{{"--configmap", f.ConfigMap}, {"--default-ssl-certificate", f.DefaultSSLCertificate}, {"--tcp-services-configmap", f.TCPServicesConfigMap}, {"--udp-services-configmap", f.UDPServicesConfigMap}} {
+	for _, p := range []struct{ name, v string }{{"--configmap", f.ConfigMap}, {"--default-ssl-certificate", f.DefaultSSLCertificate}, {"--default-backend-service", f.DefaultBackendService}, {"--tcp-services-configmap", f.TCPServicesConfigMap}, {"--udp-services-configmap", f.UDPServicesConfigMap}} {
 		if p.v != "" && strings.Count(p.v, "/") != 1 {
 			return fmt.Errorf("%s must be namespace/name, got %q", p.name, p.v)
 		}
@@ -167,6 +169,7 @@ func (f *RenderFlags) BuildOptions() render.Options {
 		WatchIngressWithoutClass: f.WatchIngressWithoutClass,
 		ConfigMap:                f.ConfigMap,
 		DefaultSSLCertificate:    f.DefaultSSLCertificate,
+		DefaultBackendService:    f.DefaultBackendService,
 		TCPServicesConfigMap:     f.TCPServicesConfigMap,
 		UDPServicesConfigMap:     f.UDPServicesConfigMap,
 		EnableSSLPassthrough:     f.EnableSSLPassthrough,

@@ -84,7 +84,6 @@ var ingressNginxFlags = []compatFlag{
 
 	{name: "health-check-path", action: compatRefused, why: "/healthz and /readyz are the only health paths: point the probes at them", harmless: []string{"/healthz"}},
 	{name: "annotations-prefix", action: compatRefused, why: "the annotations are always nginx.ingress.kubernetes.io/*", harmless: []string{"nginx.ingress.kubernetes.io"}},
-	{name: "default-backend-service", action: compatRefused, why: "requests no Ingress matches get 404 from the catch-all server; give an Ingress a defaultBackend, or use the default-backend annotation"},
 	{name: "disable-catch-all", boolean: true, action: compatRefused, why: "Ingresses with a defaultBackend and no rules are always served", harmless: []string{"false"}},
 	{name: "ingress-class-by-name", boolean: true, action: compatRefused, why: "an IngressClass is ours by its spec.controller (--controller-class); set it to our controller value", harmless: []string{"false"}},
 	{name: "watch-namespace-selector", action: compatRefused, why: "not implemented: --watch-namespace watches one namespace, or all"},

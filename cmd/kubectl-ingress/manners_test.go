@@ -239,7 +239,7 @@ func TestControllerIngressNginxFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--health-check-path=/alive"}, "--health-check-path=/alive is not accepted: /healthz and /readyz"},
-		{[]string{"--default-backend-service=ns/svc"}, "--default-backend-service=ns/svc is not accepted"},
+		{[]string{"--disable-svc-external-name"}, "--disable-svc-external-name=true is not accepted"},
 		{[]string{"--ingress-class-by-name"}, "--ingress-class-by-name=true is not accepted"},
 		{[]string{"--watch-namespace-selector=team=a"}, "not implemented: --watch-namespace"},
 		{[]string{"--annotations-prefix=custom.io"}, "always nginx.ingress.kubernetes.io"},

@@ -207,7 +207,7 @@ func valueRedirectFrom(v string) (string, error) {
 		return v, nil
 	}
 	if err := valueRewriteText(v); err != nil {
-		return "", fmt.Errorf(`must be "off", "default" or literal text: %v`, err)
+		return "", fmt.Errorf(`is neither "off" nor "default" and %v`, err)
 	}
 	return v, nil
 }
@@ -218,7 +218,7 @@ func valueRedirectTo(v string) (string, error) {
 		return v, nil
 	}
 	if err := valueRewriteText(v); err != nil {
-		return "", fmt.Errorf(`must be "off" or literal text: %v`, err)
+		return "", fmt.Errorf(`is not "off" and %v`, err)
 	}
 	return v, nil
 }

@@ -95,15 +95,36 @@ func sweepAliases(n int) string {
 // sweepAnnotations lists, per annotation, the values the sweep renders.
 // TestSweepCoversTables requires an entry for every annotation.
 var sweepAnnotations = map[string]sweepEntry{
-	"affinity":                 {values: []string{"cookie"}},
-	"affinity-mode":            {values: []string{"balanced", "persistent"}, needs: []string{"affinity", "cookie"}},
-	"affinity-canary-behavior": {values: []string{"sticky", "legacy"}, needs: []string{"canary", "true"}},
-	"allowlist-source-range":   {values: []string{"0.0.0.0/0", "::/0", "10.0.0.1", "2001:db8::1", sweepCIDRs(1000)}},
-	"app-root":                 {values: []string{"/", sweepPath2048, sweepPathChars}},
-	"backend-protocol":         {values: []string{"HTTP", "HTTPS", "GRPC", "GRPCS", "grpcs", "https"}},
-	"canary":                   {values: []string{"true", "false"}},
-	"canary-by-cookie":         {values: []string{"c", sweepToken}},
-	"canary-by-header":         {values: []string{"h", sweepToken}},
+	// authexternal.go (issue 12, helper A).
+	"auth-url": {values: []string{"http://127.0.0.1/a", "https://$host/oauth2/auth?rd=$escaped_request_uri&m=$request_method",
+		"http://[::1]:65535/x", "https://" + hostOfLength(253) + "/" + strings.Repeat("u", 2048-len("https://")-253-1), sweepAuthVars}},
+	"auth-signin": {values: []string{"https://$host/oauth2/start?rd=$escaped_request_uri", "http://a/s", "http://a/s?",
+		"https://" + hostOfLength(200) + ":65535/" + strings.Repeat("s", 2048-len("https://")-200-len(":65535/")), sweepAuthVars}, needs: sweepAuthNeeds},
+	"auth-signin-redirect-param": {values: []string{"orig", strings.Repeat("p", 64)}, needs: append([]string{"auth-signin", "http://a/s"}, sweepAuthNeeds...)},
+	"auth-response-headers":      {values: []string{"X-User", sweepAuthHeaders}, needs: sweepAuthNeeds},
+	"auth-request-redirect":      {values: []string{"/", sweepAuthVars, "/" + strings.Repeat("r", 2047)}, needs: sweepAuthNeeds},
+	"auth-method":                {values: []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CONNECT", "OPTIONS", "TRACE"}, needs: sweepAuthNeeds},
+	"auth-cache-key": {values: []string{"x", "$remote_user$http_authorization$cookie_session$arg_token", strings.Repeat("k", 256)},
+		needs: sweepAuthNeeds},
+	"auth-cache-duration": {values: []string{"200 202 401 5m", "999999999y 999999999M 999999999w 999999999d 999999999h 999999999m 999999999s",
+		"100 599 1s, 200 1y, 401 1h 30m"}, needs: append([]string{"auth-cache-key", "k"}, sweepAuthNeeds...)},
+	"auth-always-set-cookie":    {values: []string{"true", "false"}, needs: sweepAuthNeeds},
+	"auth-proxy-set-headers":    {values: []string{"x", "sweep/" + sweepService63}, needs: sweepAuthNeeds},
+	"auth-keepalive":            {values: []string{"0", strconv.Itoa(annotations.MaxInt32)}, needs: sweepAuthNeeds},
+	"auth-keepalive-requests":   {values: []string{"1", strconv.Itoa(annotations.MaxInt32)}, needs: sweepAuthNeeds},
+	"auth-keepalive-share-vars": {values: []string{"true", "false"}, needs: sweepAuthNeeds},
+	"auth-keepalive-timeout":    {values: []string{"1", strconv.Itoa(annotations.ValueMaxSeconds)}, needs: sweepAuthNeeds},
+	"enable-global-auth":        {values: []string{"true", "false"}},
+	"satisfy":                   {values: []string{"any", "all"}, needs: append([]string{"whitelist-source-range", "10.0.0.0/8"}, sweepAuthNeeds...)},
+	"affinity":                  {values: []string{"cookie"}},
+	"affinity-mode":             {values: []string{"balanced", "persistent"}, needs: []string{"affinity", "cookie"}},
+	"affinity-canary-behavior":  {values: []string{"sticky", "legacy"}, needs: []string{"canary", "true"}},
+	"allowlist-source-range":    {values: []string{"0.0.0.0/0", "::/0", "10.0.0.1", "2001:db8::1", sweepCIDRs(1000)}},
+	"app-root":                  {values: []string{"/", sweepPath2048, sweepPathChars}},
+	"backend-protocol":          {values: []string{"HTTP", "HTTPS", "GRPC", "GRPCS", "grpcs", "https"}},
+	"canary":                    {values: []string{"true", "false"}},
+	"canary-by-cookie":          {values: []string{"c", sweepToken}},
+	"canary-by-header":          {values: []string{"h", sweepToken}},
 	"canary-by-header-pattern": {values: []string{".*", sweepRegex1024, `^[a-z0-9]+(\.v[0-9]{1,3})?$`},
 		needs: []string{"canary-by-header", "X-Canary"}},
 	"canary-by-header-value":  {values: []string{"v", sweepHeader1024}, needs: []string{"canary-by-header", "X-Canary"}},
@@ -183,19 +204,29 @@ var sweepAnnotations = map[string]sweepEntry{
 
 // sweepConfigKeys lists, per ConfigMap key, the values the sweep renders.
 var sweepConfigKeys = withGlobalSweep(map[string][]string{
-	"gzip-level":              {"1", "9"},
-	"gzip-types":              {"*", "text/html", strings.Repeat("x", 22) + "/" + strings.Repeat("y", 23), sweepMIMETypes(200)},
-	"hsts":                    {"true", "false"},
-	"hsts-include-subdomains": {"true", "false"},
-	"hsts-max-age":            {"0", strconv.Itoa(annotations.MaxInt32)},
-	"hsts-preload":            {"true", "false"},
-	"keep-alive":              {"0", strconv.Itoa(annotations.ValueMaxSeconds)},
-	"keep-alive-requests":     {"1", strconv.Itoa(annotations.MaxInt32)},
-	"load-balance":            {"round_robin", "ewma"},
-	"proxy-body-size":         {"0", "999999999g", "999999999m", "999999999k", "999999999"},
-	"proxy-buffer-size":       {"1", "1024m", "1048576k", "999999999", "16k"},
-	"proxy-buffering":         {"on", "off"},
-	"proxy-request-buffering": {"off", "on"},
+	"global-auth-url":                   {"http://127.0.0.1/a", "https://$host/oauth2/auth?rd=$escaped_request_uri", sweepAuthVars},
+	"global-auth-signin":                {"https://$host/start?rd=$scheme://$host$request_uri", "http://a/s"},
+	"global-auth-signin-redirect-param": {"rd", strings.Repeat("p", 64)},
+	"global-auth-response-headers":      {"X-User", sweepAuthHeaders},
+	"global-auth-request-redirect":      {"Foo-Redirect", sweepAuthVars},
+	"global-auth-method":                {"GET", "POST"},
+	"global-auth-cache-key":             {"foo", strings.Repeat("k", 256)},
+	"global-auth-cache-duration":        {"200 202 401 5m", "200 1h 30m, 401 1s"},
+	"global-auth-always-set-cookie":     {"false", "true"},
+	"no-auth-locations":                 {"/.well-known/acme-challenge", "/a,/b,/" + strings.Repeat("p", 1023)},
+	"gzip-level":                        {"1", "9"},
+	"gzip-types":                        {"*", "text/html", strings.Repeat("x", 22) + "/" + strings.Repeat("y", 23), sweepMIMETypes(200)},
+	"hsts":                              {"true", "false"},
+	"hsts-include-subdomains":           {"true", "false"},
+	"hsts-max-age":                      {"0", strconv.Itoa(annotations.MaxInt32)},
+	"hsts-preload":                      {"true", "false"},
+	"keep-alive":                        {"0", strconv.Itoa(annotations.ValueMaxSeconds)},
+	"keep-alive-requests":               {"1", strconv.Itoa(annotations.MaxInt32)},
+	"load-balance":                      {"round_robin", "ewma"},
+	"proxy-body-size":                   {"0", "999999999g", "999999999m", "999999999k", "999999999"},
+	"proxy-buffer-size":                 {"1", "1024m", "1048576k", "999999999", "16k"},
+	"proxy-buffering":                   {"on", "off"},
+	"proxy-request-buffering":           {"off", "on"},
 	// Aligned with proxy-buffer-size's column values: the busy and
 	// temporary file sizes fit each column's buffers (proxy_check.go).
 	"proxy-buffers-number":           {"4", "2", "3", "4096", "8"},
@@ -366,7 +397,8 @@ func sweepSnapshot(ings []sweepIngress, out map[string]bool, c int) render.Snaps
 		data[k] = vs[c%len(vs)]
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ingress-nginx", Name: "ingress-nginx-controller"}, Data: data}
-	s.ConfigMaps = []*corev1.ConfigMap{cm}
+	s.ConfigMaps = append([]*corev1.ConfigMap{cm}, sweepAuthConfigMaps()...)
+	s.Secrets = sweepAuthSecrets()
 	return s
 }
 
@@ -405,6 +437,9 @@ func TestNGINXAcceptsSweep(t *testing.T) {
 			conf, owners, err := NGINXConfWithOwners(cfg, DefaultConfOptions())
 			if err != nil {
 				t.Fatalf("column %d: the writer refused: %v", c, err)
+			}
+			if err := sweepWriteFiles(in, cfg); err != nil {
+				t.Fatal(err)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			err = in.Test(ctx, conf)
