@@ -70,8 +70,11 @@ var authMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "CON
 
 // authHeaderNameRE is ingress-nginx's header name grammar for
 // auth-response-headers and auth-proxy-set-headers: the name also becomes
-// part of an nginx variable name ($upstream_http_x_auth_request_user).
-var authHeaderNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
+// part of an nginx variable name ($upstream_http_x_auth_request_user). At
+// most 46 bytes: a longer name does not fit nginx's proxy_headers_hash
+// bucket (64 bytes: 8 + the name + 2, aligned to 8, + 8) and nginx -t
+// fails.
+var authHeaderNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,46}$`)
 
 // authParamRE is the grammar of auth-signin-redirect-param: a query
 // parameter name.
@@ -79,7 +82,11 @@ var authParamRE = regexp.MustCompile(`^[A-Za-z0-9._~-]{1,64}$`)
 
 var (
 	authStatusRE   = regexp.MustCompile(`^[1-5][0-9][0-9]$`)
-	authDurationRE = regexp.MustCompile(`^[0-9]{1,9}(ms|s|m|h|d|w|M|y)$`)
+	authDurationRE = regexp.MustCompile(`^[0-9]{1,9}(s|m|h|d|w|M|y)$`)
+	// authDurationRank orders nginx's time units: in one time ("1h 30m")
+	// each unit must be smaller than the one before, as ngx_parse_time
+	// requires; "ms" it refuses for seconds.
+	authDurationRank = map[byte]int{'y': 7, 'M': 6, 'w': 5, 'd': 4, 'h': 3, 'm': 2, 's': 1}
 )
 
 // authExternalState stages the auth-* annotations until finishAuthExternal.
@@ -182,7 +189,7 @@ var authExternalAnnotations = []annotationSpec{
 			return err
 		})},
 	{Name: "auth-keepalive", Kind: kindInt, Default: "0",
-		Description: "Keepalive connections to the auth service; as in ingress-nginx with HTTP/2 (always on here) the auth request does not use them: validated only.",
+		Description: "Keepalive connections to the auth service: validated; as ingress-nginx with HTTP/2 on (use-http2, the default) the auth request does not use them. With use-http2 \"false\" a Problem says that kubectl-ingress does not keep them either (ingress-nginx does).",
 		set: annAuth("auth-keepalive", "0", func(a *model.ExternalAuth, v string) error {
 			n, err := valueInt(v, 0, MaxInt32)
 			a.Keepalive = n
@@ -417,14 +424,15 @@ func valueAuthCacheDuration(v string) ([]string, error) {
 	var out []string
 	for _, e := range valueList(v) {
 		fields := strings.Fields(e)
-		times := 0
+		times, rank := 0, 8
 		for _, f := range fields {
 			switch {
 			case authStatusRE.MatchString(f) && times == 0:
-			case authDurationRE.MatchString(f):
+			case authDurationRE.MatchString(f) && authDurationRank[f[len(f)-1]] < rank:
 				times++
+				rank = authDurationRank[f[len(f)-1]]
 			default:
-				return nil, fmt.Errorf("entry %s must be status codes followed by times (e.g. \"200 202 401 5m\"; found %q)", ValueQuote(e), f)
+				return nil, fmt.Errorf("entry %s must be status codes followed by a time, its units from the largest (e.g. \"200 202 401 5m\", \"200 1h 30m\"; found %q)", ValueQuote(e), f)
 			}
 		}
 		if times == 0 {
@@ -445,7 +453,7 @@ func valueAuthHeaderNames(v string) ([]string, error) {
 	seen := map[string]bool{}
 	for _, h := range valueList(v) {
 		if !authHeaderNameRE.MatchString(h) {
-			return nil, fmt.Errorf("entry %s must be a header name (letters, digits, - and _)", ValueQuote(h))
+			return nil, fmt.Errorf("entry %s must be a header name (letters, digits, - and _; at most 46)", ValueQuote(h))
 		}
 		if k := strings.ToLower(h); !seen[k] {
 			seen[k] = true
@@ -478,7 +486,7 @@ func AuthProxySetHeaders(data map[string]string) ([]model.Header, error) {
 	out := make([]model.Header, 0, len(names))
 	for _, k := range names {
 		if !authHeaderNameRE.MatchString(k) {
-			return nil, fmt.Errorf("key %s must be a header name (letters, digits, - and _)", ValueQuote(k))
+			return nil, fmt.Errorf("key %s must be a header name (letters, digits, - and _; at most 46)", ValueQuote(k))
 		}
 		v := data[k]
 		if v == "" {

@@ -156,7 +156,7 @@ func TestAuthProxySetHeaders(t *testing.T) {
 	}
 	for _, data := range []map[string]string{
 		{"X Bad": "1"}, {"X-Ok": "a;b"}, {"X-Ok": "a\nb"}, {"X-Ok": "$request_body"}, {"X-Ok": "\"q"},
-		{"X-Ok": "${host}"}, {"X-Ok": ""}, {"X-Ok;": "1"}, {"X-Ok": "{"}, {"X-Ok": "a\\"},
+		{"X-Ok": "${host}"}, {"X-Ok": ""}, {"X-Ok;": "1"}, {"X-Ok": "{"}, {"X-Ok": "a\\"}, {strings.Repeat("h", 47): "1"},
 	} {
 		if hs, err := AuthProxySetHeaders(data); err == nil {
 			t.Errorf("%q: accepted %+v", data, hs)
@@ -164,12 +164,23 @@ func TestAuthProxySetHeaders(t *testing.T) {
 	}
 }
 
+// TestAuthHeaderNameLength: 46 bytes is the longest header name nginx's
+// default proxy_headers_hash bucket takes (the sweep checks it with nginx).
+func TestAuthHeaderNameLength(t *testing.T) {
+	if _, err := valueAuthHeaderNames(strings.Repeat("h", 46)); err != nil {
+		t.Errorf("46 bytes: %v", err)
+	}
+	if _, err := valueAuthHeaderNames(strings.Repeat("h", 47)); err == nil {
+		t.Errorf("47 bytes accepted")
+	}
+}
+
 func TestAuthCacheDuration(t *testing.T) {
-	got, err := valueAuthCacheDuration("200 202 401 5m, 500  1m 30s ,30m")
-	if want := []string{"200 202 401 5m", "500 1m 30s", "30m"}; err != nil || !reflect.DeepEqual(got, want) {
+	got, err := valueAuthCacheDuration("200 202 401 5m, 500  1y 2M 3w 4d 5h 1m 30s ,30m")
+	if want := []string{"200 202 401 5m", "500 1y 2M 3w 4d 5h 1m 30s", "30m"}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q %v", got, err)
 	}
-	for _, v := range []string{"5m 200", "200", "200 5x", "200 5m;", "any 5m", "99 5m", ","} {
+	for _, v := range []string{"5m 200", "200", "200 5x", "200 5m;", "any 5m", "99 5m", ",", "200 30m 1h", "200 1m 1m", "200 5ms", "200 5m 200"} {
 		if d, err := valueAuthCacheDuration(v); err == nil {
 			t.Errorf("%q: accepted %q", v, d)
 		}

@@ -50,8 +50,9 @@ type ExternalAuth struct {
 	ProxySetHeaders          []Header
 	// Keepalive (auth-keepalive), KeepaliveRequests, KeepaliveTimeout
 	// (seconds) and KeepaliveShareVars are validated and kept; like
-	// ingress-nginx with HTTP/2 on (its default, and always here) the auth
-	// request does not use them.
+	// ingress-nginx with HTTP/2 on (use-http2, the default) the auth
+	// request does not use them (with use-http2 "false" render says that
+	// it does not either).
 	Keepalive          int
 	KeepaliveRequests  int
 	KeepaliveTimeout   int

@@ -139,11 +139,15 @@ func writeAuthLocations(w *confWriter, c *model.Config, s *model.Server, l *mode
 		// for one path never lets a request in elsewhere.
 		w.line("proxy_cache_key", w.q(s.Hostname+path+a.CacheKey))
 		for _, d := range a.CacheDuration {
+			// Status codes, then one time ("1h 30m" is one parameter).
 			args := []string{"proxy_cache_valid"}
-			for _, f := range strings.Fields(d) {
-				args = append(args, w.q(f))
+			fields := strings.Fields(d)
+			i := 0
+			for i < len(fields) && len(fields[i]) == 3 && strings.Trim(fields[i], "0123456789") == "" {
+				args = append(args, w.q(fields[i]))
+				i++
 			}
-			w.line(args...)
+			w.line(append(args, w.q(strings.Join(fields[i:], " ")))...)
 		}
 		w.line("proxy_buffering", "on")
 	}

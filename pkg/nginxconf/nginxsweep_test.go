@@ -241,6 +241,7 @@ var sweepConfigKeys = withGlobalSweep(map[string][]string{
 	"proxy-redirect-from":            {"off", "default", "http://backend/"},
 	"proxy-redirect-to":              {"off", "/x/"},
 	"retry-non-idempotent":           {"false", "true"},
+	"proxy-stream-responses":         {"1", "0", strconv.Itoa(annotations.MaxInt32)},
 	"preserve-trailing-slash":        {"false", "true"},
 	"client-body-buffer-size":        {"8k", "1", "1024m"},
 	"client-body-timeout":            {"60", "1", strconv.Itoa(annotations.ValueMaxSeconds)},
