@@ -203,6 +203,8 @@ var proxyConfigKeys = []configKeySpec{
 		}},
 	{Key: "proxy-send-timeout", Kind: kindSeconds, Default: "60", Description: "Timeout between two writes to a backend.",
 		set: configSeconds(func(g *model.Global) *int { return &g.ProxySendTimeout })},
+	{Key: "proxy-stream-responses", Kind: kindInt, Default: "1", Description: "Answers a UDP service's backend sends per datagram (0: any number until the timeout).",
+		set: configInt(0, MaxInt32, func(g *model.Global) *int { return &g.ProxyStreamResponses })},
 	{Key: "retry-non-idempotent", Kind: kindBool, Default: "false", Description: "Retry POST, LOCK and PATCH requests too (adds non_idempotent to proxy-next-upstream).",
 		set: configBool(func(g *model.Global) *bool { return &g.RetryNonIdempotent })},
 }

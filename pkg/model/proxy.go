@@ -51,6 +51,9 @@ type ProxyGlobals struct {
 	// of the same names (0: no limit).
 	LimitRate      int
 	LimitRateAfter int
+	// ProxyStreamResponses is proxy-stream-responses: the answers a UDP
+	// service's backend sends per datagram (proxy_responses).
+	ProxyStreamResponses int
 }
 
 // DefaultProxyGlobals are ingress-nginx's defaults of ProxyGlobals.
@@ -73,6 +76,7 @@ func DefaultProxyGlobals() ProxyGlobals {
 		IgnoreInvalidHeaders:     true,
 		LimitReqStatusCode:       503,
 		LimitConnStatusCode:      503,
+		ProxyStreamResponses:     1,
 	}
 }
 

@@ -64,7 +64,7 @@ func writeStream(w *confWriter, c *model.Config, o ConfOptions) {
 	w.line("proxy_connect_timeout", strconv.Itoa(c.Global.ProxyConnectTimeout)+"s")
 	w.line("proxy_timeout", "600s")
 	for i := range st.Services {
-		writeStreamService(w, &st.Services[i], o)
+		writeStreamService(w, &st.Services[i], c.Global.ProxyStreamResponses, o)
 	}
 	if st.Passthrough {
 		writePassthrough(w, st, o)
@@ -72,7 +72,9 @@ func writeStream(w *confWriter, c *model.Config, o ConfOptions) {
 	w.close()
 }
 
-func writeStreamService(w *confWriter, s *model.StreamService, o ConfOptions) {
+// writeStreamService writes one TCP or UDP service; a UDP one expects
+// responses answers per datagram (proxy-stream-responses).
+func writeStreamService(w *confWriter, s *model.StreamService, responses int, o ConfOptions) {
 	w.comment("stream " + s.Key() + " from " + s.ConfigMap.String())
 	w.open("server")
 	listen := []string{"listen", w.q(listenAddr(o, s.Port))}
@@ -84,7 +86,7 @@ func writeStreamService(w *confWriter, s *model.StreamService, o ConfOptions) {
 	}
 	w.line(listen...)
 	if s.Protocol == model.ProtocolUDP {
-		w.line("proxy_responses", "1")
+		w.line("proxy_responses", strconv.Itoa(responses))
 	}
 	if s.ProxyProtocolEncode {
 		w.line("proxy_protocol", "on")
