@@ -170,6 +170,10 @@ func (x *snapshotIndex) related(s render.Snapshot, cand *networkingv1.Ingress, o
 	if ns, name, ok := strings.Cut(o.DefaultSSLCertificate, "/"); ok {
 		secrets[nsName{ns, name}] = true
 	}
+	// The controller's default backend renders error pages of any Ingress.
+	if ns, name, ok := strings.Cut(o.DefaultBackendService, "/"); ok {
+		services[nsName{ns, name}] = true
+	}
 	for k := range services {
 		key := k.namespace + "/" + k.name
 		out.Services = append(out.Services, x.services.byKey[key]...)

@@ -43,6 +43,9 @@ func goldenOptions(t *testing.T, dir string) render.Options {
 			o.ConfigMap = next()
 		case "--default-ssl-certificate":
 			o.DefaultSSLCertificate = next()
+		case "--default-backend-service":
+			// Its Service is in every subset (index.go).
+			o.DefaultBackendService = next()
 		case "--ingress-class":
 			o.IngressClass = next()
 		case "--controller-class":
