@@ -36,6 +36,8 @@ var diffVerdicts = map[string]string{
 	"tls-removed":             "reload required",
 	"problem-introduced":      "reload required",
 	"ingress-class-changed":   "reload required",
+	"htpasswd-edited":         "dynamic only",    // the htpasswd file is rewritten; nginx reads it per request
+	"client-ca-rotated":       "reload required", // nginx reads the CA at load: a new file name in nginx.conf
 }
 
 var verdictExit = map[string]int{"no change": 0, "dynamic only": 1, "reload required": 2}
