@@ -274,7 +274,11 @@ func writeAuthRequestHeaders(w *confWriter, c *model.Config, l *model.Location) 
 	if a == nil {
 		return
 	}
+	directive := "proxy_set_header"
+	if p := strings.ToUpper(l.Settings.BackendProtocol); p == "GRPC" || p == "GRPCS" {
+		directive = "grpc_set_header" // as ingress-nginx's $proxySetHeader
+	}
 	for i, h := range a.ResponseHeaders {
-		w.line("proxy_set_header", w.q(h), authHeaderVar(i))
+		w.line(directive, w.q(h), authHeaderVar(i))
 	}
 }

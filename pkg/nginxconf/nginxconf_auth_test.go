@@ -100,3 +100,19 @@ func TestAuthResolver(t *testing.T) {
 	}
 	nginxAccepts(t, conf)
 }
+
+// TestAuthHeadersGRPC: a gRPC backend gets the auth service's headers
+// through grpc_set_header.
+func TestAuthHeadersGRPC(t *testing.T) {
+	l := authLocation("/", model.LocationSettings{ExternalAuth: &model.ExternalAuth{
+		URL: "http://10.0.0.1/auth", Host: "10.0.0.1", ResponseHeaders: []string{"X-User"}}})
+	l.Settings.BackendProtocol = "GRPC"
+	conf, err := NGINXConf(authConfig(model.ExternalAuth{}, l), DefaultConfOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "grpc_set_header \"X-User\" $authHeader0;"; !strings.Contains(string(conf), want) {
+		t.Errorf("no %q in the config", want)
+	}
+	nginxAccepts(t, conf)
+}

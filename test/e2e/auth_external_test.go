@@ -204,6 +204,12 @@ func TestExternalAuth(t *testing.T) {
 		if r.Method != "GET" || r.URL.Path != "/oauth2/auth" || r.Host != "127.0.0.1" || r.ContentLength > 0 {
 			t.Errorf("auth request: %s %s Host %s length %d", r.Method, r.URL, r.Host, r.ContentLength)
 		}
+		// A listed header the auth service does not send is not sent
+		// either: the client's own never reaches the backend.
+		b := n.authDo(t, "GET", "auth.test", "/", "X-Test-Auth", "plain", "X-Auth-Request-Email", "spoof@example.com")
+		if b.status != http.StatusOK || !strings.Contains(b.body, `"X-Auth-Request-User":"bob"`) || strings.Contains(b.body, "spoof") {
+			t.Errorf("auth answer without X-Auth-Request-Email: got %d %s", b.status, b.body)
+		}
 	})
 
 	t.Run("auth-method", func(t *testing.T) {
