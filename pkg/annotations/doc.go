@@ -8,7 +8,7 @@
 //
 // Each family of annotations is one file holding its table, its staged
 // state and its part of finish (access.go, affinity.go, alias.go,
-// backend.go, canary.go, cors.go, proxy.go, ratelimit.go, redirect.go,
+// authexternal.go, backend.go, canary.go, cors.go, proxy.go, ratelimit.go, redirect.go,
 // rewrite.go, ssl.go); refused.go holds the annotations known and not
 // implemented. ConfigMap keys sit next to the annotations they are the
 // defaults of (proxy.go, ssl.go, backend.go) or in configmap_*.go.
