@@ -157,6 +157,9 @@ func (x *snapshotIndex) related(s render.Snapshot, cand *networkingv1.Ingress, o
 		for _, t := range ing.Spec.TLS {
 			secrets[nsName{ing.Namespace, t.SecretName}] = true
 		}
+		for _, k := range annotationSecrets(ing) {
+			secrets[k] = true
+		}
 	}
 	var old *networkingv1.Ingress
 	for ing := range keep {
