@@ -134,6 +134,12 @@ func TestExternalAuth(t *testing.T) {
 		}) +
 		ingressOf("no-signin", "nosignin.test", "echo", "2026-01-01T00:00:04Z", map[string]string{
 			"auth-url": auth.url("/oauth2/auth"),
+		}) +
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: auth-headers, namespace: e2e}\ndata: {X-Tenant: shop team, X-Fwd-Method: $request_method}\n---\n" +
+		ingressOf("headers", "headers.test", "echo", "2026-01-01T00:00:05Z", map[string]string{
+			"auth-url":               auth.url("/oauth2/auth"),
+			"auth-proxy-set-headers": "auth-headers",
+			"auth-request-redirect":  "https://$host$request_uri",
 		})
 	n := startNginx(t, manifests)
 	for _, p := range n.problems {
@@ -209,6 +215,22 @@ func TestExternalAuth(t *testing.T) {
 		b := n.authDo(t, "GET", "auth.test", "/", "X-Test-Auth", "plain", "X-Auth-Request-Email", "spoof@example.com")
 		if b.status != http.StatusOK || !strings.Contains(b.body, `"X-Auth-Request-User":"bob"`) || strings.Contains(b.body, "spoof") {
 			t.Errorf("auth answer without X-Auth-Request-Email: got %d %s", b.status, b.body)
+		}
+	})
+
+	t.Run("auth-proxy-set-headers and auth-request-redirect", func(t *testing.T) {
+		if a := n.authDo(t, "DELETE", "headers.test", "/x?y=1", "X-Test-Auth", "ok"); a.status != http.StatusOK {
+			t.Fatalf("got %d, want 200", a.status)
+		}
+		r := auth.lastRequest()
+		if r == nil {
+			t.Fatal("the auth service got no request")
+		}
+		want := map[string]string{"X-Tenant": "shop team", "X-Fwd-Method": "DELETE", "X-Auth-Request-Redirect": "https://headers.test/x?y=1"}
+		for k, v := range want {
+			if got := r.Header.Get(k); got != v {
+				t.Errorf("auth service got %s %q, want %q", k, got, v)
+			}
 		}
 	})
 
