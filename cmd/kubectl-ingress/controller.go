@@ -176,7 +176,7 @@ func newCmdController(o *ControllerOptions) *cobra.Command {
 	f.Float64Var(&o.SyncRateLimit, "sync-rate-limit", o.SyncRateLimit, "Syncs per second at most; changes that come meanwhile are coalesced into the next sync")
 	f.StringVar(&o.HealthAddr, "health-addr", o.HealthAddr, `Address of /healthz and /readyz, "" for none; with --from-files the default is 127.0.0.1:10254`)
 	f.StringVar(&o.MetricsAddr, "metrics-addr", o.MetricsAddr, `Address of /metrics (Prometheus); "" for none; the same as --health-addr serves both on one server`)
-	f.StringVar(&o.NginxBinary, "nginx-binary", o.NginxBinary, "The nginx executable (with the Lua module)")
+	f.StringVar(&o.NginxBinary, "nginx-binary", o.NginxBinary, "The nginx executable (with the Lua module); for the default, $"+envNginxBinary+", then nginx on PATH, then OpenResty's and Homebrew's usual places")
 	f.StringVar(&o.NginxPrefix, "nginx-prefix", o.NginxPrefix, "nginx's prefix directory (nginx.conf, lua/, certs/, logs/); with --from-files, or outside a pod, the default is a new temporary directory, removed at exit")
 	f.IntVarP(&o.Verbosity, "v", "v", 0, "Log verbosity: 1 lists each read of the files, 2 the syncs without change, 5 every file event")
 	o.ConfigFlags.AddFlags(f)
@@ -285,6 +285,17 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	if err := checkPorts(o.listenedPorts()); err != nil {
 		return err
 	}
+	// Which nginx, and where its modules are (nginx -V): Debian's,
+	// OpenResty's, Homebrew's.
+	found, err := detectNginx(ctx, o.NginxBinary)
+	if err != nil {
+		return err
+	}
+	found.apply(&o.Render)
+	if err := found.check(o.Render.ModulesDir); err != nil {
+		return err
+	}
+	o.NginxBinary = found.Binary
 	if o.tempPrefix {
 		dir, err := os.MkdirTemp("", "kubectl-ingress-nginx-")
 		if err != nil {

@@ -98,7 +98,9 @@ func (o *ControllerOptions) pickFreeSimulatorPorts(changed func(string) bool) {
 		if err != nil {
 			return
 		}
-		fmt.Fprintf(o.ErrOut, "note: %s (%s) is in use, another simulator?: using %s\n", *addr, flag, free)
+		if o.ErrOut != nil {
+			fmt.Fprintf(o.ErrOut, "note: %s (--%s) is in use, another simulator?: using %s\n", *addr, flag, free)
+		}
 		*addr = free
 	}
 	move(&o.Render.StatusAddress, "status-address")

@@ -47,7 +47,7 @@ func TestSimulatorPicksFreePorts(t *testing.T) {
 	if o.Render.StatusAddress == l.Addr().String() || o.HealthAddr == l.Addr().String() || o.Render.StatusAddress == o.HealthAddr {
 		t.Errorf("status %s, health %s: not moved off %s", o.Render.StatusAddress, o.HealthAddr, l.Addr())
 	}
-	if !strings.Contains(stderr.String(), l.Addr().String()+" (status-address) is in use") {
+	if !strings.Contains(stderr.String(), l.Addr().String()+" (--status-address) is in use") {
 		t.Errorf("stderr %q", stderr.String())
 	}
 	// Given by the user: kept (the port check then names it).

@@ -74,6 +74,11 @@ type RenderFlags struct {
 	EnableSSLPassthrough    bool
 	SSLPassthroughProxyPort int
 	SSLPassthroughHopPort   int
+	// ModulesDir is --nginx-modules-dir ("" for Debian's, or what nginx -V
+	// says where nginx runs); BuiltinModules are the module files nginx
+	// has compiled in (OpenResty), set from nginx -V.
+	ModulesDir     string
+	BuiltinModules []string
 	// ControllerPorts are the ports the controller process serves itself
 	// (health, metrics, webhook): a TCP or UDP service there would fail
 	// nginx's reload. render reserves ingress-nginx's health port 10254;
@@ -133,6 +138,7 @@ func (f *RenderFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.SSLPassthroughProxyPort, "ssl-passthrough-proxy-port", f.SSLPassthroughProxyPort, "With --enable-ssl-passthrough: the loopback port of the HTTPS servers behind the SNI router")
 	fs.BoolVar(&f.AllowCrossNamespaceHostSharing, "allow-cross-namespace-host-sharing", false, "Merge the paths of a host across namespaces as ingress-nginx does: a younger Ingress may then take requests from an older one of another namespace (a longer prefix, an Exact path, a regex, a canary), and use-regex on one Ingress makes every path of the host a regex")
 	fs.IntVar(&f.SSLPassthroughHopPort, "ssl-passthrough-hop-port", f.SSLPassthroughHopPort, "With --enable-ssl-passthrough: the loopback port through which passthrough connections reach their backend")
+	fs.StringVar(&f.ModulesDir, "nginx-modules-dir", "", "The directory of nginx's dynamic modules (Lua, NDK, headers-more, stream) that nginx.conf loads; default: what 'nginx -V' says where nginx runs (--validate, controller), else Debian's /usr/lib/nginx/modules")
 }
 
 // Validate checks the flag values.
@@ -223,5 +229,9 @@ func (f *RenderFlags) ConfOptions() nginxconf.ConfOptions {
 	c.WorkerProcesses = f.WorkerProcesses
 	c.SSLPassthroughProxyPort, c.SSLPassthroughHopPort = f.SSLPassthroughProxyPort, f.SSLPassthroughHopPort
 	c.TestRefusal = f.testRefusal
+	if f.ModulesDir != "" {
+		c.ModulesDir = f.ModulesDir
+	}
+	c.BuiltinModules = f.BuiltinModules
 	return c
 }

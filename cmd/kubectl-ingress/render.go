@@ -97,7 +97,7 @@ error (bad flags, unreadable or empty input, nginx -t refused the configuration)
 	cmd.Flags().StringVar(&o.Host, "host", "", "With -o nginx: only the server blocks of this host")
 	cmd.Flags().BoolVar(&o.RunNginxTest, "validate", false, "Check the rendered nginx.conf with a real 'nginx -t'")
 	cmd.Flags().BoolVar(&o.FailOnProblems, "fail-on-problems", false, "Exit with status 2 when any object has a problem")
-	cmd.Flags().StringVar(&o.NginxBinary, "nginx-binary", "nginx", "The nginx binary used by --validate")
+	cmd.Flags().StringVar(&o.NginxBinary, "nginx-binary", "nginx", "The nginx binary used by --validate; for the default, $"+envNginxBinary+", then nginx on PATH, then OpenResty's and Homebrew's usual places")
 	return cmd
 }
 
@@ -164,8 +164,12 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	}
 	if o.RunNginxTest {
 		start := time.Now()
+		binary, conf, err := o.localConf(ctx, out)
+		if err != nil {
+			return err
+		}
 		stop := startProgress(o.ErrOut, "nginx -t: checking the configuration")
-		err := validateConfFiles(ctx, o.NginxBinary, out.NGINXConf, out.Config.Files)
+		err = validateConfFiles(ctx, binary, conf, out.Config.Files)
 		stop()
 		if err != nil {
 			return err
@@ -408,6 +412,29 @@ func (r *rendered) writeBundle(w io.Writer) error {
 
 // validateConf runs nginx -t on conf in a throwaway prefix laid out as the
 // controller lays out its own.
+// localConf finds the nginx of this machine and gives the nginx.conf of r
+// for it: the same as printed, with this nginx's modules directory and
+// without load_module for the modules it has built in (OpenResty).
+func (o *RenderOptions) localConf(ctx context.Context, r *rendered) (string, []byte, error) {
+	inst, err := detectNginx(ctx, o.NginxBinary)
+	if err != nil {
+		return "", nil, fmt.Errorf("validate: %w", err)
+	}
+	f := o.Render
+	inst.apply(&f)
+	if err := inst.check(f.ModulesDir); err != nil {
+		return "", nil, fmt.Errorf("validate: %w", err)
+	}
+	if f.ModulesDir == o.Render.ModulesDir && slices.Equal(f.BuiltinModules, o.Render.BuiltinModules) {
+		return inst.Binary, r.NGINXConf, nil
+	}
+	local := *r
+	if err := local.writeConf(f); err != nil {
+		return "", nil, err
+	}
+	return inst.Binary, local.NGINXConf, nil
+}
+
 func validateConf(ctx context.Context, binary string, conf []byte) error {
 	return validateConfFiles(ctx, binary, conf, nil)
 }

@@ -89,7 +89,7 @@ func syslogTarget(l model.Logging) string {
 // enable-brotli, so that a config without it needs no brotli package.
 func writeGlobalModules(w *confWriter, g model.Global, o ConfOptions) {
 	if g.Brotli.Enable {
-		w.line("load_module", w.q(o.ModulesDir+"/ngx_http_brotli_filter_module.so"))
+		loadModule(w, o, "ngx_http_brotli_filter_module.so")
 	}
 }
 

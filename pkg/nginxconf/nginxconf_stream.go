@@ -22,8 +22,8 @@ func writeStreamModules(w *confWriter, c *model.Config, o ConfOptions) {
 	if c.Stream.Empty() {
 		return
 	}
-	w.line("load_module", w.q(o.ModulesDir+"/ngx_stream_module.so"))
-	w.line("load_module", w.q(o.ModulesDir+"/ngx_stream_js_module.so"))
+	loadModule(w, o, "ngx_stream_module.so")
+	loadModule(w, o, "ngx_stream_js_module.so")
 }
 
 // httpsListen gives the arguments of the HTTPS listen directive: the
