@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"net"
@@ -266,4 +267,59 @@ func TestAccessAndRewriteLog(t *testing.T) {
 	if !strings.Contains(string(errs), `rewritten data: "/new-path"`) {
 		t.Errorf("error.log has no rewrite log line for /old-path (enable-rewrite-log true)")
 	}
+}
+
+// TestClientHeaderKeys: large-client-header-buffers bounds a request
+// header line (nginx answers 400 above one buffer), and
+// enable-underscores-in-headers lets a header with an underscore reach the
+// backend (nginx drops it by default, as an invalid name).
+func TestClientHeaderKeys(t *testing.T) {
+	be := handlerBackend(t, "echo", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "x_custom=%q", r.Header.Get("X_Custom"))
+	})
+	long := strings.Repeat("v", 10*1024) // above one 8k buffer, below 16k
+	for _, tc := range []struct {
+		data                string
+		longStatus          int
+		underscoreForwarded bool
+	}{
+		{"{}", http.StatusBadRequest, false},
+		{`{large-client-header-buffers: "4 16k", enable-underscores-in-headers: "true"}`, http.StatusOK, true},
+	} {
+		n := startNginx(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ingress-nginx-controller, namespace: ingress-nginx}\n"+
+			"data: "+tc.data+"\n---\n"+serviceOf("echo", be)+ingressOf("echo", "headers.test", "echo", "2026-01-01T00:00:00Z", nil))
+		if a := n.sendRaw(t, "headers.test", "X-Long", long); a.status != tc.longStatus {
+			t.Errorf("ConfigMap %s: a 10k header: status %d, want %d", tc.data, a.status, tc.longStatus)
+		}
+		a := n.sendRaw(t, "headers.test", "X_Custom", "1")
+		if got := strings.Contains(a.body, `x_custom="1"`); a.status != http.StatusOK || got != tc.underscoreForwarded {
+			t.Errorf("ConfigMap %s: X_Custom: %d %q, want forwarded %v", tc.data, a.status, a.body, tc.underscoreForwarded)
+		}
+	}
+}
+
+// rawAnswer is a status and body.
+type rawAnswer struct {
+	status int
+	body   string
+}
+
+// sendRaw sends GET / with Host host and one header written as given (Go's
+// client would canonicalize an underscore name the same; it keeps it).
+func (n *liveNginx) sendRaw(t *testing.T, host, name, value string) rawAnswer {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(n.httpPort), 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	fmt.Fprintf(conn, "GET / HTTP/1.1\r\nHost: %s\r\n%s: %s\r\nConnection: close\r\n\r\n", host, name, value)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return rawAnswer{status: resp.StatusCode, body: string(body)}
 }
