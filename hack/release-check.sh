@@ -4,7 +4,8 @@
 #
 #  1. goreleaser check: .goreleaser.yaml is valid.
 #  2. A snapshot release (--snapshot --clean) of this machine's platform:
-#     the build, the archive with the LICENSE and checksums.txt, under dist/.
+#     the build, the archive with the LICENSE and kubectl_complete-ingress,
+#     and checksums.txt, under dist/.
 #     goreleaser's `build --single-target` builds one platform but makes no
 #     archive, and `release` has no such flag, so goreleaser reads
 #     .goreleaser.yaml with its goos/goarch lists narrowed to this platform.
@@ -65,8 +66,8 @@ step "archive and checksum"
 archive=dist/kubectl-ingress_${platform}.tar.gz
 [ "$goos" = windows ] && archive=dist/kubectl-ingress_${platform}.zip
 contents=$(tar -tzf "$archive" | LC_ALL=C sort | tr '\n' ' ')
-if [ "$contents" != "LICENSE kubectl-ingress " ]; then
-	echo "release-check: $archive holds: $contents; want LICENSE kubectl-ingress" >&2
+if [ "$contents" != "LICENSE kubectl-ingress kubectl_complete-ingress " ]; then
+	echo "release-check: $archive holds: $contents; want LICENSE kubectl-ingress kubectl_complete-ingress" >&2
 	exit 1
 fi
 (cd dist && sha256sum -c checksums.txt)
@@ -80,6 +81,11 @@ krew_root=$(mktemp -d)
 trap 'rm -rf "$krew_root"' EXIT
 KREW_ROOT=$krew_root tool krew install --manifest=dist/krew/ingress.yaml --archive="$archive" </dev/null
 "$krew_root/bin/kubectl-ingress" version
+# The completion script is installed beside the plugin, executable (the
+# caveats tell how to put it on PATH).
+completion="$krew_root/store/ingress/$tag/kubectl_complete-ingress"
+[ -x "$completion" ] || { echo "release-check: krew did not install $completion" >&2; exit 1; }
+PATH="$krew_root/bin:$PATH" "$completion" render --output "" | grep -qx nginx || { echo "release-check: $completion does not complete" >&2; exit 1; }
 
 step "krew manifest of all platforms (hack/tools tests)"
 (cd hack/tools && "$GO" test ./krewmanifest -count=1)

@@ -86,6 +86,11 @@ func TestRenderReleaseManifest(t *testing.T) {
 		if pl.Bin != bin || !slices.ContainsFunc(pl.Files, func(f index.FileOperation) bool { return f.From == "LICENSE" }) {
 			t.Errorf("%s: bin %q files %+v", archive, pl.Bin, pl.Files)
 		}
+		// kubectl's plugin completion: the script (sh) is in every
+		// archive of linux and darwin.
+		if goos != "windows" && !slices.ContainsFunc(pl.Files, func(f index.FileOperation) bool { return f.From == "kubectl_complete-ingress" }) {
+			t.Errorf("%s: no kubectl_complete-ingress in files %+v", archive, pl.Files)
+		}
 	}
 	slices.Sort(seen)
 	if !slices.Equal(seen, archives) {
