@@ -65,7 +65,8 @@ const maxStatusCodes = 300
 // valueStatusCodes parses a comma separated list of status codes from min
 // to 599 (three digits each, blanks around an entry allowed), as nginx's
 // error_page takes them, into a sorted list without duplicates.
-// ingress-nginx's annotation takes 400 to 599, its ConfigMap 300 to 599.
+// ingress-nginx's annotation takes 400 to 599, its ConfigMap 300 to 599;
+// both take 499, which fails its nginx -t: it is refused here.
 func valueStatusCodes(v string, min int) ([]int, error) {
 	entries := strings.Split(v, ",")
 	if len(entries) > maxStatusCodes {
@@ -81,6 +82,11 @@ func valueStatusCodes(v string, min int) ([]int, error) {
 		n, err := strconv.Atoi(e)
 		if err != nil || len(e) != 3 || n < min || n > 599 {
 			return nil, fmt.Errorf("entry %s must be a status code from %d to 599", ValueQuote(e), min)
+		}
+		if n == 499 {
+			// nginx's own code of a client that closed the connection:
+			// error_page refuses it ("invalid value", nginx -t fails).
+			return nil, errors.New("must not hold 499, nginx's code of a client that closed the connection, which error_page refuses")
 		}
 		if !seen[n] {
 			seen[n] = true

@@ -196,10 +196,14 @@ var sweepAnnotations = map[string]sweepEntry{
 	"upstream-hash-by-subset": {values: []string{"true", "false"}, needs: []string{"upstream-hash-by", "$host"}},
 	"upstream-hash-by-subset-size": {values: []string{"1", "1000"},
 		needs: []string{"upstream-hash-by", "$host", "upstream-hash-by-subset", "true"}},
-	"upstream-vhost":         {values: []string{"a", sweepHost253 + ":65535", "$service_name.$namespace.svc.cluster.local:$service_port"}},
-	"use-regex":              {values: []string{"true", "false"}},
-	"whitelist-source-range": {values: []string{"0.0.0.0/0", sweepCIDRs(1000)}},
-	"x-forwarded-prefix":     {values: []string{"/", "a", sweepPath2048, sweepPathChars}},
+	"upstream-vhost": {values: []string{"a", sweepHost253 + ":65535", "$service_name.$namespace.svc.cluster.local:$service_port"}},
+	// errorpages.go (issue 12, helper C): every code at once, with the
+	// default-backend annotation's Service or the built-in one.
+	"custom-http-errors":             {values: []string{"404", " 503 , 404 ", sweepStatusCodes(400)}},
+	"disable-proxy-intercept-errors": {values: []string{"true", "false"}, needs: []string{"custom-http-errors", "404,503", "default-backend", sweepService63}},
+	"use-regex":                      {values: []string{"true", "false"}},
+	"whitelist-source-range":         {values: []string{"0.0.0.0/0", sweepCIDRs(1000)}},
+	"x-forwarded-prefix":             {values: []string{"/", "a", sweepPath2048, sweepPathChars}},
 }
 
 // sweepConfigKeys lists, per ConfigMap key, the values the sweep renders.
@@ -214,6 +218,7 @@ var sweepConfigKeys = withGlobalSweep(map[string][]string{
 	"global-auth-cache-duration":        {"200 202 401 5m", "200 1h 30m, 401 1s"},
 	"global-auth-always-set-cookie":     {"false", "true"},
 	"no-auth-locations":                 {"/.well-known/acme-challenge", "/a,/b,/" + strings.Repeat("p", 1023)},
+	"custom-http-errors":                {"503", "300,404,599"},
 	"gzip-level":                        {"1", "9"},
 	"gzip-types":                        {"*", "text/html", strings.Repeat("x", 22) + "/" + strings.Repeat("y", 23), sweepMIMETypes(200)},
 	"hsts":                              {"true", "false"},
@@ -498,4 +503,16 @@ func sweepCut(s string) string {
 		return s[:300] + "…"
 	}
 	return s
+}
+
+// sweepStatusCodes is the custom-http-errors list of every code from min
+// to 599 that error_page takes (499 is refused).
+func sweepStatusCodes(min int) string {
+	codes := make([]string, 0, 600-min)
+	for c := min; c <= 599; c++ {
+		if c != 499 {
+			codes = append(codes, strconv.Itoa(c))
+		}
+	}
+	return strings.Join(codes, ",")
 }
