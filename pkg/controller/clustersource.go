@@ -53,7 +53,7 @@ type ClusterSourceConfig struct {
 
 // ClusterSource is the Source that watches the API server through
 // client-go shared informers: Ingresses, IngressClasses, Services,
-// EndpointSlices, Secrets of type kubernetes.io/tls (plus the
+// EndpointSlices, Secrets of type kubernetes.io/tls and Opaque (plus the
 // --default-ssl-certificate Secret by name) and the controller ConfigMap.
 type ClusterSource struct {
 	client    kubernetes.Interface
@@ -94,6 +94,10 @@ type listers struct {
 	services       listerscorev1.ServiceLister
 	endpointSlices listersdiscoveryv1.EndpointSliceLister
 	tlsSecrets     listerscorev1.SecretLister
+	// opaqueSecrets are the Secrets of type Opaque: what auth-secret,
+	// auth-tls-secret and proxy-ssl-secret usually name (htpasswd lines,
+	// a CA bundle).
+	opaqueSecrets listerscorev1.SecretLister
 	// namedSecrets and configMaps hold at most the one object their
 	// informer is restricted to.
 	namedSecrets []listerscorev1.SecretLister
@@ -138,6 +142,9 @@ func NewClusterSource(cfg ClusterSourceConfig) (*ClusterSource, error) {
 	tls := s.newFactory(cfg.ResyncPeriod, cfg.Namespace, "type="+string(corev1.SecretTypeTLS)).Core().V1().Secrets()
 	s.listers.tlsSecrets = tls.Lister()
 	s.watch("TLS Secrets", tls.Informer(), kindOther)
+	opaque := s.newFactory(cfg.ResyncPeriod, cfg.Namespace, "type="+string(corev1.SecretTypeOpaque)).Core().V1().Secrets()
+	s.listers.opaqueSecrets = opaque.Lister()
+	s.watch("Opaque Secrets", opaque.Informer(), kindOther)
 
 	if cfg.DefaultSSLCertificate != "" {
 		ns, name, err := splitNamespacedName("--default-ssl-certificate", cfg.DefaultSSLCertificate)
@@ -286,13 +293,19 @@ func (s *ClusterSource) Snapshot() (render.Snapshot, error) {
 	return snap, nil
 }
 
-// secrets merges the TLS Secrets with the ones watched by name, once each.
+// secrets merges the TLS and Opaque Secrets with the ones watched by
+// name, once each.
 func (s *ClusterSource) secrets() ([]*corev1.Secret, error) {
 	all := labels.Everything()
 	out, err := s.listers.tlsSecrets.List(all)
 	if err != nil {
 		return nil, fmt.Errorf("list secrets: %w", err)
 	}
+	opaque, err := s.listers.opaqueSecrets.List(all)
+	if err != nil {
+		return nil, fmt.Errorf("list secrets: %w", err)
+	}
+	out = append(out, opaque...)
 	for _, l := range s.listers.namedSecrets {
 		named, err := l.List(all)
 		if err != nil {

@@ -371,8 +371,11 @@ func TestClusterSource(t *testing.T) {
 		if err := secrets.Delete(ctx, "tls", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		w.eventually(t, "only the default certificate", func(s render.Snapshot) bool {
-			return slices.Equal(names(s.Secrets), []string{"ingress-nginx/default-cert"})
+		// The Opaque Secret stays: auth-secret, auth-tls-secret and
+		// proxy-ssl-secret name such Secrets; the TLS one of the other
+		// namespace is not watched.
+		w.eventually(t, "the default certificate and the Opaque Secret", func(s render.Snapshot) bool {
+			return slices.Equal(names(s.Secrets), []string{"ingress-nginx/default-cert", "watched/opaque"})
 		})
 		// The default certificate, watched by name: its changes count too.
 		def, err := cs.CoreV1().Secrets("ingress-nginx").Get(ctx, "default-cert", metav1.GetOptions{})
@@ -423,8 +426,8 @@ func TestClusterSource(t *testing.T) {
 			t.Errorf("without --watch-namespace: ingresses %v, services %v, secrets %v; want other/* too",
 				names(snap.Ingresses), names(snap.Services), names(snap.Secrets))
 		}
-		if has(snap.Secrets, "watched/opaque") {
-			t.Error("a Secret of type Opaque is in the snapshot")
+		if !has(snap.Secrets, "watched/opaque") {
+			t.Error("the Secret of type Opaque (auth-secret …) is not in the snapshot")
 		}
 		if len(snap.ConfigMaps) != 0 {
 			t.Errorf("ConfigMaps %v without --configmap", names(snap.ConfigMaps))
