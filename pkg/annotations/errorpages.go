@@ -29,7 +29,7 @@ type ErrorPageAnnotations struct {
 // errorPageAnnotations are the annotations of this family, sorted by name.
 var errorPageAnnotations = []annotationSpec{
 	{Name: "custom-http-errors", Kind: kindStatusCodes, Default: "ConfigMap custom-http-errors",
-		Description: "Status codes (400 to 599, comma separated) whose answers the default backend renders: the default-backend annotation's Service, else the controller's default backend (which answers 404), told X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port and X-Request-ID; the client gets the default backend's answer.",
+		Description: "Status codes (400 to 599 but 499, comma separated) whose answers the default backend renders: the default-backend annotation's Service, else the controller's default backend (which answers 404), told X-Code, X-Format, X-Original-URI, X-Namespace, X-Ingress-Name, X-Service-Name, X-Service-Port and X-Request-ID; the client gets the default backend's answer.",
 		set: func(s *annotationState, v string) error {
 			codes, err := valueStatusCodes(v, 400)
 			if err == nil {
@@ -45,7 +45,7 @@ var errorPageAnnotations = []annotationSpec{
 // errorPageConfigKeys are the ConfigMap keys of this family, sorted by key.
 var errorPageConfigKeys = []configKeySpec{
 	{Key: "custom-http-errors", Kind: kindStatusCodes, NoDefault: true,
-		Description: "Status codes (300 to 599, comma separated) whose answers the default backend renders in every location without the annotation of the same name (none by default).",
+		Description: "Status codes (300 to 599 but 499, comma separated) whose answers the default backend renders in every location without the annotation of the same name (none by default).",
 		set: func(g *model.Global, v string) error {
 			codes, err := valueStatusCodes(v, 300)
 			if err == nil {
