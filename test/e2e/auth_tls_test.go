@@ -16,6 +16,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,6 +37,13 @@ type tlsAnswer struct {
 // cert when not nil (whatever CAs nginx names as acceptable).
 func (n *liveNginx) getClientCert(t *testing.T, host string, cert *tls.Certificate) tlsAnswer {
 	t.Helper()
+	return getClientCert(t, n.httpsPort, host, cert)
+}
+
+// getClientCert sends GET https://host/ to nginx's HTTPS port (SNI host),
+// presenting cert when not nil.
+func getClientCert(t *testing.T, httpsPort int, host string, cert *tls.Certificate) tlsAnswer {
+	t.Helper()
 	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true, TLSClientConfig: &tls.Config{
 		ServerName: host, InsecureSkipVerify: true,
 		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
@@ -45,7 +54,7 @@ func (n *liveNginx) getClientCert(t *testing.T, host string, cert *tls.Certifica
 		},
 	}}
 	defer tr.CloseIdleConnections()
-	req, err := http.NewRequest(http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(n.httpsPort)+"/", nil)
+	req, err := http.NewRequest(http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(httpsPort)+"/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,5 +158,60 @@ data:
 	}
 	if a := n.getClientCert(t, "optional.example.com", alice); a.status != http.StatusOK || a.got["Ssl-Client-Verify"] != "SUCCESS" {
 		t.Errorf("optional with alice: %d, ssl-client-verify %q, want 200 SUCCESS", a.status, a.got["Ssl-Client-Verify"])
+	}
+}
+
+// caManifests are the echo Service, a Secret holding caPEM as ca.crt and
+// an Ingress for host asking for client certificates of it.
+func caManifests(port int, host string, caPEM []byte) string {
+	return serviceOf("echo", &backend{port: port}) + fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: client-ca, namespace: e2e}
+data:
+  ca.crt: %s
+---
+`, base64.StdEncoding.EncodeToString(caPEM)) + ingressOf("mtls", host, "echo", "2026-01-01T00:00:00Z", map[string]string{"auth-tls-secret": "client-ca"})
+}
+
+// TestClientCARotation: a new CA in the Secret is a new file name in
+// nginx.conf (nginx reads the CA at load), so the controller reloads; the
+// old CA's file is removed once nginx serves the new config.
+func TestClientCARotation(t *testing.T) {
+	port := headerEcho(t)
+	const host = "rotate.example.com"
+	ca1, ca2 := testcerts.NewCA(t), testcerts.NewCA(t)
+	alice1, alice2 := clientCert(t, ca1, "alice", 30), clientCert(t, ca2, "alice", 31)
+	fc := startFilesController(t, map[string]string{"app.yaml": caManifests(port, host, ca1.PEM)})
+	if a := getClientCert(t, fc.httpsPort, host, alice1); a.status != http.StatusOK {
+		t.Fatalf("alice of the first CA: status %d, want 200", a.status)
+	}
+	if a := getClientCert(t, fc.httpsPort, host, alice2); a.status != http.StatusBadRequest {
+		t.Errorf("alice of the second CA before the rotation: status %d, want 400", a.status)
+	}
+	caFiles := func() []string {
+		entries, _ := os.ReadDir(filepath.Join(fc.inst.FilesDir(), "ca"))
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	before := caFiles()
+	stats := fc.settle(t)
+
+	fc.write(t, "app.yaml", caManifests(port, host, ca2.PEM))
+	waitFor(t, 20*time.Second, "the second CA", func() bool {
+		return getClientCert(t, fc.httpsPort, host, alice2).status == http.StatusOK
+	})
+	if a := getClientCert(t, fc.httpsPort, host, alice1); a.status != http.StatusBadRequest {
+		t.Errorf("alice of the first CA after the rotation: status %d, want 400", a.status)
+	}
+	now := fc.settle(t)
+	if now.Reloads <= stats.Reloads {
+		t.Errorf("the CA rotation did not reload: reloads %d → %d", stats.Reloads, now.Reloads)
+	}
+	after := caFiles()
+	if len(before) != 1 || len(after) != 1 || before[0] == after[0] {
+		t.Errorf("CA files %v → %v, want one file replaced by another (the old one removed)", before, after)
 	}
 }

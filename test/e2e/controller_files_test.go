@@ -34,6 +34,8 @@ type runningController struct {
 	c        *controller.Controller
 	inst     *nginx.Instance
 	httpPort int
+	// httpsPort is nginx's HTTPS port.
+	httpsPort int
 	// statusAddr is the status server's IP:port (the Lua endpoint).
 	statusAddr string
 	logs       *syncBuffer

@@ -58,6 +58,7 @@ func (rc *runningController) prepare(t testing.TB) nginxconf.ConfOptions {
 	co := nginxconf.DefaultConfOptions()
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort = rc.httpPort, freePort(t)
+	rc.httpsPort = co.HTTPSPort
 	co.StatusAddress = "127.0.0.1:" + strconv.Itoa(freePort(t))
 	rc.statusAddr = co.StatusAddress
 	co.WorkerProcesses = "2"
