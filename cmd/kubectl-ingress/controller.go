@@ -56,7 +56,7 @@ A second signal ends the controller at once.`
 
 const controllerExample = `  # The local simulator on the shipped examples, with demo backends on their loopback endpoints
   kubectl ingress controller --from-files examples/ --http-port 8080 --https-port 8443 --demo-backends
-  curl -H 'Host: shop.example.com' localhost:8080/
+  curl -H 'Host: blog.example.com' localhost:8080/blog/hello
 
   # In a cluster, with the kubeconfig's current context, watching one namespace
   kubectl ingress controller --watch-namespace team-a --publish-service ingress-nginx/ingress-nginx-controller`
@@ -335,6 +335,8 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		Build:    o.Render.BuildOptions(),
 		Conf:     o.confOptions(),
 		SyncRate: o.SyncRateLimit,
+		// The labels of the metrics under ingress-nginx's names.
+		MetricsIdentity: controller.MetricsIdentity{Namespace: os.Getenv("POD_NAMESPACE"), Pod: os.Getenv("POD_NAME")},
 	}
 	o.Shutdown.apply(&cfg)
 	cfg.Observers = append(cfg.Observers, duties.observers()...)

@@ -394,3 +394,31 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+func TestExplain(t *testing.T) {
+	code, out, _ := runCmd(t, "", "explain", "nginx.ingress.kubernetes.io/proxy-body-size")
+	if code != 0 || !strings.Contains(out, "ANNOTATION nginx.ingress.kubernetes.io/proxy-body-size (supported)") || strings.Contains(out, "CONFIGMAP") {
+		t.Errorf("explain with the prefix: only the annotation; exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "", "explain", "proxy-body-size")
+	if code != 0 || !strings.Contains(out, "ANNOTATION nginx.ingress.kubernetes.io/proxy-body-size (supported)") ||
+		!strings.Contains(out, "CONFIGMAP KEY proxy-body-size (supported)\n  Value:   nginx size") || !strings.Contains(out, "Default: 1m") {
+		t.Errorf("explain proxy-body-size: exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "", "explain", "server-snippet")
+	if code != 0 || !strings.Contains(out, "(not supported)") || !strings.Contains(out, "snippet annotations are not supported") {
+		t.Errorf("explain server-snippet: exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "", "explain", "canary-weight", "-o", "json")
+	var got []explained
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got) != 1 || !got[0].CanaryOnly || got[0].Default != "0" {
+		t.Errorf("explain -o json: exit %d, %v, %+v", code, err, got)
+	}
+	code, _, errOut := runCmd(t, "", "explain", "proxy-body-sise")
+	if code != exitFailure || !strings.Contains(errOut, "did you mean proxy-body-size?") {
+		t.Errorf("explain a typo: exit %d, %q", code, errOut)
+	}
+	if code, _, _ := runCmd(t, "", "explain"); code != exitFailure {
+		t.Errorf("explain without a name: exit %d", code)
+	}
+}

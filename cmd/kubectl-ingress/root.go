@@ -85,6 +85,7 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.AddCommand(NewCmdDiff(streams))
 	cmd.AddCommand(NewCmdBackends(streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
+	cmd.AddCommand(NewCmdExplain(streams))
 	addPluginVerbs(cmd, streams)
 	registerCompletions(cmd, defaultClusterClients())
 	return cmd
