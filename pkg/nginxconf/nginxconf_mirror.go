@@ -49,6 +49,12 @@ func writeMirrorLocations(w *confWriter, s *model.Server) {
 		w.raw("return")
 		w.close()
 		w.line("proxy_set_header", "Host", w.q(m.Host))
+		if !m.RequestBody {
+			// Without the body the copy must not announce one: the
+			// mirror would wait for the request's Content-Length bytes.
+			w.line("proxy_pass_request_body", "off")
+			w.line("proxy_set_header", "Content-Length", `""`)
+		}
 		if m.Scheme == "https" {
 			// The TLS name is the target's host (nginx sends no SNI for an
 			// address), not the upstream's name.
