@@ -119,6 +119,8 @@ func (f *StatusFlags) duties(src controller.Source, build render.Options) (*stat
 		Identity:  identity,
 		// RenewDeadline and RetryPeriod follow from it (NewElector).
 		LeaseDuration: f.ElectionTTL,
+		// ingress-nginx's leader_election_status carries these labels.
+		MetricsIdentity: controller.MetricsIdentity{Namespace: podNamespace, Class: build.ControllerClass, Pod: podName},
 	})
 	if err != nil {
 		return nil, err

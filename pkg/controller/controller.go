@@ -93,6 +93,11 @@ type Config struct {
 	// Profiling serves net/http/pprof under /debug/pprof/ on the metrics
 	// server (--profiling).
 	Profiling bool
+
+	// MetricsIdentity labels the metrics exported under ingress-nginx's
+	// names (controller_namespace, controller_class, controller_pod);
+	// an empty Class takes Build.ControllerClass.
+	MetricsIdentity MetricsIdentity
 }
 
 func (c *Config) defaults() error {
@@ -110,6 +115,7 @@ func (c *Config) defaults() error {
 	setDefault(&c.RestartWindow, DefaultRestartWindow)
 	setDefault(&c.SyncTimeout, DefaultSyncTimeout)
 	setDefault(&c.StopTimeout, DefaultStopTimeout)
+	setDefault(&c.MetricsIdentity.Class, c.Build.ControllerClass)
 	return nil
 }
 
@@ -149,7 +155,7 @@ func New(cfg Config) (*Controller, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	metrics := newLoopMetrics()
+	metrics := newLoopMetrics(cfg.MetricsIdentity)
 	// The metrics see every sync first, and every POST to Lua is timed.
 	cfg.Observers = append([]SyncObserver{metrics}, cfg.Observers...)
 	cfg.Lua = newTimedPusher(cfg.Lua, metrics)

@@ -35,6 +35,9 @@ type ElectorConfig struct {
 	// LeaseDuration, RenewDeadline and RetryPeriod are client-go's; zero
 	// values take TTL, TTL/2 and TTL/4 with TTL = DefaultElectionTTL.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// MetricsIdentity labels ingress-nginx's leader_election_status
+	// (metrics_ingressnginx.go).
+	MetricsIdentity MetricsIdentity
 }
 
 // Elector runs leader election on a Lease: while this replica leads, it

@@ -40,16 +40,22 @@ type loopMetrics struct {
 	hosts        prometheus.Gauge
 	luaPush      *prometheus.HistogramVec
 	servingShown *model.Config
+
+	// The same under ingress-nginx's names (metrics_ingressnginx.go) and
+	// nginx's own gauges (metrics_nginx.go).
+	compat *ingressNginxMetrics
 }
 
-func newLoopMetrics() *loopMetrics {
+func newLoopMetrics(id MetricsIdentity) *loopMetrics {
+	compat := newIngressNginxMetrics(id)
 	counter := func(name, help string) prometheus.Counter {
 		return prometheus.NewCounter(prometheus.CounterOpts{Namespace: metricsNamespace, Name: name, Help: help})
 	}
 	m := &loopMetrics{
 		registry:       prometheus.NewRegistry(),
-		reloads:        counter("reloads_total", "nginx reloads (and starts) that serve the new nginx.conf."),
-		reloadErrors:   counter("reload_errors_total", "nginx reloads (and starts) that failed: nginx -t rejected the config, the master refused it or it did not serve in time. The previous config keeps serving."),
+		reloads:        hookedCounter{counter("reloads_total", "nginx reloads (and starts) that serve the new nginx.conf."), compat.reloaded},
+		reloadErrors:   hookedCounter{counter("reload_errors_total", "nginx reloads (and starts) that failed: nginx -t rejected the config, the master refused it or it did not serve in time. The previous config keeps serving."), compat.reloadFailed},
+		compat:         compat,
 		dynamicUpdates: counter("dynamic_updates_total", "Syncs applied without a reload, by posting the Lua payloads only."),
 		dynamicErrors:  counter("dynamic_update_errors_total", "Syncs whose Lua payloads could not be posted after retries."),
 		restarts:       counter("nginx_restarts_total", "Times the nginx master exited on its own and was started again."),
@@ -81,6 +87,7 @@ func newLoopMetrics() *loopMetrics {
 	m.registry.MustRegister(m.reloads, m.reloadErrors, m.dynamicUpdates, m.dynamicErrors, m.restarts,
 		m.syncDuration, m.lastSuccess, m.configInfo, m.problems, m.sslExpire, m.hosts, m.luaPush, m.quarantined,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.registry.MustRegister(compat.collectors()...)
 	m.setProblems(nil)
 	return m
 }
@@ -100,6 +107,7 @@ func (m *loopMetrics) setProblems(ps []model.Problem) {
 func (m *loopMetrics) setConfig(checksum string) {
 	m.configInfo.Reset()
 	m.configInfo.WithLabelValues(checksum).Set(1)
+	m.compat.setConfig(checksum)
 }
 
 // problemFamily sorts a Problem into one of problemFamilies by the field

@@ -39,7 +39,8 @@ func (m *leaderMetrics) set(leading bool) {
 
 // Collectors are the Elector's metrics, for Controller.RegisterCollectors.
 func (e *Elector) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{e.metrics.leader, e.metrics.transitions}
+	return []prometheus.Collector{e.metrics.leader, e.metrics.transitions,
+		newLeaderStatus(e.cfg.MetricsIdentity, e.cfg.Name, &e.leading)}
 }
 
 // RegisterCollectors adds metrics of the in-cluster duties (leader

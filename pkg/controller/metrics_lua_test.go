@@ -66,7 +66,7 @@ func luaNginx(t *testing.T) *luaapi.Client {
 // good push clears them.
 func TestTimedPusherNamesDroppedEntries(t *testing.T) {
 	client := luaNginx(t)
-	m := newLoopMetrics()
+	m := newLoopMetrics(MetricsIdentity{})
 	p := newTimedPusher(client, m)
 	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
 	logs := logger.GetSink().(ktesting.Underlier).GetBuffer()

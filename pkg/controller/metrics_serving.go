@@ -43,6 +43,7 @@ func (m *loopMetrics) setServing(cfg *model.Config) {
 		return
 	}
 	m.servingShown = cfg
+	m.compat.setServing(cfg)
 	m.sslExpire.Reset()
 	if cfg == nil {
 		m.hosts.Set(0)
