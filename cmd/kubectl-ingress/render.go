@@ -92,7 +92,7 @@ error (bad flags, unreadable or empty input, nginx -t refused the configuration)
 	}
 	o.Manifests.AddFlags(cmd.Flags())
 	o.Render.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&o.OutputDir, "output-dir", "d", "", "Write nginx.conf, backends.json, servers.json, problems.txt (and stream.json with TCP/UDP services or SSL passthrough) to this directory instead of stdout")
+	cmd.Flags().StringVarP(&o.OutputDir, "output-dir", "d", "", "Write nginx.conf, backends.json, servers.json, problems.txt (and stream.json with TCP/UDP services or SSL passthrough, and files/ with the htpasswd files and CA bundles nginx.conf names, 0600, a note in place of a private key) to this directory instead of stdout")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: empty for the bundle of files, json, yaml, or nginx (nginx.conf alone)")
 	cmd.Flags().StringVar(&o.Host, "host", "", "With -o nginx: only the server blocks of this host")
 	cmd.Flags().BoolVar(&o.RunNginxTest, "validate", false, "Check the rendered nginx.conf with a real 'nginx -t'")
