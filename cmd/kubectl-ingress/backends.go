@@ -44,7 +44,7 @@ sends requests to them. -o wide shows every address and the Service; -o json and
 the backends as the status server holds them (the fields Lua reads, with ingress-nginx's names);
 -o name and --list give the names.
 
-Exit status: 0 on success; 1 on an error (no such pod, pod not running, port-forward refused,
+Exit status: 0 on success; 3 on an error (no such pod, pod not running, port-forward refused,
 an answer that is not a JSON array of backends); 2 when --all-pods finds that the pods disagree.`
 
 const backendsExample = `  # The backends of the controller Deployment: kubectl-ingress/kubectl-ingress-controller as
