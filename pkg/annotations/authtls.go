@@ -72,7 +72,7 @@ var authTLSAnnotations = []annotationSpec{
 			}
 			return err
 		}},
-	{Name: "auth-tls-secret", Kind: kindSecretRef, Description: "Secret holding ca.crt, the CA bundle that client certificates must chain to, and optionally ca.crl; another namespace only with the ConfigMap's allow-cross-namespace-resources. A CA or CRL change reloads nginx (it reads them at load).",
+	{Name: "auth-tls-secret", Kind: kindSecretRef, Description: "Secret holding ca.crt, the CA bundle that client certificates must chain to, and optionally ca.crl; another namespace only with the ConfigMap's allow-cross-namespace-resources. A setting of the whole host (the oldest Ingress with it decides). Only HTTPS asks for a certificate: give the host a tls section (ssl-redirect then sends plain HTTP to HTTPS). A CA or CRL change reloads nginx (it reads them at load).",
 		OnInvalid: authFailClosed,
 		set: func(s *annotationState, v string) error {
 			s.tlsSecretGiven = true

@@ -109,9 +109,14 @@ data:
 	m += ingressOf("optional", "optional.example.com", "echo", "2026-01-03T00:00:00Z", map[string]string{
 		"auth-tls-secret": "client-ca", "auth-tls-verify-client": "optional",
 	})
+	m += ingressOf("plain", "plain.example.com", "echo", "2026-01-04T00:00:00Z", nil)
 	n := startNginx(t, m)
 	if len(n.problems) > 0 {
 		t.Fatalf("problems: %v", n.problems)
+	}
+	// A host without auth-tls on the same nginx asks for no certificate.
+	if a := n.getClientCert(t, "plain.example.com", nil); a.status != http.StatusOK || a.got["Ssl-Client-Verify"] != "" {
+		t.Errorf("plain host without a certificate: %d, ssl-client-verify %q, want 200 and no header", a.status, a.got["Ssl-Client-Verify"])
 	}
 
 	// Without a certificate, or with one of another CA: 400, as nginx
