@@ -156,6 +156,11 @@ func New(cfg Config) (*Controller, error) {
 		return nil, err
 	}
 	metrics := newLoopMetrics(cfg.MetricsIdentity)
+	statusAddress := cfg.Conf.StatusAddress
+	if statusAddress == "" {
+		statusAddress = nginxconf.DefaultConfOptions().StatusAddress
+	}
+	metrics.addNginxCollectors(cfg.MetricsIdentity, cfg.Nginx, statusAddress)
 	// The metrics see every sync first, and every POST to Lua is timed.
 	cfg.Observers = append([]SyncObserver{metrics}, cfg.Observers...)
 	cfg.Lua = newTimedPusher(cfg.Lua, metrics)

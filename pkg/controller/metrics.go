@@ -173,17 +173,18 @@ func intGauge(g prometheus.Gauge) int {
 }
 
 func (m *loopMetrics) syncCount() int {
-	families, err := m.registry.Gather()
-	if err != nil {
-		return 0
-	}
+	// Only the histogram: gathering the whole registry would scrape nginx
+	// (metrics_nginx.go).
+	ch := make(chan prometheus.Metric)
+	go func() {
+		m.syncDuration.Collect(ch)
+		close(ch)
+	}()
 	n := 0
-	for _, f := range families {
-		if f.GetName() != metricsNamespace+"_sync_duration_seconds" {
-			continue
-		}
-		for _, metric := range f.GetMetric() {
-			n += int(metric.GetHistogram().GetSampleCount())
+	for metric := range ch {
+		var d dto.Metric
+		if err := metric.Write(&d); err == nil {
+			n += int(d.GetHistogram().GetSampleCount())
 		}
 	}
 	return n
