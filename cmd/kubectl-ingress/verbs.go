@@ -11,7 +11,8 @@ import (
 
 // The verbs of ingress-nginx's kubectl plugin (kubectl ingress-nginx
 // conf|certs|ingresses|lint|general|info|logs|exec|ssh|backends). backends
-// is ours already; conf and lint do what they did, on manifests; the others
+// is ours already; conf, lint and ingresses do what they did, on
+// manifests; the others
 // answer with the command to use instead (exit 3), never "unknown command".
 
 const (
@@ -23,7 +24,6 @@ const (
 // covers: the answer says which.
 var pluginPointers = []struct{ verb, short, answer string }{
 	{"certs", "ingress-nginx's certs: see the answer", "the certificates by host are in the servers payload of `kubectl ingress render -f FILES -o json` (Secret and checksum; never the key); for the one a cluster serves: `kubectl get secret -n NS NAME -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -subject -ext subjectAltName -enddate`"},
-	{"ingresses", "ingress-nginx's ingresses: see the answer", "`kubectl get ingress -A -o wide` lists the Ingresses; `kubectl ingress backends` shows the endpoints nginx balances over"},
 	{"info", "ingress-nginx's info: see the answer", "`kubectl get service -n kubectl-ingress kubectl-ingress-controller -o wide` shows the controller's Service and addresses (ingress-nginx's: `kubectl get service -n ingress-nginx ingress-nginx-controller -o wide`)"},
 	{"general", "ingress-nginx's general: see the answer", "`kubectl port-forward " + ourControllerRef + " 10246` then `curl http://127.0.0.1:10246/configuration/general`; `kubectl ingress backends` reads the backends the same way"},
 	{"logs", "ingress-nginx's logs: use kubectl logs", "`kubectl logs " + ourControllerRef + "` (ingress-nginx's: `kubectl logs " + theirRef + "`)"},
@@ -33,7 +33,7 @@ var pluginPointers = []struct{ verb, short, answer string }{
 
 // addPluginVerbs adds conf, lint and the pointers to root.
 func addPluginVerbs(root *cobra.Command, streams genericiooptions.IOStreams) {
-	root.AddCommand(newCmdConf(streams), newCmdLint(streams))
+	root.AddCommand(newCmdConf(streams), newCmdLint(streams), newCmdIngresses(streams))
 	for _, p := range pluginPointers {
 		answer := p.answer
 		verb := p.verb
