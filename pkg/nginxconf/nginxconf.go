@@ -92,7 +92,6 @@ func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, erro
 	writeAuthCache(w, c)
 	writeResolver(w, o)
 	writeRedirectURIMap(w, c)
-	writeMirrorUpstreams(w, c)
 	writeHeaderGlobals(w, c, o)
 	for i := range c.Servers {
 		writeServer(w, c, &c.Servers[i], o)

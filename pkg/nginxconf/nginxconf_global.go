@@ -181,7 +181,8 @@ func writeAccessLog(w *confWriter, g model.Global) {
 // per-location variables that the log format reads.
 func writeLogLocationVars(w *confWriter, g *model.Global, l *model.Location) {
 	for _, v := range logIngressVars {
-		if !logFormatReads(g.Logging.FormatUpstream, v) {
+		if !logFormatReads(g.Logging.FormatUpstream, v) || v == "location_path" {
+			// $location_path: every location sets it (writeLocationPath)
 			continue
 		}
 		var value string
@@ -299,6 +300,9 @@ func writeTLSSettings(w *confWriter, g model.Global) {
 		w.line("ssl_prefer_server_ciphers", "on")
 	}
 	w.line("ssl_ecdh_curve", w.q(t.ECDHCurve))
+	if g.Tuning.UseHTTP2 {
+		w.line("http2_max_concurrent_streams", strconv.Itoa(g.Tuning.HTTP2MaxConcurrentStreams))
+	}
 }
 
 // writeBlocking declares the variables of block-cidrs, block-user-agents
@@ -399,4 +403,14 @@ func (w *confWriter) listenOptions() []string {
 		return []string{"proxy_protocol"}
 	}
 	return nil
+}
+
+// writeUpstreamKeepalive writes how long and for how many requests an idle
+// connection to a backend is kept (upstream-keepalive-*), in the upstream
+// of the kept connections.
+func writeUpstreamKeepalive(w *confWriter, g model.Global) {
+	t := g.Tuning
+	w.line("keepalive_time", strconv.Itoa(t.UpstreamKeepaliveTime)+"s")
+	w.line("keepalive_timeout", strconv.Itoa(t.UpstreamKeepaliveTimeout)+"s")
+	w.line("keepalive_requests", strconv.Itoa(t.UpstreamKeepaliveRequests))
 }

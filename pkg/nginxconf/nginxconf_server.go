@@ -95,7 +95,7 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 			// enable-access-log-for-default-backend
 			w.line("access_log", "off")
 		}
-		if (s.TLS && c.Global.SSLRedirect) || c.Global.Redirects.ForceSSLRedirect {
+		if (s.TLS && c.Global.SSLRedirect) || (c.Global.Redirects.ForceSSLRedirect && s.Hostname != model.CatchAllHost) {
 			writeHTTPSRedirect(w, c.Global.PreserveTrailingSlash)
 		}
 		writeDefaultBackend(w, c)
