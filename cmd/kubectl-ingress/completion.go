@@ -11,7 +11,9 @@ const completionLong = `Output shell completion code for kubectl ingress (bash, 
 
 As a kubectl plugin ("kubectl ingress <TAB>", kubectl 1.26 or later), no shell setup is needed
 beyond kubectl's own completion: put the kubectl_complete-ingress script, which comes with
-kubectl-ingress, on your PATH beside it; kubectl asks it for the completions.
+kubectl-ingress, on your PATH beside it; kubectl asks it for the completions. krew installs it
+beside the plugin without linking it: ln -sf "${KREW_ROOT:-$HOME/.krew}"/store/ingress/VERSION/kubectl_complete-ingress
+"${KREW_ROOT:-$HOME/.krew}/bin/" (krew's caveats print the line with the VERSION).
 
 Run as a command of its own ("kubectl-ingress <TAB>"), load the code this command prints into
 your shell, as the examples show.
