@@ -232,3 +232,24 @@ spec:
 		}
 	}
 }
+
+// TestBasicAuthDefaultRealm: without auth-realm the realm is empty, as in
+// ingress-nginx (auth_basic ""), and authentication is still asked.
+func TestBasicAuthDefaultRealm(t *testing.T) {
+	port := headerEcho(t)
+	m := serviceOf("echo", &backend{port: port}) + fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: users, namespace: e2e}
+data:
+  auth: %s
+---
+`, base64.StdEncoding.EncodeToString([]byte("alice:{PLAIN}wonderland\n"))) +
+		ingressOf("plain-realm", "realm.example.com", "echo", "2026-01-01T00:00:00Z", map[string]string{"auth-type": "basic", "auth-secret": "users"})
+	n := startNginx(t, m)
+	if a := getAuth(t, n.httpPort, "realm.example.com", "", ""); a.status != http.StatusUnauthorized || a.wwwAuthenticate != `Basic realm=""` {
+		t.Errorf("no credentials: %d %q, want 401 with an empty realm", a.status, a.wwwAuthenticate)
+	}
+	if a := getAuth(t, n.httpPort, "realm.example.com", "alice", "wonderland"); a.status != http.StatusOK {
+		t.Errorf("alice: status %d, want 200", a.status)
+	}
+}
