@@ -206,6 +206,15 @@ func TestLint(t *testing.T) {
 	if code, out, errOut := runCmd(t, "", "lint", "-f", "../../examples"); code != 0 || !strings.Contains(out, "0 problem(s)") {
 		t.Errorf("lint of the examples: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	code, out, errOut := runCmd(t, badAnnotationIngress, "lint", "-f", "-", "-o", "json")
+	var problems []renderedProblem
+	if err := json.Unmarshal([]byte(out), &problems); code != exitVerdict || err != nil || len(problems) != 2 || problems[0].Name != "web" || !strings.Contains(errOut, "2 problem(s)") {
+		t.Errorf("lint -o json: exit %d, %v, %+v, stderr %q", code, err, problems, errOut)
+	}
+	code, out, _ = runCmd(t, badAnnotationIngress, "lint", "-f", "-", "-o", "github")
+	if code != exitVerdict || !strings.HasPrefix(out, "::error title=ingress default/web::ingress default/web%3A") && !strings.HasPrefix(out, "::error title=ingress default/web::ingress default/web: ") {
+		t.Errorf("lint -o github: exit %d, %q", code, out)
+	}
 }
 
 // ingress-nginx's plugin verbs answer with what to use (exit 3), whatever

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // The verbs of ingress-nginx's kubectl plugin (kubectl ingress-nginx
@@ -82,36 +85,89 @@ plugin read a live pod's nginx.conf instead; for that, use
 // newCmdLint is ingress-nginx's lint on manifests: the Problems, on
 // stdout, and exit 2 when there are any.
 func newCmdLint(streams genericiooptions.IOStreams) *cobra.Command {
-	o := &RenderOptions{
-		IOStreams:      genericiooptions.IOStreams{In: streams.In, Out: io.Discard, ErrOut: streams.Out},
-		Render:         reportingRenderFlags(),
-		Manifests:      NewManifestFlags(),
-		FailOnProblems: true,
-	}
+	var output string
+	o := &RenderOptions{IOStreams: streams, Render: reportingRenderFlags(), Manifests: NewManifestFlags()}
 	cmd := &cobra.Command{
-		Use:   "lint -f FILENAME",
+		Use:   "lint -f FILENAME [-o json|github]",
 		Short: "List the problems of manifests and exit 2 when there are any (render --fail-on-problems)",
 		Long: `List the problems of the manifests given with -f, one "kind namespace/name: field: reason" line
 each (bad or unsupported annotations, snippets, missing Services, hosts claimed twice, Ingresses of
-old API versions or other classes, left out), then the summary line, on stdout. Exit status: 0 with
-no problem, 2 with problems, 3 on an error. It is "kubectl ingress render --fail-on-problems"
-without the rendered files.`,
-		Example: `  kubectl ingress lint -R -f manifests/`,
-		Args:    noArgs,
+old API versions or other classes, left out), then the summary line, on stdout. -o json gives the
+problems as a JSON array (kind, namespace, name, field, reason, skipped, text); -o github gives
+GitHub Actions workflow commands (::error, ::warning for input left out), the summary going to
+stderr. Exit status: 0 with no problem, 2 with problems, 3 on an error. It is "kubectl ingress
+render --fail-on-problems" without the rendered files.`,
+		Example: `  kubectl ingress lint -R -f manifests/
+  kubectl ingress lint -f manifests/ -o github   # in a GitHub Actions step`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			switch output {
+			case "", "json", "github":
+			default:
+				return &usageError{err: fmt.Errorf("--output must be json or github, got %q", output)}
+			}
 			if err := o.Validate(); err != nil {
 				return err
 			}
-			err := o.Run(cmd.Context())
-			var ee *exitError
-			if errors.As(err, &ee) && ee.code == exitVerdict {
-				// The problems are the output already.
-				ee.silent = true
+			res, err := o.Manifests.Read(o.In)
+			if err != nil {
+				return err
 			}
-			return err
+			if err := requireObjects(res); err != nil {
+				return err
+			}
+			r, err := buildBundle(res.Snapshot, o.Render)
+			if err != nil {
+				return err
+			}
+			summary := r.summary(res.Summary())
+			if err := printLint(streams, r, summary, output); err != nil {
+				return err
+			}
+			if len(r.Problems) > 0 {
+				return &exitError{code: exitVerdict, err: fmt.Errorf("%d problem(s) found", len(r.Problems)), silent: true}
+			}
+			return nil
 		},
 	}
 	o.Manifests.AddFlags(cmd.Flags())
 	o.Render.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: empty for text, json, or github (GitHub Actions annotations)")
+	registerFixed(cmd, "output", "json", "github")
 	return cmd
+}
+
+func printLint(streams genericiooptions.IOStreams, r *rendered, summary, output string) error {
+	switch output {
+	case "json":
+		problems := []renderedProblem{}
+		for _, p := range r.Problems {
+			problems = append(problems, problemDoc(p, render.IsSkipped(p)))
+		}
+		b, err := json.MarshalIndent(problems, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(streams.ErrOut, summary)
+		_, err = fmt.Fprintf(streams.Out, "%s\n", b)
+		return err
+	case "github":
+		// Workflow commands: the message escapes %, CR and LF.
+		esc := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+		for _, p := range r.Problems {
+			level := "error"
+			if render.IsSkipped(p) {
+				level = "warning"
+			}
+			title := esc.Replace(strings.ToLower(p.Object.Kind) + " " + p.Object.String())
+			fmt.Fprintf(streams.Out, "::%s title=%s::%s\n", level, strings.NewReplacer(",", "%2C", ":", "%3A").Replace(title), esc.Replace(p.String()))
+		}
+		fmt.Fprintln(streams.ErrOut, summary)
+		return nil
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintln(streams.Out, p.String())
+	}
+	_, err := fmt.Fprintln(streams.Out, summary)
+	return err
 }
