@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -22,14 +23,16 @@ const corpusDir = "../../testdata/corpus"
 // (rendered, nginx -t passes, no Problem) when it was last raised. It is a
 // ratchet: it may only go up. When support grows, TestCorpus logs the new
 // count ("corpus: N/215 Ingresses fully supported"): raise this constant
-// to it in the same commit.
+// to it in the same commit. CORPUS_LIST=1 logs the Ingresses it counts.
+// (run.py counts one more: it cannot read the Problems of the Ingress
+// named "<mesh ingress name>", whose name has spaces.)
 const corpusFullySupported = 152
 
 // corpusUnsupportedConfigKeys is the number of (ConfigMap, key) pairs of
 // the corpus ConfigMaps whose key is not supported, unknown or a refused
 // snippet when it was last lowered. A ratchet too: it may only go down;
 // TestCorpus logs the new count.
-const corpusUnsupportedConfigKeys = 155
+const corpusUnsupportedConfigKeys = 24
 
 // corpusArtifact matches the Problem that the corpus itself causes: every
 // TLS Secret of the corpus holds one test certificate for example.com.
@@ -95,6 +98,10 @@ func TestCorpus(t *testing.T) {
 		return
 	}
 	sort.Strings(unsupported)
+	if os.Getenv("CORPUS_LIST") != "" {
+		sort.Strings(full)
+		t.Logf("fully supported:\n%s", strings.Join(full, "\n"))
+	}
 	t.Logf("corpus: %d/%d Ingresses fully supported (ratchet corpusFullySupported = %d)", len(full), ingresses, corpusFullySupported)
 	t.Logf("corpus: %d unsupported ConfigMap keys in %d ConfigMaps (ratchet corpusUnsupportedConfigKeys = %d):\n  %s",
 		len(unsupported), len(configMaps), corpusUnsupportedConfigKeys, strings.Join(unsupported, "\n  "))
