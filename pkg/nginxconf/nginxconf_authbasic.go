@@ -1,6 +1,10 @@
 package nginxconf
 
-import "github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+import (
+	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
 
 // writeBasicAuth writes auth-type basic. nginx opens the user file for
 // every request that needs it (ngx_http_auth_basic_module reads it in its
@@ -26,8 +30,12 @@ func authProxyHeaders(st *model.LocationSettings) bool {
 // authentication (the backend never sees the password), and the result
 // of the client certificate verification.
 func writeAuthProxyHeaders(w *confWriter, st *model.LocationSettings) {
-	if st.BasicAuth != nil {
-		w.line("proxy_set_header", "Authorization", `""`)
+	directive := "proxy_set_header"
+	if p := strings.ToUpper(st.BackendProtocol); p == "GRPC" || p == "GRPCS" {
+		directive = "grpc_set_header" // as ingress-nginx's $proxySetHeader
 	}
-	writeClientCertHeaders(w, st.ClientAuth)
+	if st.BasicAuth != nil {
+		w.line(directive, "Authorization", `""`)
+	}
+	writeClientCertHeaders(w, directive, st.ClientAuth)
 }

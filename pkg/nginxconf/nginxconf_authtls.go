@@ -53,15 +53,16 @@ func writeClientAuthCheck(w *confWriter, ca *model.ClientAuth) {
 
 // writeClientCertHeaders sends the verification result upstream (unless
 // verification is off), and the certificate with
-// auth-tls-pass-certificate-to-upstream.
-func writeClientCertHeaders(w *confWriter, ca *model.ClientAuth) {
+// auth-tls-pass-certificate-to-upstream; directive is proxy_set_header or
+// grpc_set_header.
+func writeClientCertHeaders(w *confWriter, directive string, ca *model.ClientAuth) {
 	if ca == nil || ca.Verify == "off" {
 		return
 	}
 	if ca.PassCertificate {
-		w.line("proxy_set_header", "ssl-client-cert", "$ssl_client_escaped_cert")
+		w.line(directive, "ssl-client-cert", "$ssl_client_escaped_cert")
 	}
-	w.line("proxy_set_header", "ssl-client-verify", "$ssl_client_verify")
-	w.line("proxy_set_header", "ssl-client-subject-dn", "$ssl_client_s_dn")
-	w.line("proxy_set_header", "ssl-client-issuer-dn", "$ssl_client_i_dn")
+	w.line(directive, "ssl-client-verify", "$ssl_client_verify")
+	w.line(directive, "ssl-client-subject-dn", "$ssl_client_s_dn")
+	w.line(directive, "ssl-client-issuer-dn", "$ssl_client_i_dn")
 }
