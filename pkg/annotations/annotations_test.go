@@ -481,7 +481,7 @@ var badAnnotationCases = []annotationCase{
 	{name: "app-root", value: "https://example.com/app"},
 	{name: "app-root", value: "/a b"},
 	{name: "backend-protocol", value: "AJP"},
-	{name: "backend-protocol", value: "FCGI"},
+	{name: "backend-protocol", value: "SCGI"},
 	{name: "backend-protocol", value: "auto_http"},
 	{name: "canary", value: "yes"},
 	{name: "canary-by-cookie", value: "my cookie", extra: []string{"canary", "true"}},

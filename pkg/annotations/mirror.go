@@ -46,7 +46,7 @@ var mirrorAnnotations = []annotationSpec{
 			}
 			return err
 		}},
-	{Name: "mirror-target", Kind: kindURL, Description: "Copy each request to this http(s) URL (the answer is discarded); its path may use $request_uri, $uri, $args, $is_args, $query_string, $host, $scheme. A DNS name must resolve when nginx loads its configuration.",
+	{Name: "mirror-target", Kind: kindURL, Description: "Copy each request to this http(s) URL (the answer is discarded); its path may use $request_uri, $uri, $args, $is_args, $query_string, $host, $scheme. A DNS name is resolved per request (the controller uses the name servers of its resolv.conf).",
 		set: func(s *annotationState, v string) error {
 			m, err := valueMirrorTarget(v)
 			if err == nil {

@@ -17,8 +17,8 @@ type Header struct {
 // mirror-target, mirror-request-body, mirror-host), as ingress-nginx does
 // with nginx's mirror module. The answer of the copy is discarded.
 type Mirror struct {
-	// ID names the internal location and upstream of the copy; it is
-	// derived from the Ingress (one per Ingress, as ingress-nginx's UID).
+	// ID names the internal location of the copy; it is derived from the
+	// Ingress (one per Ingress, as ingress-nginx's UID).
 	ID string
 	// Scheme is "http" or "https"; HostPort is the target's host and
 	// port ("10.0.0.1:8080", "mirror.example.com:443").

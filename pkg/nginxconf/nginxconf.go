@@ -53,6 +53,11 @@ type ConfOptions struct {
 	// tests need such a culprit, and render refuses every real one it knows
 	// (internal/nginxrefuses).
 	TestRefusal string
+
+	// RequestMetricBuckets turns lua/monitor.lua on with these histogram
+	// buckets (ingress-nginx's request metrics; nginxconf_monitor.go);
+	// nil leaves it off.
+	RequestMetricBuckets map[string][]float64
 }
 
 // TestRefusalDirective is the line ConfOptions.TestRefusal adds.
@@ -81,12 +86,14 @@ func NGINXConf(c *model.Config, o ConfOptions) ([]byte, error) {
 func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, error) {
 	w.b.Grow(4096 + 400*countLocations(c))
 	w.g = &c.Global
+	w.monitor = monitorOn(o)
 	writeMain(w, c, o)
 	w.open("http")
 	writeRealIP(w, c, o)
 	writeHTTPSettings(w, c.Global, serverHTTPSPort(c, o))
 	writeServerNamesHash(w, c)
 	writeLua(w, c.Global, o)
+	writeMonitorVars(w, c.Global, o)
 	writeProxySSLUpstreams(w, c)
 	writeZones(w, c)
 	writeAuthCache(w, c)
@@ -262,20 +269,24 @@ func writeProxyBuffers(w *confWriter, number int, size string) {
 func writeLua(w *confWriter, g model.Global, o ConfOptions) {
 	w.line("lua_package_path", `"$prefix/lua/?.lua;;"`)
 	writeLuaDicts(w, o.LuaDicts)
+	writeMonitorDict(w, o)
 	w.open("init_by_lua_block")
 	w.raw(`require("resty.core")`)
 	w.raw(`configuration = require("configuration")`)
 	w.raw(`balancer = require("balancer")`)
 	w.raw(`certificate = require("certificate")`)
 	w.raw(`certificate.init()`)
+	writeMonitorInit(w, o)
 	w.raw(`configuration.init()`)
 	w.close()
 	w.open("init_worker_by_lua_block")
 	w.raw(`balancer.init_worker()`)
+	writeMonitorWorker(w, o)
 	w.close()
 	// ewma learns each endpoint's response time after the answer
 	w.open("log_by_lua_block")
 	w.raw(`balancer.log()`)
+	writeMonitorLog(w, o)
 	w.close()
 	w.open("upstream", "upstream_balancer")
 	// A placeholder that balancer.balance() always replaces. Not "down": nginx
@@ -308,6 +319,7 @@ func writeStatusServer(w *confWriter, o ConfOptions) {
 	w.open("location", "=", "/nginx_status")
 	w.line("stub_status", "on")
 	w.close()
+	writeMonitorLocation(w, o)
 	w.open("location", "/configuration")
 	w.open("content_by_lua_block")
 	w.raw(`configuration.call()`)

@@ -1,23 +1,24 @@
 package nginxconf
 
 import (
-	"net"
-
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
 // Request mirroring (mirror-target): the location copies each request to
 // an internal location "= /_mirror-<id>" of its server, which proxies the
-// copy to the target; nginx discards the answer. The target's host and
-// port are an upstream of their own ("kubectl_ingress_mirror_<id>"), so
-// proxy_pass may hold the target's variables ($request_uri …) without a
-// resolver: nginx looks the name up among the upstreams first. Every user
-// value here was checked by annotations.valueMirrorTarget (an http(s) URL,
-// allowlisted variables only) and goes through q.
+// copy to the target; nginx discards the answer. The target is a variable,
+// so nginx resolves a DNS name per request (with the resolver the
+// controller writes from its resolv.conf), never at load time: a name that
+// does not resolve loses the copies, it does not fail nginx -t for every
+// tenant. Every user value here was checked by
+// annotations.valueMirrorTarget (an http(s) URL, allowlisted variables
+// only) and goes through q.
+
+// mirrorTargetVar holds the URL of the copy. The mirror subrequest shares
+// its request's variables; only the internal location reads this one.
+const mirrorTargetVar = "$kubectl_ingress_mirror_target"
 
 func mirrorLocation(m *model.Mirror) string { return "/_mirror-" + m.ID }
-
-func mirrorUpstream(m *model.Mirror) string { return "kubectl_ingress_mirror_" + m.ID }
 
 // writeMirror writes the mirror lines of a location.
 func writeMirror(w *confWriter, m *model.Mirror) {
@@ -42,9 +43,9 @@ func writeMirrorLocations(w *confWriter, s *model.Server) {
 		block := w.beginOwned(s.Hostname, "= "+mirrorLocation(m), []model.ObjectRef{l.Ingress})
 		w.open("location", "=", w.q(mirrorLocation(m)))
 		w.line("internal")
-		// The copy shares the request's variables: no "set" here, and no
-		// balancer (the server's rewrite_by_lua would pick the request's
-		// backend).
+		// The copy shares the request's variables: it sets none but
+		// mirrorTargetVar, and runs no balancer (the server's
+		// rewrite_by_lua would pick the request's backend).
 		w.open("rewrite_by_lua_block")
 		w.raw("return")
 		w.close()
@@ -56,34 +57,11 @@ func writeMirrorLocations(w *confWriter, s *model.Server) {
 			w.line("proxy_set_header", "Content-Length", `""`)
 		}
 		if m.Scheme == "https" {
-			// The TLS name is the target's host (nginx sends no SNI for an
-			// address), not the upstream's name.
-			host, _, _ := net.SplitHostPort(m.HostPort)
 			w.line("proxy_ssl_server_name", "on")
-			w.line("proxy_ssl_name", w.q(host))
 		}
-		w.line("proxy_pass", w.q(m.Scheme+"://"+mirrorUpstream(m)+m.URI))
+		w.line("set", mirrorTargetVar, w.q(m.Scheme+"://"+m.HostPort+m.URI))
+		w.line("proxy_pass", mirrorTargetVar)
 		w.close()
 		w.endOwned(block)
-	}
-}
-
-// writeMirrorUpstreams declares the upstream of each mirror, once.
-func writeMirrorUpstreams(w *confWriter, c *model.Config) {
-	seen := map[string]bool{}
-	for i := range c.Servers {
-		for j := range c.Servers[i].Locations {
-			l := &c.Servers[i].Locations[j]
-			m := l.Settings.Mirror
-			if m == nil || seen[m.ID] || l.Settings.Denied != "" {
-				continue
-			}
-			seen[m.ID] = true
-			block := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
-			w.open("upstream", mirrorUpstream(m))
-			w.line("server", w.q(m.HostPort))
-			w.close()
-			w.endOwned(block)
-		}
 	}
 }

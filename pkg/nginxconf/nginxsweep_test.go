@@ -206,10 +206,23 @@ var sweepAnnotations = map[string]sweepEntry{
 	"use-regex":                      {values: []string{"true", "false"}},
 	"whitelist-source-range":         {values: []string{"0.0.0.0/0", sweepCIDRs(1000)}},
 	"x-forwarded-prefix":             {values: []string{"/", "a", sweepPath2048, sweepPathChars}},
+	// mirror, headers, www redirect, ciphers, FastCGI: nginxsweep_e_test.go.
+	"mirror-target":             {values: sweepMirrorTargets},
+	"mirror-request-body":       {values: []string{"off", "on"}, needs: []string{"mirror-target", "http://10.0.0.1"}},
+	"mirror-host":               {values: []string{"a", sweepHost253 + ":65535"}, needs: []string{"mirror-target", "https://10.0.0.1"}},
+	"custom-headers":            {values: []string{sweepCustomHeadersCM}},
+	"from-to-www-redirect":      {values: []string{"true", "false"}},
+	"ssl-ciphers":               {values: []string{"HIGH:!aNULL:!MD5", "ECDHE-ECDSA-AES128-GCM-SHA256", "DEFAULT@SECLEVEL=1"}},
+	"ssl-prefer-server-ciphers": {values: []string{"true", "false"}},
+	"fastcgi-index":             {values: []string{"index.php", sweepFastCGIIndex}, needs: []string{"backend-protocol", "FCGI"}},
+	"fastcgi-params-configmap":  {values: []string{sweepFastCGICM}, needs: []string{"backend-protocol", "FCGI"}},
 }
 
 // sweepConfigKeys lists, per ConfigMap key, the values the sweep renders.
 var sweepConfigKeys = withGlobalSweep(map[string][]string{
+	"add-headers":                       {"ingress-nginx/sweep-response", "ingress-nginx/sweep-empty"},
+	"proxy-set-headers":                 {"sweep-request", "ingress-nginx/sweep-empty"},
+	"global-allowed-response-headers":   {sweepAllowedHeaders},
 	"global-auth-url":                   {"http://127.0.0.1/a", "https://$host/oauth2/auth?rd=$escaped_request_uri", sweepAuthVars},
 	"global-auth-signin":                {"https://$host/start?rd=$scheme://$host$request_uri", "http://a/s"},
 	"global-auth-signin-redirect-param": {"rd", strings.Repeat("p", 64)},
@@ -368,7 +381,9 @@ func sweepIngresses() []sweepIngress {
 			if n == "canary" || spec.CanaryOnly || strings.Contains(n, "redirect") && n != "ssl-redirect" && n != "force-ssl-redirect" ||
 				n == "ssl-passthrough" || n == "app-root" || n == "server-alias" || n == "whitelist-source-range" || n == "limit-whitelist" ||
 				// sized against their own buffers (needs), not each column's
-				n == "proxy-busy-buffers-size" || n == "proxy-max-temp-file-size" {
+				n == "proxy-busy-buffers-size" || n == "proxy-max-temp-file-size" ||
+				// they need backend-protocol FCGI (needs), which columns do not have
+				strings.HasPrefix(n, "fastcgi-") {
 				continue
 			}
 			e := sweepAnnotations[n]
@@ -406,6 +421,7 @@ func sweepSnapshot(ings []sweepIngress, out map[string]bool, c int) render.Snaps
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ingress-nginx", Name: "ingress-nginx-controller"}, Data: data}
 	s.ConfigMaps = append([]*corev1.ConfigMap{cm}, sweepAuthConfigMaps()...)
+	s.ConfigMaps = append(s.ConfigMaps, sweepHeaderConfigMaps()...)
 	s.Secrets = sweepAuthSecrets()
 	return s
 }

@@ -38,7 +38,42 @@ func confReasons(old, cur *model.Config) ([]Reason, []string) {
 			rs = append(rs, srs...)
 		}
 	}
+	rs = append(rs, wwwRedirectReasons(old, cur)...)
 	return rs, changed
+}
+
+// serverTLSView is what of a server's own TLS settings reaches nginx.conf
+// (ssl-ciphers, ssl-prefer-server-ciphers).
+type serverTLSView struct {
+	SSLCiphers             string
+	SSLPreferServerCiphers *bool
+}
+
+// wwwRedirectReasons explains the from-to-www-redirect servers added,
+// removed or changed.
+func wwwRedirectReasons(old, cur *model.Config) []Reason {
+	o := map[string]model.WWWRedirect{}
+	for _, r := range old.WWWRedirects {
+		o[r.From] = r
+	}
+	c := map[string]model.WWWRedirect{}
+	for _, r := range cur.WWWRedirects {
+		c[r.From] = r
+	}
+	var rs []Reason
+	for _, from := range unionKeys(o, c) {
+		or, inOld := o[from]
+		cr, inCur := c[from]
+		switch {
+		case !inOld:
+			rs = append(rs, Reason{Reload: true, Object: cr.Ingress, Message: fmt.Sprintf("from-to-www-redirect server %s added (to %s)", from, cr.To)})
+		case !inCur:
+			rs = append(rs, Reason{Reload: true, Object: or.Ingress, Message: fmt.Sprintf("from-to-www-redirect server %s removed", from)})
+		case or.To != cr.To:
+			rs = append(rs, Reason{Reload: true, Object: cr.Ingress, Message: fmt.Sprintf("from-to-www-redirect server %s now redirects to %s", from, cr.To)})
+		}
+	}
+	return rs
 }
 
 func serversByHost(c *model.Config) map[string]*model.Server {
@@ -69,6 +104,9 @@ func serverReasons(o, c *model.Server) []Reason {
 	}
 	if o.TLS != c.TLS {
 		rs = append(rs, Reason{Reload: true, Object: owner, Message: fmt.Sprintf("TLS of %s turned %s", c.Hostname, onOff(c.TLS))})
+	}
+	if ch := diffFields(serverTLSView{o.SSLCiphers, o.SSLPreferServerCiphers}, serverTLSView{c.SSLCiphers, c.SSLPreferServerCiphers}); len(ch) > 0 {
+		rs = append(rs, Reason{Reload: true, Object: owner, Message: fmt.Sprintf("TLS settings of %s changed: %s", c.Hostname, describe(ch))})
 	}
 	type key struct {
 		path string
