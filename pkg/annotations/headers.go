@@ -132,7 +132,7 @@ var headersConfigKeys = []configKeySpec{
 			}
 			return err
 		}},
-	{Key: "global-allowed-response-headers", Kind: kindTokenList, NoDefault: true, Description: "Comma separated header names that custom-headers ConfigMaps may set (none by default).",
+	{Key: "global-allowed-response-headers", Kind: kindHeaderNames, NoDefault: true, Description: "Comma separated header names that custom-headers ConfigMaps may set (none by default).",
 		set: func(g *model.Global, v string) error {
 			list := valueList(v)
 			for _, h := range list {
@@ -164,5 +164,8 @@ func AllowedResponseHeader(g *model.Global, name string) bool {
 	return false
 }
 
-// kindConfigMapRef is the kind of a ConfigMap reference.
-const kindConfigMapRef valueKind = `ConfigMap "name" or "namespace/name"`
+// The kinds of the values of this file.
+const (
+	kindConfigMapRef valueKind = `ConfigMap "name" or "namespace/name"`
+	kindHeaderNames  valueKind = "comma separated header names"
+)
