@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
 )
 
 // What the controller does with a flag of ingress-nginx's controller that
@@ -101,6 +102,9 @@ type compatFlags struct {
 func (c *compatFlags) AddFlags(fs *pflag.FlagSet) {
 	c.fs, c.values = fs, map[string]*string{}
 	for _, f := range ingressNginxFlags {
+		if fs.Lookup(f.name) != nil {
+			continue // a flag of ours now: it means what it says
+		}
 		v := new(string)
 		fs.StringVar(v, f.name, "", "ingress-nginx's flag: "+f.why)
 		if f.boolean {
@@ -125,10 +129,11 @@ func (c *compatFlags) apply(w io.Writer, t compatTarget) error {
 		return nil
 	}
 	for _, f := range ingressNginxFlags {
-		if !c.fs.Changed(f.name) {
+		p, ok := c.values[f.name]
+		if !ok || !c.fs.Changed(f.name) {
 			continue
 		}
-		v := *c.values[f.name]
+		v := *p
 		if f.boolean {
 			if _, err := strconv.ParseBool(v); err != nil {
 				return &usageError{err: fmt.Errorf("--%s must be true or false, got %q", f.name, v)}
@@ -240,6 +245,9 @@ func flagSetTarget(fs *pflag.FlagSet) compatTarget {
 // compatFlagsMarkdown is the table of docs/migrating.md (section 3) of
 // ingressNginxFlags: flags with the same answer share a row.
 func compatFlagsMarkdown() string {
+	// Those the controller has as its own flags are in its --help.
+	o := NewControllerOptions(genericiooptions.IOStreams{})
+	newCmdController(o)
 	var b strings.Builder
 	b.WriteString("| ingress-nginx flag | what kubectl-ingress does |\n|---|---|\n")
 	verb := map[compatAction]string{compatMapped: "**taken** as ", compatIgnored: "**ignored** with a warning: ", compatRefused: "**refused** (the controller does not start): "}
@@ -247,7 +255,7 @@ func compatFlagsMarkdown() string {
 		var order []string
 		names := map[string][]string{}
 		for _, f := range ingressNginxFlags {
-			if f.action != action {
+			if _, compat := o.compat.values[f.name]; f.action != action || !compat {
 				continue
 			}
 			if _, ok := names[f.why]; !ok {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/pflag"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 )
@@ -457,5 +458,24 @@ func TestIngressesVerb(t *testing.T) {
 	}
 	if code, _, errOut := runCmd(t, "", "ingresses"); code != exitFailure || !strings.Contains(errOut, "kubectl get ingress -A -o wide") {
 		t.Errorf("ingresses without -f: exit %d, %q", code, errOut)
+	}
+}
+
+// A flag of ingress-nginx that the controller implements itself is left
+// to it: no redefinition, no warning.
+func TestCompatFlagsYieldToOurs(t *testing.T) {
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	own := fs.Bool("enable-metrics", true, "ours")
+	var c compatFlags
+	c.AddFlags(fs)
+	if err := fs.Parse([]string{"--enable-metrics=false", "--sync-period=10m"}); err != nil {
+		t.Fatal(err)
+	}
+	var warn bytes.Buffer
+	if err := c.apply(&warn, flagSetTarget(fs)); err != nil {
+		t.Fatal(err)
+	}
+	if *own || strings.Contains(warn.String(), "enable-metrics") || !strings.Contains(warn.String(), "--sync-period=10m is ignored") {
+		t.Errorf("own flag %v, warnings %q", *own, warn.String())
 	}
 }
