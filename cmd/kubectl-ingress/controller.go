@@ -183,6 +183,8 @@ func newCmdController(o *ControllerOptions) *cobra.Command {
 	f.StringVar(&o.WatchNamespace, "watch-namespace", "", "Watch Ingresses, Services, EndpointSlices and Secrets of this namespace only; all when empty")
 	o.Status.AddFlags(f)
 	o.Webhook.AddFlags(f)
+	// Last: ingress-nginx's flags that none of the above defines (a flag
+	// added after this line with one of their names would be defined twice).
 	o.compat.AddFlags(f)
 	f.BoolVar(&o.showVersion, "version", false, "Print the version and exit (as ingress-nginx's controller)")
 	_ = f.MarkHidden("version")
