@@ -13,6 +13,8 @@ import (
 // TestConfigMapBadValues run them with the others.
 
 var goodGlobalConfigCases = []configCase{
+	{"access-log-params", "buffer=16k, gzip, flush=1m", func(g *model.Global) { g.Logging.AccessLogParams = []string{"buffer=16k", "gzip", "flush=1m"} }},
+	{"debug-connections", "127.0.0.1,10.0.0.0/8", func(g *model.Global) { g.Tuning.DebugConnections = []string{"127.0.0.1/32", "10.0.0.0/8"} }},
 	{"access-log-path", "/dev/stdout", func(g *model.Global) { g.Logging.AccessLogPath = "/dev/stdout" }},
 	{"disable-access-log", "true", func(g *model.Global) { g.Logging.DisableAccessLog = true }},
 	{"disable-http-access-log", "true", func(g *model.Global) { g.Logging.DisableHTTPAccessLog = true }},
@@ -108,6 +110,8 @@ var goodGlobalConfigCases = []configCase{
 }
 
 var badGlobalConfigCases = []struct{ key, value string }{
+	{"access-log-params", "flush=1m"}, {"access-log-params", "buffer=1g"}, {"access-log-params", "gzip=10"},
+	{"access-log-params", "if=$x"}, {"access-log-params", "buffer=4k buffer=8k"}, {"debug-connections", "localhost"},
 	{"access-log-path", "../etc/passwd"}, {"access-log-path", "logs/a b"}, {"access-log-path", "logs/"},
 	{"disable-access-log", "yes"}, {"disable-http-access-log", "1x"}, {"enable-access-log-for-default-backend", "on"},
 	{"enable-syslog", "on"}, {"error-log-level", "verbose"}, {"error-log-path", "/var/log/$host"},

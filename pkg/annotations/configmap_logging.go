@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
@@ -12,6 +13,14 @@ import (
 
 // loggingConfigKeys are the ConfigMap keys of this family, sorted by key.
 var loggingConfigKeys = []configKeySpec{
+	{Key: "access-log-params", Kind: kindAccessLogParams, NoDefault: true, Description: `Parameters of the access log file: "buffer=SIZE", "gzip" or "gzip=1".."gzip=9", "flush=TIME" (with a buffer), separated by commas or spaces.`,
+		set: func(g *model.Global, v string) error {
+			p, err := valueAccessLogParams(v)
+			if err == nil {
+				g.Logging.AccessLogParams = p
+			}
+			return err
+		}},
 	{Key: "access-log-path", Kind: kindFilePath, Default: "logs/access.log", Description: "File of the access log: \"/dev/stdout\", \"/dev/stderr\", \"/dev/null\" or logs/<file> under the nginx prefix (ingress-nginx's /var/log/nginx/access.log is /dev/stdout, as its image links it).",
 		set: configString(valueLogPath, func(g *model.Global) *string { return &g.Logging.AccessLogPath })},
 	{Key: "disable-access-log", Kind: kindBool, Default: "false", Description: "Turn the access log off.",
@@ -56,10 +65,11 @@ var loggingConfigKeys = []configKeySpec{
 }
 
 const (
-	kindFilePath  valueKind = "file path"
-	kindLogFormat valueKind = "nginx log format"
-	kindPathList  valueKind = "comma separated URL paths"
-	kindIP        valueKind = "IP address"
+	kindAccessLogParams valueKind = "access_log parameters"
+	kindFilePath        valueKind = "file path"
+	kindLogFormat       valueKind = "nginx log format"
+	kindPathList        valueKind = "comma separated URL paths"
+	kindIP              valueKind = "IP address"
 )
 
 // configString is the setter of a string key checked by check.
@@ -110,4 +120,51 @@ func valueLogFormat(v string) (string, error) {
 		return "", fmt.Errorf("must use only the allowed variables: %v", err)
 	}
 	return v, nil
+}
+
+// valueAccessLogParams checks access-log-params: buffer=SIZE (up to 64m),
+// gzip or gzip=1..9, flush=TIME (only with a buffer or gzip, which nginx
+// requires), each once.
+func valueAccessLogParams(v string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	buffered := false
+	flush := false
+	for _, p := range valueWords(v) {
+		name, arg, hasArg := strings.Cut(p, "=")
+		if seen[name] {
+			return nil, fmt.Errorf("must name %s once", name)
+		}
+		seen[name] = true
+		switch {
+		case name == "buffer" && hasArg:
+			n, err := valueSizeBytes(arg)
+			if err != nil || n < 1 || n > 64<<20 || strings.ContainsAny(arg, "gG") {
+				return nil, fmt.Errorf(`must have a buffer size from 1 to 64m (found %s)`, ValueQuote(p))
+			}
+			buffered = true
+		case name == "gzip" && !hasArg:
+			buffered = true
+		case name == "gzip":
+			if _, err := valueInt(arg, 1, 9); err != nil {
+				return nil, fmt.Errorf("must have a gzip level from 1 to 9 (found %s)", ValueQuote(p))
+			}
+			buffered = true
+		case name == "flush" && hasArg:
+			if _, err := valueSeconds(arg); err != nil {
+				return nil, fmt.Errorf(`must have a flush time such as "1m" or "30s" (found %s)`, ValueQuote(p))
+			}
+			flush = true
+		default:
+			return nil, fmt.Errorf(`must be "buffer=SIZE", "gzip", "gzip=LEVEL" or "flush=TIME" (found %s)`, ValueQuote(p))
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("must name a parameter")
+	}
+	if flush && !buffered {
+		return nil, errors.New("must have buffer= or gzip with flush= (nginx needs a buffer to flush)")
+	}
+	return out, nil
 }

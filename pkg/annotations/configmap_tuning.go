@@ -14,6 +14,8 @@ import (
 
 // tuningConfigKeys are the ConfigMap keys of this family, sorted by key.
 var tuningConfigKeys = []configKeySpec{
+	{Key: "debug-connections", Kind: kindCIDRList, NoDefault: true, Description: "Client addresses (IPs or CIDRs, comma separated) whose connections nginx logs at debug level.",
+		set: configStringList(64, valueCIDR, func(g *model.Global) *[]string { return &g.Tuning.DebugConnections })},
 	{Key: "default-type", Kind: kindMIMEList, Default: "text/html", Description: "MIME type of answers whose type nginx does not know.",
 		set: configString(func(v string) (string, error) {
 			if v == "*" {

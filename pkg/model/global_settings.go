@@ -32,6 +32,10 @@ type Logging struct {
 	// (disable-http-access-log) turn the HTTP access log off.
 	DisableAccessLog     bool
 	DisableHTTPAccessLog bool
+	// AccessLogParams are the buffer, gzip and flush parameters of the
+	// access log file (access-log-params), as nginx writes them
+	// ("buffer=16k", "gzip=5", "flush=1m").
+	AccessLogParams []string
 	// Syslog sends the access log to a syslog server (enable-syslog,
 	// syslog-host, syslog-port) instead of the file.
 	Syslog     bool
@@ -103,6 +107,9 @@ type Tuning struct {
 	WorkerShutdownTimeout int    // worker-shutdown-timeout, seconds
 	WorkerCPUAffinity     string // worker-cpu-affinity: "", "auto" or bit masks
 	MultiAccept           bool   // enable-multi-accept
+	// DebugConnections are the client addresses whose connections nginx
+	// logs at debug level (debug-connections): IPs or CIDRs.
+	DebugConnections []string
 	// Hash tables: a value too small for the names nginx.conf holds is
 	// raised by the writer (a warning, never a failing nginx -t).
 	ServerNameHashMaxSize     int // server-name-hash-max-size

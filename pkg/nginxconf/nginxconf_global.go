@@ -1,6 +1,7 @@
 package nginxconf
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,6 +55,9 @@ func writeMainGlobal(w *confWriter, c *model.Config, workers string) {
 	conns = max(conns, need)
 	w.line("worker_connections", strconv.Itoa(conns))
 	w.line("multi_accept", onOff(t.MultiAccept))
+	for _, a := range t.DebugConnections {
+		w.line("debug_connection", w.q(a))
+	}
 	w.close()
 }
 
@@ -165,6 +169,9 @@ func writeAccessLog(w *confWriter, g model.Global) {
 		target = syslogTarget(l)
 	}
 	access := []string{"access_log", w.q(target), "upstreaminfo"}
+	if !(l.Syslog && l.SyslogHost != "") {
+		access = append(access, quoteAll2(w, l.AccessLogParams)...)
+	}
 	if len(l.SkipURLs) > 0 {
 		w.open("map", "$request_uri", "$loggable")
 		for _, u := range l.SkipURLs {
@@ -181,7 +188,7 @@ func writeAccessLog(w *confWriter, g model.Global) {
 // per-location variables that the log format reads.
 func writeLogLocationVars(w *confWriter, g *model.Global, l *model.Location) {
 	for _, v := range logIngressVars {
-		if !logFormatReads(g.Logging.FormatUpstream, v) || v == "location_path" {
+		if (!logFormatReads(g.Logging.FormatUpstream, v) && !(w.monitor && slices.Contains(monitorVars, v))) || v == "location_path" {
 			// $location_path: every location sets it (writeLocationPath)
 			continue
 		}

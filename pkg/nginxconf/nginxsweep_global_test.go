@@ -25,6 +25,8 @@ func withGlobalSweep(m map[string][]string) map[string][]string {
 	longURL := "/" + strings.Repeat("a", 1500)
 	longUA := "Mozilla/5.0 (compatible; " + strings.Repeat("b", 990) + ")"
 	for k, v := range map[string][]string{
+		"access-log-params":                     {"buffer=16k, gzip, flush=1m", "gzip=9", "buffer=64m flush=1"},
+		"debug-connections":                     {"127.0.0.1", "10.0.0.0/8,2001:db8::/32"},
 		"access-log-path":                       {"logs/access.log", "/dev/null", "/var/log/nginx/access.log", "logs/a-b_c.log"},
 		"disable-access-log":                    {"false", "true", "false"},
 		"disable-http-access-log":               {"false", "false", "true"},
