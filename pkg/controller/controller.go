@@ -98,6 +98,10 @@ type Config struct {
 	// names (controller_namespace, controller_class, controller_pod);
 	// an empty Class takes Build.ControllerClass.
 	MetricsIdentity MetricsIdentity
+	// RequestMetrics, when set, counts every request in nginx's Lua
+	// (lua/monitor.lua) and exports ingress-nginx's request metrics
+	// (metrics_requests.go); nil: none.
+	RequestMetrics *RequestMetricsOptions
 }
 
 func (c *Config) defaults() error {
@@ -116,6 +120,12 @@ func (c *Config) defaults() error {
 	setDefault(&c.SyncTimeout, DefaultSyncTimeout)
 	setDefault(&c.StopTimeout, DefaultStopTimeout)
 	setDefault(&c.MetricsIdentity.Class, c.Build.ControllerClass)
+	if c.RequestMetrics != nil {
+		if err := ValidateRequestMetricsOptions(*c.RequestMetrics); err != nil {
+			return err
+		}
+		c.Conf.RequestMetricBuckets = RequestHistogramBuckets(*c.RequestMetrics)
+	}
 	return nil
 }
 
@@ -161,6 +171,9 @@ func New(cfg Config) (*Controller, error) {
 		statusAddress = nginxconf.DefaultConfOptions().StatusAddress
 	}
 	metrics.addNginxCollectors(cfg.MetricsIdentity, cfg.Nginx, statusAddress)
+	if cfg.RequestMetrics != nil {
+		metrics.addRequestCollector(cfg.MetricsIdentity, *cfg.RequestMetrics, statusAddress)
+	}
 	// The metrics see every sync first, and every POST to Lua is timed.
 	cfg.Observers = append([]SyncObserver{metrics}, cfg.Observers...)
 	cfg.Lua = newTimedPusher(cfg.Lua, metrics)

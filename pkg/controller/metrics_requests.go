@@ -1,12 +1,18 @@
 package controller
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 )
 
 // The per-request metrics of ingress-nginx (its "socket" metrics), built
@@ -14,9 +20,9 @@ import (
 // the exporter only: names, types, label names and default buckets as
 // ingress-nginx, --metrics-per-host, --metrics-per-undefined-host,
 // --report-status-classes, --exclude-socket-metrics and the bucket flags.
-// The data plane's side (a Lua monitor in log_by_lua that aggregates per
-// worker into a shared dict, and the status server location that serves
-// it) is not written yet: docs/metrics.md says what is left.
+// The data plane's side is lua/monitor.lua (log_by_lua, aggregated per
+// worker, flushed into a shared dict), served on the status server's
+// /monitor/requests (pkg/nginxconf/nginxconf_monitor.go).
 
 // Default histogram buckets of ingress-nginx's --time-buckets,
 // --length-buckets and --size-buckets.
@@ -317,4 +323,85 @@ func ParseBuckets(v string) ([]float64, error) {
 		out = append(out, x)
 	}
 	return out, nil
+}
+
+// monitorSeries is one entry of GET /monitor/requests (lua/monitor.lua).
+type monitorSeries struct {
+	Host      string  `json:"host"`
+	Status    string  `json:"status"`
+	Method    string  `json:"method"`
+	Path      string  `json:"path"`
+	Namespace string  `json:"namespace"`
+	Ingress   string  `json:"ingress"`
+	Service   string  `json:"service"`
+	Canary    string  `json:"canary"`
+	Requests  float64 `json:"requests"`
+	Obs       map[string]struct {
+		Sum    float64            `json:"sum"`
+		Counts map[string]float64 `json:"counts"`
+	} `json:"obs"`
+}
+
+// decodeMonitor turns monitor.lua's answer into RequestSeries: the
+// bucket counts are 1-based indexes into buckets (len+1: above the last).
+func decodeMonitor(body []byte, buckets map[string][]float64) ([]RequestSeries, error) {
+	var in []monitorSeries
+	if err := json.Unmarshal(body, &in); err != nil {
+		return nil, fmt.Errorf("monitor: %w", err)
+	}
+	out := make([]RequestSeries, 0, len(in))
+	for _, m := range in {
+		s := RequestSeries{
+			Host: m.Host, Status: m.Status, Method: m.Method, Path: m.Path,
+			Namespace: m.Namespace, Ingress: m.Ingress, Service: m.Service, Canary: m.Canary,
+			// The catch-all server "_" answers unknown hosts, and the
+			// Ingress rules without a host.
+			Defined:      m.Host != model.CatchAllHost || m.Namespace != "",
+			Requests:     uint64(m.Requests),
+			Observations: map[string]Observation{},
+		}
+		for name, o := range m.Obs {
+			b, ok := buckets[name]
+			if !ok {
+				continue
+			}
+			counts := make([]uint64, len(b)+1)
+			for k, v := range o.Counts {
+				i, err := strconv.Atoi(k)
+				if err != nil || i < 1 || i > len(counts) {
+					continue
+				}
+				counts[i-1] = uint64(v)
+			}
+			s.Observations[name] = Observation{Sum: o.Sum, Counts: counts}
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// monitorSource reads GET /monitor/requests of the status server.
+func monitorSource(statusAddress string, buckets map[string][]float64) func() ([]RequestSeries, error) {
+	hc := &http.Client{Timeout: nginxStatusTimeout}
+	url := "http://" + statusAddress + nginxconf.MonitorPath
+	return func() ([]RequestSeries, error) {
+		resp, err := hc.Get(url)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("%s: %s", url, resp.Status)
+		}
+		body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+		if err != nil {
+			return nil, err
+		}
+		return decodeMonitor(body, buckets)
+	}
+}
+
+// addRequestCollector registers the request metrics read from nginx.
+func (m *loopMetrics) addRequestCollector(id MetricsIdentity, o RequestMetricsOptions, statusAddress string) {
+	m.registry.MustRegister(newRequestCollector(id, o, monitorSource(statusAddress, RequestHistogramBuckets(o))))
 }

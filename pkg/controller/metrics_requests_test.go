@@ -146,3 +146,28 @@ func TestRequestMetricsBuckets(t *testing.T) {
 		t.Error("order")
 	}
 }
+
+func TestDecodeMonitor(t *testing.T) {
+	body := `[{"host":"a.example.com","status":"200","method":"GET","path":"/","namespace":"web","ingress":"a","service":"svc","canary":"","requests":3,
+	  "obs":{"request_duration_seconds":{"sum":0.5,"counts":{"1":2,"12":1,"99":5,"x":1}},"unknown":{"sum":1,"counts":{"1":1}}}},
+	 {"host":"_","status":"404","method":"GET","path":"","namespace":"","ingress":"","service":"","canary":"","requests":4,"obs":{}},
+	 {"host":"_","status":"200","method":"GET","path":"/","namespace":"web","ingress":"nohost","service":"svc","canary":"","requests":1,"obs":{}}]`
+	got, err := decodeMonitor([]byte(body), RequestHistogramBuckets(DefaultRequestMetricsOptions()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Requests != 3 || !got[0].Defined || got[1].Defined || !got[2].Defined {
+		t.Fatalf("got %+v", got)
+	}
+	obs := got[0].Observations["request_duration_seconds"]
+	// 11 bounds: index 12 is above the last; 99 and "x" are ignored.
+	if len(obs.Counts) != 12 || obs.Counts[0] != 2 || obs.Counts[11] != 1 || obs.Sum != 0.5 {
+		t.Errorf("observation %+v", obs)
+	}
+	if _, ok := got[0].Observations["unknown"]; ok {
+		t.Error("a histogram the exporter does not know was kept")
+	}
+	if _, err := decodeMonitor([]byte("<html>"), nil); err == nil {
+		t.Error("not JSON accepted")
+	}
+}

@@ -24,6 +24,9 @@ type confWriter struct {
 	owners *ConfOwners
 	// g is the Global of the config being written (see global()).
 	g *model.Global
+	// monitor is on when lua/monitor.lua counts requests: every Ingress
+	// location sets the label variables (nginxconf_monitor.go).
+	monitor bool
 }
 
 // confEvent is one directive (or block end) as written: its tokens as they

@@ -2,15 +2,20 @@ package e2e
 
 import (
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // ingressNginxConst are the constant labels of the controller metrics
@@ -210,4 +215,138 @@ func TestIngressNginxControllerMetrics(t *testing.T) {
 		t.Errorf("kubectl_ingress_reload_errors_total %v, nginx_ingress_controller_errors %v", a, b)
 	}
 	t.Logf("reloads %v, errors %v", metricValue(t, text, inSeries("success")), metricValue(t, text, inSeries("errors")))
+}
+
+// startRequestMetricsController is startFilesController with the request
+// metrics on (ingress-nginx's defaults but for o).
+func startRequestMetricsController(t *testing.T, files map[string]string, o controller.RequestMetricsOptions) *filesController {
+	t.Helper()
+	nginxtest.Require(t)
+	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests")}
+	co := fc.prepare(t)
+	for name, content := range files {
+		fc.write(t, name, content)
+	}
+	src, err := controller.NewFileSource(fc.dir, controller.FileSourceOptions{Debounce: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := fc.logContext()
+	fc.run(t, ctx, cancel, controller.Config{Source: src, Problems: controller.NewLogReporter(), Build: render.DefaultOptions(), Conf: co, RequestMetrics: &o}, 20*time.Second)
+	return fc
+}
+
+// sendRequests makes n requests with method to host/path on new connections and
+// checks their status.
+func sendRequests(t *testing.T, fc *filesController, n int, method, host, path string, status int) {
+	t.Helper()
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	for i := 0; i < n; i++ {
+		req, err := http.NewRequest(method, "http://127.0.0.1:"+strconv.Itoa(fc.httpPort)+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != status {
+			t.Fatalf("%s %s%s: %d, want %d", method, host, path, resp.StatusCode, status)
+		}
+	}
+}
+
+// TestIngressNginxRequestMetrics sends known requests through a real
+// nginx and reads ingress-nginx's request metrics: the counts per label
+// set are exact (200 and 404 from the backend, 503 without endpoints, a
+// POST), histograms count the same requests, a request without an
+// upstream has no upstream histogram, and requests to hosts no Ingress
+// defines are not counted (--metrics-per-undefined-host=false).
+func TestIngressNginxRequestMetrics(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/missing" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = io.WriteString(w, "web "+r.URL.Path)
+	}))
+	defer backend.Close()
+	port := backend.Listener.Addr().(*net.TCPAddr).Port
+	fc := startRequestMetricsController(t, map[string]string{
+		"class.yaml":     "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
+		"svc/web.yaml":   serviceYAML("web", port),
+		"svc/empty.yaml": serviceYAML("empty", 0),
+		"ing/a.yaml":     filesIngress("a", "a.example.com", nil, "/", "web"),
+		"ing/b.yaml":     filesIngress("b", "b.example.com", nil, "/", "empty"),
+	}, controller.DefaultRequestMetricsOptions())
+	fc.eventuallyServes(t, 20*time.Second, "a.example.com", "/", 200, "web")
+	srv := httptest.NewServer(fc.c.Handler())
+	defer srv.Close()
+	// What eventuallyServes sent is counted too: wait until it shows,
+	// then count from there.
+	aGet := func(status string) string {
+		return `nginx_ingress_controller_requests{canary="",` + ingressNginxConst + `,host="a.example.com",ingress="a",method="GET",namespace="e2e",path="/",service="web",status="` + status + `"}`
+	}
+	waitFor(t, 10*time.Second, "the first requests on /metrics", func() bool {
+		return metricValue(t, scrape(t, srv.URL), aGet("200")) >= 1
+	})
+	base := metricValue(t, scrape(t, srv.URL), aGet("200"))
+
+	sendRequests(t, fc, 5, http.MethodGet, "a.example.com", "/", 200)
+	sendRequests(t, fc, 3, http.MethodGet, "a.example.com", "/missing", 404)
+	sendRequests(t, fc, 1, http.MethodPost, "a.example.com", "/", 200)
+	sendRequests(t, fc, 2, http.MethodGet, "b.example.com", "/", 503)
+	sendRequests(t, fc, 4, http.MethodGet, "unknown.example.com", "/", 404)
+
+	bGet := `nginx_ingress_controller_requests{canary="",` + ingressNginxConst + `,host="b.example.com",ingress="b",method="GET",namespace="e2e",path="/",service="empty",status="503"}`
+	aPost := `nginx_ingress_controller_requests{canary="",` + ingressNginxConst + `,host="a.example.com",ingress="a",method="POST",namespace="e2e",path="/",service="web",status="200"}`
+	var text string
+	waitFor(t, 10*time.Second, "the requests on /metrics", func() bool {
+		text = scrape(t, srv.URL)
+		return metricValue(t, text, aGet("200")) == base+5 && metricValue(t, text, bGet) == 2 &&
+			metricValue(t, text, aGet("404")) == 3 && metricValue(t, text, aPost) == 1
+	})
+	hist := func(name, series string) string {
+		return strings.Replace(series, "nginx_ingress_controller_requests{", "nginx_ingress_controller_"+name+"{", 1)
+	}
+	for _, c := range []struct {
+		series string
+		want   float64
+	}{
+		{hist("request_duration_seconds_count", aGet("200")), base + 5},
+		{hist("response_duration_seconds_count", aGet("200")), base + 5},
+		{hist("response_size_count", aGet("404")), 3},
+		{hist("request_size_count", aPost), 1},
+		{hist("bytes_sent_count", bGet), 2},
+		{hist("request_duration_seconds_count", bGet), 2},
+		// No upstream answered the 503: no upstream time.
+		{hist("response_duration_seconds_count", bGet), -1},
+		{hist("connect_duration_seconds_count", bGet), -1},
+	} {
+		if got := metricValue(t, text, c.series); got != c.want {
+			t.Errorf("%s = %v, want %v", c.series, got, c.want)
+		}
+	}
+	// The +Inf bucket is the count; the sizes are plausible.
+	inf := strings.Replace(hist("response_size_bucket", aGet("404")), `status="404"}`, `status="404",le="+Inf"}`, 1)
+	if got := metricValue(t, text, inf); got != 3 {
+		t.Errorf("%s = %v, want 3", inf, got)
+	}
+	if sum := metricValue(t, text, hist("response_size_sum", aGet("404"))); sum < 3*50 {
+		t.Errorf("response_size_sum of three 404s = %v, want at least 150 bytes", sum)
+	}
+	if strings.Contains(text, "unknown.example.com") || strings.Contains(text, `host="_"`) {
+		t.Error("requests to an undefined host are counted")
+	}
+	if strings.Contains(text, `nginx_ingress_controller_requests{canary="",`+ingressNginxConst+`,host="",`) {
+		t.Error("the status server's requests are counted")
+	}
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "nginx_ingress_controller_requests{") {
+			t.Log(l)
+		}
+	}
 }
