@@ -213,3 +213,59 @@ func rawRequest(t *testing.T, port int, req string) (int, string) {
 	_, _ = bufio.NewReader(resp.Body).WriteTo(&b)
 	return resp.StatusCode, b.String()
 }
+
+// TestBrotliConfigKey: with enable-brotli a client that accepts br gets a
+// brotli answer (Debian's brotli filter module, loaded for the key), and
+// one that does not gets it plain.
+func TestBrotliConfigKey(t *testing.T) {
+	if _, err := os.Stat("/usr/lib/nginx/modules/ngx_http_brotli_filter_module.so"); err != nil {
+		t.Skip("libnginx-mod-http-brotli-filter is not installed (make deps installs it)")
+	}
+	const host = "br.example.com"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = fmt.Fprint(w, strings.Repeat("compress me ", 200))
+	}))
+	t.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	n := startNginx(t, headersManifests(port, host, "", map[string]string{"enable-brotli": "true", "brotli-types": "text/plain"}))
+	for _, tc := range []struct{ accept, want string }{{"br", "br"}, {"gzip", ""}, {"", ""}} {
+		resp := plainGet(t, n.httpPort, host, "/", map[string]string{"Accept-Encoding": tc.accept})
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != tc.want {
+			t.Errorf("Accept-Encoding %q: status %d, Content-Encoding %q, want %q", tc.accept, resp.StatusCode, resp.Header.Get("Content-Encoding"), tc.want)
+		}
+	}
+}
+
+// TestForceSSLRedirectConfigKey: force-ssl-redirect in the ConfigMap
+// redirects plain HTTP of a host without TLS, with http-redirect-code,
+// except the locations under no-tls-redirect-locations (cert-manager's
+// ACME HTTP-01 solver Ingress), as ingress-nginx checks the location's
+// path.
+func TestForceSSLRedirectConfigKey(t *testing.T) {
+	const host = "force.example.com"
+	port := headerEcho(t)
+	// cert-manager's solver: an Ingress of its own for the token's path
+	solver := `---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: solver, namespace: e2e, creationTimestamp: "2026-01-02T00:00:00Z"}
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: ` + host + `
+    http:
+      paths:
+      - {path: /.well-known/acme-challenge/token, pathType: Exact, backend: {service: {name: echo, port: {number: 80}}}}
+`
+	n := startNginx(t, headersManifests(port, host, "", map[string]string{
+		"force-ssl-redirect": "true",
+		"http-redirect-code": "301",
+	})+solver)
+	if a := n.send(t, false, host, "/app"); a.status != 301 || a.location != "https://"+host+"/app" {
+		t.Errorf("GET /app: %d %q, want 301 https://%s/app", a.status, a.location, host)
+	}
+	if a := n.send(t, false, host, "/.well-known/acme-challenge/token"); a.status != 200 {
+		t.Errorf("ACME challenge: %d %q, want 200 from the backend", a.status, a.location)
+	}
+}
