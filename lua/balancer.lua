@@ -238,6 +238,11 @@ function _M.rewrite()
   end
   if e.alternatives then
     b = canary.choose(b, e.alternatives, lookup)
+    if b ~= e.balancer then
+      -- the canary label of the request metrics (monitor.lua), as
+      -- ingress-nginx's $proxy_alternative_upstream_name
+      ngx.ctx.canary = b.name
+    end
   end
   ngx.ctx.balancer = b
 end

@@ -240,6 +240,11 @@ func startRequestMetricsController(t *testing.T, files map[string]string, o cont
 // checks their status.
 func sendRequests(t *testing.T, fc *filesController, n int, method, host, path string, status int) {
 	t.Helper()
+	sendRequestsWith(t, fc, n, method, host, path, status, nil)
+}
+
+func sendRequestsWith(t *testing.T, fc *filesController, n int, method, host, path string, status int, header http.Header) {
+	t.Helper()
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	for i := 0; i < n; i++ {
 		req, err := http.NewRequest(method, "http://127.0.0.1:"+strconv.Itoa(fc.httpPort)+path, nil)
@@ -247,6 +252,9 @@ func sendRequests(t *testing.T, fc *filesController, n int, method, host, path s
 			t.Fatal(err)
 		}
 		req.Host = host
+		for k, v := range header {
+			req.Header[k] = v
+		}
 		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -276,11 +284,16 @@ func TestIngressNginxRequestMetrics(t *testing.T) {
 	defer backend.Close()
 	port := backend.Listener.Addr().(*net.TCPAddr).Port
 	fc := startRequestMetricsController(t, map[string]string{
-		"class.yaml":     "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
-		"svc/web.yaml":   serviceYAML("web", port),
-		"svc/empty.yaml": serviceYAML("empty", 0),
-		"ing/a.yaml":     filesIngress("a", "a.example.com", nil, "/", "web"),
-		"ing/b.yaml":     filesIngress("b", "b.example.com", nil, "/", "empty"),
+		"class.yaml":      "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
+		"svc/web.yaml":    serviceYAML("web", port),
+		"svc/empty.yaml":  serviceYAML("empty", 0),
+		"ing/a.yaml":      filesIngress("a", "a.example.com", nil, "/", "web"),
+		"ing/b.yaml":      filesIngress("b", "b.example.com", nil, "/", "empty"),
+		"svc/canary.yaml": serviceYAML("canary", namedBackend(t, "canary")),
+		"ing/a-canary.yaml": filesIngress("a-canary", "a.example.com", map[string]string{
+			"canary":           "true",
+			"canary-by-header": "X-Canary",
+		}, "/", "canary"),
 	}, controller.DefaultRequestMetricsOptions())
 	fc.eventuallyServes(t, 20*time.Second, "a.example.com", "/", 200, "web")
 	srv := httptest.NewServer(fc.c.Handler())
@@ -300,15 +313,23 @@ func TestIngressNginxRequestMetrics(t *testing.T) {
 	sendRequests(t, fc, 1, http.MethodPost, "a.example.com", "/", 200)
 	sendRequests(t, fc, 2, http.MethodGet, "b.example.com", "/", 503)
 	sendRequests(t, fc, 4, http.MethodGet, "unknown.example.com", "/", 404)
+	sendRequestsWith(t, fc, 6, http.MethodGet, "a.example.com", "/canary-path", 200, http.Header{"X-Canary": {"always"}})
 
 	bGet := `nginx_ingress_controller_requests{canary="",` + ingressNginxConst + `,host="b.example.com",ingress="b",method="GET",namespace="e2e",path="/",service="empty",status="503"}`
 	aPost := `nginx_ingress_controller_requests{canary="",` + ingressNginxConst + `,host="a.example.com",ingress="a",method="POST",namespace="e2e",path="/",service="web",status="200"}`
 	var text string
-	waitFor(t, 10*time.Second, "the requests on /metrics", func() bool {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
 		text = scrape(t, srv.URL)
-		return metricValue(t, text, aGet("200")) == base+5 && metricValue(t, text, bGet) == 2 &&
-			metricValue(t, text, aGet("404")) == 3 && metricValue(t, text, aPost) == 1
-	})
+		if metricValue(t, text, aGet("200")) == base+5 && metricValue(t, text, bGet) == 2 &&
+			metricValue(t, text, aGet("404")) == 3 && metricValue(t, text, aPost) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for the requests on /metrics (base %v):\n%s", base, requestLines(text))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	hist := func(name, series string) string {
 		return strings.Replace(series, "nginx_ingress_controller_requests{", "nginx_ingress_controller_"+name+"{", 1)
 	}
@@ -338,15 +359,38 @@ func TestIngressNginxRequestMetrics(t *testing.T) {
 	if sum := metricValue(t, text, hist("response_size_sum", aGet("404"))); sum < 3*50 {
 		t.Errorf("response_size_sum of three 404s = %v, want at least 150 bytes", sum)
 	}
+	// The canary's requests: the primary's Ingress, Service and path, the
+	// canary label naming the alternative backend (ingress-nginx's
+	// $proxy_alternative_upstream_name).
+	canaryLines := 0
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "nginx_ingress_controller_requests{") && !strings.HasPrefix(l, `nginx_ingress_controller_requests{canary="",`) {
+			canaryLines++
+			want := `,host="a.example.com",ingress="a",method="GET",namespace="e2e",path="/",service="web",status="200"} 6`
+			if !strings.Contains(l, want) || !strings.Contains(l, "canary") {
+				t.Errorf("canary series %s, want …%s", l, want)
+			}
+		}
+	}
+	if canaryLines != 1 {
+		t.Errorf("%d canary series, want 1", canaryLines)
+	}
 	if strings.Contains(text, "unknown.example.com") || strings.Contains(text, `host="_"`) {
 		t.Error("requests to an undefined host are counted")
 	}
 	if strings.Contains(text, `nginx_ingress_controller_requests{canary="",`+ingressNginxConst+`,host="",`) {
 		t.Error("the status server's requests are counted")
 	}
+	t.Log(requestLines(text))
+}
+
+// requestLines are the nginx_ingress_controller_requests lines of a scrape.
+func requestLines(text string) string {
+	var b strings.Builder
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "nginx_ingress_controller_requests{") {
-			t.Log(l)
+			b.WriteString(l + "\n")
 		}
 	}
+	return b.String()
 }
