@@ -99,8 +99,10 @@ func writeWWWRedirects(w *confWriter, c *model.Config, o ConfOptions) {
 		block := w.beginOwned(r.From, "", []model.ObjectRef{r.Ingress})
 		w.open("server")
 		w.line("server_name", w.q(r.From))
-		w.line("listen", w.q(listenAddr(o, o.HTTPPort)))
+		// Listeners and blocking as every server's (writeServer).
+		w.line(append([]string{"listen", w.q(listenAddr(o, o.HTTPPort))}, w.listenOptions()...)...)
 		w.line(httpsListen(w, c, o)...)
+		writeServerBlocking(w, &c.Global)
 		w.line("set", "$proxy_upstream_name", `"-"`)
 		// r.To is a host checked by render (RFC 1123 name).
 		code := c.Global.Redirects.HTTPRedirectCode
