@@ -76,6 +76,8 @@ type ControllerOptions struct {
 	Shutdown ShutdownFlags
 	Status   StatusFlags
 	Webhook  WebhookFlags
+	// RequestMetrics are ingress-nginx's request metrics flags.
+	RequestMetrics RequestMetricsFlags
 
 	// FromFiles is the manifest directory of the local simulator.
 	FromFiles string
@@ -183,6 +185,7 @@ func newCmdController(o *ControllerOptions) *cobra.Command {
 	f.StringVar(&o.WatchNamespace, "watch-namespace", "", "Watch Ingresses, Services, EndpointSlices and Secrets of this namespace only; all when empty")
 	o.Status.AddFlags(f)
 	o.Webhook.AddFlags(f)
+	o.RequestMetrics.AddFlags(f)
 	// Last: ingress-nginx's flags that none of the above defines (a flag
 	// added after this line with one of their names would be defined twice).
 	o.compat.AddFlags(f)
@@ -250,6 +253,9 @@ func (o *ControllerOptions) Validate() error {
 		return err
 	}
 	if err := o.Shutdown.Validate(); err != nil {
+		return err
+	}
+	if err := o.RequestMetrics.Validate(); err != nil {
 		return err
 	}
 	if o.SyncRateLimit <= 0 {
@@ -339,6 +345,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		SyncRate: o.SyncRateLimit,
 		// The labels of the metrics under ingress-nginx's names.
 		MetricsIdentity: controller.MetricsIdentity{Namespace: os.Getenv("POD_NAMESPACE"), Pod: os.Getenv("POD_NAME")},
+		RequestMetrics:  ptrTo(o.RequestMetrics.options()),
 	}
 	o.Shutdown.apply(&cfg)
 	cfg.Observers = append(cfg.Observers, duties.observers()...)
