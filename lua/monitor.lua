@@ -29,8 +29,11 @@ local SEP = "\1"
 local FLUSH_INTERVAL = 1
 local MAX_PENDING = 1024
 
--- histograms: { {name=, var=, bounds={…}}, … } set by init from nginx.conf.
+-- histograms: { {name=, var=, vi=, bounds={…}}, … } set by init from
+-- nginx.conf; vi indexes vars, the distinct variables they read (each is
+-- read once per request into values).
 local histograms = {}
+local vars, values = {}, {}
 local pending, npending = {}, 0
 
 local METHODS = {
@@ -51,13 +54,21 @@ local VARS = {
 
 -- init takes the buckets of each histogram: {name = {bound, …}, …}.
 function _M.init(buckets)
-  histograms = {}
+  histograms, vars = {}, {}
   for name, bounds in pairs(buckets) do
     if VARS[name] then
       histograms[#histograms + 1] = { name = name, var = VARS[name], bounds = bounds }
     end
   end
   table.sort(histograms, function(a, b) return a.name < b.name end)
+  local index = {}
+  for _, h in ipairs(histograms) do
+    if not index[h.var] then
+      vars[#vars + 1] = h.var
+      index[h.var] = #vars
+    end
+    h.vi = index[h.var]
+  end
 end
 
 -- value reads a number from an nginx variable; upstream times of several
@@ -129,8 +140,12 @@ function _M.call()
     npending = npending + 1
   end
   e.n = e.n + 1
+  -- values is reused: call never yields, so no other request sees it.
+  for i = 1, #vars do
+    values[i] = value(var[vars[i]]) or false
+  end
   for _, hist in ipairs(histograms) do
-    local v = value(var[hist.var])
+    local v = values[hist.vi]
     if v then
       local h = e.h[hist.name]
       if not h then

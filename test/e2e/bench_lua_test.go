@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 )
 
@@ -208,6 +209,9 @@ func BenchmarkLuaBalancers(b *testing.B) {
 	pure := startNginxWith(b, manifests, nginxOptions{editConf: withStatic(staticPort, eps, true)})
 	logPort := freePort(b)
 	n := startNginxWith(b, manifests, nginxOptions{editConf: withStatic(logPort, eps, false)})
+	// The same with ingress-nginx's request metrics (lua/monitor.lua).
+	monitored := startNginxWith(b, manifests, nginxOptions{editConf: withStatic(freePort(b), eps, false),
+		requestMetrics: controller.RequestHistogramBuckets(controller.DefaultRequestMetricsOptions())})
 	type target struct {
 		name, url, host string
 		headers         []string
@@ -230,6 +234,7 @@ func BenchmarkLuaBalancers(b *testing.B) {
 		}
 		targets = append(targets, target{m.name, "http://127.0.0.1:" + strconv.Itoa(n.httpPort) + "/", m.host, headers, n})
 	}
+	targets = append(targets, target{"round_robin+request_metrics", "http://127.0.0.1:" + strconv.Itoa(monitored.httpPort) + "/", "rr.bench", nil, monitored})
 	rounds := 3
 	if r, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && r > 0 {
 		rounds = r

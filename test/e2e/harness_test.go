@@ -71,6 +71,8 @@ type nginxOptions struct {
 	editConf func(conf string) string
 	// build, when set, replaces render.DefaultOptions().
 	build *render.Options
+	// requestMetrics turns lua/monitor.lua on with these buckets.
+	requestMetrics map[string][]float64
 }
 
 // buildConfig renders the manifests into the model (no I/O but the file
@@ -118,6 +120,7 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort, co.StatusAddress = n.httpPort, n.httpsPort, statusAddr
 	co.WorkerProcesses = "2"
+	co.RequestMetricBuckets = opts.requestMetrics
 	n.confOpts = co
 	conf, err := nginxconf.NGINXConf(cfg, co)
 	if err != nil {
