@@ -25,10 +25,13 @@ import (
 )
 
 // ownNamespaceOnly are the resources the manifests grant in the
-// controller's namespace only (the Role): the Lease, the controller's
-// ConfigMaps and its own pods. Everything else the controller needs in
-// every namespace (the ClusterRole).
-var ownNamespaceOnly = map[string]bool{"leases": true, "configmaps": true, "pods": true}
+// controller's namespace only (the Role): the Lease and its own pods.
+// Everything else the controller needs in every namespace (the
+// ClusterRole): ConfigMaps too, read-only, since custom-headers,
+// fastcgi-params-configmap and auth-proxy-set-headers name ConfigMaps in
+// the Ingresses' namespaces (as ingress-nginx's ClusterRole grants; no
+// more than the Secrets it already reads everywhere).
+var ownNamespaceOnly = map[string]bool{"leases": true, "pods": true}
 
 // grant is one (API group, resource, verb) triple.
 type grant struct{ group, resource, verb string }
@@ -106,7 +109,7 @@ func checkRBAC(ctx context.Context, t *testing.T, admin *rest.Config, base []*un
 			{"", grant{"networking.k8s.io", "ingresses", "update"}},
 			{"", grant{"", "secrets", "create"}},
 			{"default", grant{"coordination.k8s.io", "leases", "get"}},
-			{"default", grant{"", "configmaps", "list"}},
+			{"default", grant{"", "configmaps", "update"}},
 			{"kube-system", grant{"", "pods", "get"}},
 		} {
 			if ok, _ := allowed(ctx, t, adminClient, user, c.ns, c.g); ok {

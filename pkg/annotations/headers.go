@@ -169,3 +169,46 @@ const (
 	kindConfigMapRef valueKind = `ConfigMap "name" or "namespace/name"`
 	kindHeaderNames  valueKind = "comma separated header names"
 )
+
+// configMapRefAnnotations are the annotations that name a ConfigMap whose
+// data render reads; configMapRefKeys the controller ConfigMap's keys.
+var (
+	configMapRefAnnotations = []string{"auth-proxy-set-headers", "custom-headers", "fastcgi-params-configmap"}
+	configMapRefKeys        = []string{"add-headers", "global-auth-proxy-set-headers", "proxy-set-headers"}
+)
+
+// ReferencedConfigMaps returns "namespace/name" of each ConfigMap that the
+// annotations of an Ingress in namespace name (a value without namespace
+// is in namespace), for a source that fetches only what is referenced.
+// Invalid values are left out (ParseIngress reports them).
+func ReferencedConfigMaps(namespace string, ann map[string]string) []string {
+	var out []string
+	for _, n := range configMapRefAnnotations {
+		if v, ok := ann[annotationPrefix+n]; ok {
+			out = appendConfigMapRef(out, namespace, strings.TrimSpace(v))
+		}
+	}
+	return out
+}
+
+// ReferencedByControllerConfigMap is ReferencedConfigMaps for the data of
+// the controller ConfigMap in namespace.
+func ReferencedByControllerConfigMap(namespace string, data map[string]string) []string {
+	var out []string
+	for _, k := range configMapRefKeys {
+		if v, ok := data[k]; ok {
+			out = appendConfigMapRef(out, namespace, strings.TrimSpace(v))
+		}
+	}
+	return out
+}
+
+func appendConfigMapRef(out []string, namespace, v string) []string {
+	if _, err := valueConfigMapRef(v); err != nil {
+		return out
+	}
+	if !strings.Contains(v, "/") {
+		v = namespace + "/" + v
+	}
+	return append(out, v)
+}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -102,6 +103,11 @@ type listers struct {
 	// informer is restricted to.
 	namedSecrets []listerscorev1.SecretLister
 	configMaps   []listerscorev1.ConfigMapLister
+	// allConfigMaps are every ConfigMap of the watched namespaces; the
+	// snapshot takes from them only those that annotations or the
+	// controller ConfigMap name (custom-headers, fastcgi-params-configmap,
+	// add-headers, proxy-set-headers, auth-proxy-set-headers …).
+	allConfigMaps listerscorev1.ConfigMapLister
 }
 
 var _ Source = (*ClusterSource)(nil)
@@ -145,6 +151,9 @@ func NewClusterSource(cfg ClusterSourceConfig) (*ClusterSource, error) {
 	opaque := s.newFactory(cfg.ResyncPeriod, cfg.Namespace, "type="+string(corev1.SecretTypeOpaque)).Core().V1().Secrets()
 	s.listers.opaqueSecrets = opaque.Lister()
 	s.watch("Opaque Secrets", opaque.Informer(), kindOther)
+	allCMs := main.Core().V1().ConfigMaps()
+	s.listers.allConfigMaps = allCMs.Lister()
+	s.watch("ConfigMaps", allCMs.Informer(), kindOther)
 
 	if cfg.DefaultSSLCertificate != "" {
 		ns, name, err := splitNamespacedName("--default-ssl-certificate", cfg.DefaultSSLCertificate)
@@ -290,7 +299,35 @@ func (s *ClusterSource) Snapshot() (render.Snapshot, error) {
 		}
 		snap.ConfigMaps = append(snap.ConfigMaps, cms...)
 	}
+	snap.ConfigMaps = append(snap.ConfigMaps, s.referencedConfigMaps(snap)...)
 	return snap, nil
+}
+
+// referencedConfigMaps are the ConfigMaps that the Ingresses' annotations
+// and the ConfigMaps already in snap name, once each and not already in
+// snap, sorted by reference; a missing one is left for render to report.
+func (s *ClusterSource) referencedConfigMaps(snap render.Snapshot) []*corev1.ConfigMap {
+	have := map[string]bool{}
+	var refs []string
+	for _, cm := range snap.ConfigMaps {
+		have[cm.Namespace+"/"+cm.Name] = true
+		refs = append(refs, annotations.ReferencedByControllerConfigMap(cm.Namespace, cm.Data)...)
+	}
+	for _, ing := range snap.Ingresses {
+		refs = append(refs, annotations.ReferencedConfigMaps(ing.Namespace, ing.Annotations)...)
+	}
+	slices.Sort(refs)
+	var out []*corev1.ConfigMap
+	for _, ref := range slices.Compact(refs) {
+		ns, name, _ := strings.Cut(ref, "/")
+		if have[ref] {
+			continue
+		}
+		if cm, err := s.listers.allConfigMaps.ConfigMaps(ns).Get(name); err == nil {
+			out = append(out, cm)
+		}
+	}
+	return out
 }
 
 // secrets merges the TLS and Opaque Secrets with the ones watched by
