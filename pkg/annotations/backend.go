@@ -53,11 +53,11 @@ func (s *annotationState) finishUpstreamHashBy() {
 
 // backendAnnotations are the annotations of this family, sorted by name.
 var backendAnnotations = []annotationSpec{
-	{Name: "backend-protocol", Kind: kindEnum, Default: defaultBackendProtocol, Description: "Protocol spoken to the backend: HTTP, HTTPS, GRPC or GRPCS (any case).",
+	{Name: "backend-protocol", Kind: kindEnum, Default: defaultBackendProtocol, Description: "Protocol spoken to the backend: HTTP, HTTPS, GRPC, GRPCS or FCGI (FastCGI: see fastcgi-index) (any case).",
 		set: func(s *annotationState, v string) error {
-			p, err := valueOneOf(v, true, "HTTP", "HTTPS", "GRPC", "GRPCS")
+			p, err := valueOneOf(v, true, "HTTP", "HTTPS", "GRPC", "GRPCS", "FCGI")
 			if err != nil {
-				if strings.EqualFold(v, "AUTO_HTTP") || strings.EqualFold(v, "FCGI") {
+				if strings.EqualFold(v, "AUTO_HTTP") {
 					return fmt.Errorf("is an ingress-nginx protocol that kubectl-ingress does not support; it %v", err)
 				}
 				return err
