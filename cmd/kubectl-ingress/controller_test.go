@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -196,6 +197,11 @@ func runContext(ctx context.Context, cmd interface {
 	ExecuteContext(context.Context) error
 }) int {
 	if err := cmd.ExecuteContext(ctx); err != nil {
+		// The root command silences its errors (run prints them); a
+		// test that sees the exit status needs the reason beside it.
+		if w, ok := cmd.(interface{ ErrOrStderr() io.Writer }); ok {
+			fmt.Fprintf(w.ErrOrStderr(), "error: %v\n", err)
+		}
 		return 1
 	}
 	return 0
