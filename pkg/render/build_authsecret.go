@@ -231,30 +231,24 @@ func certificateBundle(data []byte) ([]byte, error) {
 	if len(data) == 0 {
 		return nil, fmt.Errorf("is missing or empty")
 	}
-	var out []byte
-	rest := data
-	for {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
-			return nil, fmt.Errorf("holds a certificate that does not parse: %v", err)
-		}
-		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: block.Bytes})...)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("holds no PEM certificate")
-	}
-	return out, nil
+	return pemBundle(data, "CERTIFICATE", "certificate", func(der []byte) error {
+		_, err := x509.ParseCertificate(der)
+		return err
+	})
 }
 
 // crlBundle checks PEM data holding X.509 CRLs and returns them re-encoded.
 func crlBundle(data []byte) ([]byte, error) {
+	return pemBundle(data, "X509 CRL", "CRL", func(der []byte) error {
+		_, err := x509.ParseRevocationList(der)
+		return err
+	})
+}
+
+// pemBundle returns the PEM blocks of data of type blockType, each checked
+// by parse and re-encoded; other blocks are dropped. what names the kind in
+// the errors ("holds a <what> that does not parse", "holds no PEM <what>").
+func pemBundle(data []byte, blockType, what string, parse func(der []byte) error) ([]byte, error) {
 	var out []byte
 	rest := data
 	for {
@@ -263,16 +257,16 @@ func crlBundle(data []byte) ([]byte, error) {
 		if block == nil {
 			break
 		}
-		if block.Type != "X509 CRL" {
+		if block.Type != blockType {
 			continue
 		}
-		if _, err := x509.ParseRevocationList(block.Bytes); err != nil {
-			return nil, fmt.Errorf("holds a CRL that does not parse: %v", err)
+		if err := parse(block.Bytes); err != nil {
+			return nil, fmt.Errorf("holds a %s that does not parse: %v", what, err)
 		}
-		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: block.Bytes})...)
+		out = append(out, pem.EncodeToMemory(&pem.Block{Type: blockType, Bytes: block.Bytes})...)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("holds no PEM CRL")
+		return nil, fmt.Errorf("holds no PEM %s", what)
 	}
 	return out, nil
 }
