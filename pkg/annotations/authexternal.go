@@ -3,8 +3,10 @@ package annotations
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -478,11 +480,7 @@ func valueAuthParam(v string) (string, error) {
 // ConfigMap and returns the headers sorted by name, or the reason the
 // ConfigMap cannot be used.
 func AuthProxySetHeaders(data map[string]string) ([]model.Header, error) {
-	names := make([]string, 0, len(data))
-	for k := range data {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(data))
 	out := make([]model.Header, 0, len(names))
 	for _, k := range names {
 		if !authHeaderNameRE.MatchString(k) {

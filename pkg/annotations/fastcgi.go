@@ -3,6 +3,8 @@ package annotations
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -52,11 +54,7 @@ func ParseFastCGIParams(data map[string]string) ([]model.Header, error) {
 	if len(data) > maxHeaders {
 		return nil, fmt.Errorf("holds %d params, more than %d", len(data), maxHeaders)
 	}
-	names := make([]string, 0, len(data))
-	for k := range data {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(data))
 	out := make([]model.Header, 0, len(names))
 	for _, k := range names {
 		if k == "" || len(k) > 256 {

@@ -3,7 +3,8 @@ package annotations
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -80,11 +81,7 @@ func ParseHeaders(data map[string]string, vars bool) ([]model.Header, error) {
 	if len(data) > maxHeaders {
 		return nil, fmt.Errorf("holds %d headers, more than %d", len(data), maxHeaders)
 	}
-	names := make([]string, 0, len(data))
-	for k := range data {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(data))
 	out := make([]model.Header, 0, len(names))
 	for _, k := range names {
 		if err := valueAddedHeaderName(k); err != nil {
