@@ -112,15 +112,7 @@ func valueSizeBytes(v string) (int64, error) {
 	if _, err := valueSize(v); err != nil {
 		return 0, err
 	}
-	digits, scale := v, int64(1)
-	switch v[len(v)-1] {
-	case 'k', 'K':
-		digits, scale = v[:len(v)-1], 1<<10
-	case 'm', 'M':
-		digits, scale = v[:len(v)-1], 1<<20
-	case 'g', 'G':
-		digits, scale = v[:len(v)-1], 1<<30
-	}
+	digits, scale := sizeSuffix(v, true)
 	n, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil {
 		return 0, err

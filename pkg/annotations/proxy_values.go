@@ -86,13 +86,7 @@ func sizeBytes(v string) (int64, bool) {
 	if v == "" || len(v) > 10 {
 		return 0, false
 	}
-	digits, scale := v, int64(1)
-	switch v[len(v)-1] {
-	case 'k', 'K':
-		digits, scale = v[:len(v)-1], 1<<10
-	case 'm', 'M':
-		digits, scale = v[:len(v)-1], 1<<20
-	}
+	digits, scale := sizeSuffix(v, false)
 	if digits == "" || len(digits) > 9 {
 		return 0, false
 	}

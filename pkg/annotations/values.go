@@ -168,13 +168,7 @@ func valueBufferSize(v string) (string, error) {
 	if !valueBufferSizeRE.MatchString(v) {
 		return "", bad
 	}
-	digits, scale := v, int64(1)
-	switch v[len(v)-1] {
-	case 'k', 'K':
-		digits, scale = v[:len(v)-1], 1<<10
-	case 'm', 'M':
-		digits, scale = v[:len(v)-1], 1<<20
-	}
+	digits, scale := sizeSuffix(v, false)
 	n, err := strconv.ParseInt(digits, 10, 64)
 	if err != nil || n*scale > valueMaxBufferSize {
 		return "", bad
@@ -188,6 +182,23 @@ func valueSize(v string) (string, error) {
 		return "", errors.New(`must be an nginx size: 1 to 9 digits with an optional k, m or g suffix (e.g. "8k", "1m")`)
 	}
 	return v, nil
+}
+
+// sizeSuffix splits a non-empty nginx size into its digits and the scale
+// of its k or m suffix (either case; with g, also g); a value without a
+// suffix it knows is all digits, scale 1.
+func sizeSuffix(v string, g bool) (digits string, scale int64) {
+	switch v[len(v)-1] {
+	case 'k', 'K':
+		return v[:len(v)-1], 1 << 10
+	case 'm', 'M':
+		return v[:len(v)-1], 1 << 20
+	case 'g', 'G':
+		if g {
+			return v[:len(v)-1], 1 << 30
+		}
+	}
+	return v, 1
 }
 
 // valueHostname checks a DNS name per RFC 1123 and returns it in lower
