@@ -205,41 +205,5 @@ func workerOwner() *fileOwner {
 // writeAtomicOwned writes data to path as writeAtomic does, mode 0600,
 // given to o (when not nil) before the rename.
 func writeAtomicOwned(path string, data []byte, o *fileOwner) error {
-	dir, name := filepath.Split(path)
-	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("nginx: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = os.Remove(tmp)
-		}
-	}()
-	werr := func() error {
-		if _, err := f.Write(data); err != nil {
-			return err
-		}
-		if err := f.Chmod(0o600); err != nil {
-			return err
-		}
-		if o != nil {
-			if err := f.Chown(o.uid, o.gid); err != nil {
-				return err
-			}
-		}
-		return f.Sync()
-	}()
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("nginx: write %s: %w", path, werr)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("nginx: write %s: %w", path, err)
-	}
-	ok = true
-	return nil
+	return writeAtomicAs(path, data, 0o600, o)
 }

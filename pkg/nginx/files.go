@@ -19,6 +19,13 @@ func Checksum(conf []byte) string {
 // writeAtomic writes data to path through a temporary file in the same
 // directory and a rename, so that a reader sees the old or the new content.
 func writeAtomic(path string, data []byte, perm os.FileMode) error {
+	return writeAtomicAs(path, data, perm, nil)
+}
+
+// writeAtomicAs writes data to path through a temporary file in the same
+// directory, mode perm, given to o (when not nil), synced, then renamed, so
+// that a reader sees the old or the new content.
+func writeAtomicAs(path string, data []byte, perm os.FileMode, o *fileOwner) error {
 	dir, name := filepath.Split(path)
 	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
@@ -31,20 +38,25 @@ func writeAtomic(path string, data []byte, perm os.FileMode) error {
 			_ = os.Remove(tmp)
 		}
 	}()
-	if _, err := f.Write(data); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("nginx: write %s: %w", path, err)
+	werr := func() error {
+		if _, err := f.Write(data); err != nil {
+			return err
+		}
+		if err := f.Chmod(perm); err != nil {
+			return err
+		}
+		if o != nil {
+			if err := f.Chown(o.uid, o.gid); err != nil {
+				return err
+			}
+		}
+		return f.Sync()
+	}()
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
 	}
-	if err := f.Chmod(perm); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("nginx: write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
-		return fmt.Errorf("nginx: write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("nginx: write %s: %w", path, err)
+	if werr != nil {
+		return fmt.Errorf("nginx: write %s: %w", path, werr)
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("nginx: write %s: %w", path, err)
