@@ -66,27 +66,10 @@ func (ca *CA) Pool() *x509.CertPool {
 // (PEM), and returns their paths.
 func (ca *CA) Issue(t testing.TB, dir, cn string, serial int64) (certFile, keyFile string) {
 	t.Helper()
-	key := newKey(t)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: cn},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	certPEM, keyPEM := ca.IssuePEM(t, cn, serial, false)
 	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	write(t, certFile, &pem.Block{Type: "CERTIFICATE", Bytes: der})
-	write(t, keyFile, &pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	write(t, certFile, certPEM)
+	write(t, keyFile, keyPEM)
 	return certFile, keyFile
 }
 
@@ -109,9 +92,9 @@ func newKey(t testing.TB) *ecdsa.PrivateKey {
 	return key
 }
 
-func write(t testing.TB, path string, block *pem.Block) {
+func write(t testing.TB, path string, data []byte) {
 	t.Helper()
-	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 }
