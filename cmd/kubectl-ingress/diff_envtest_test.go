@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
@@ -47,39 +48,10 @@ spec:
 // their place, as kubectl diff does.
 func TestDiffAgainstLiveCluster(t *testing.T) {
 	cfg := envtesting.Start(t)
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := t.Context()
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "shop"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	live := filepath.Join(dir, "live.yaml")
-	if err := os.WriteFile(live, []byte(liveShop), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, err := manifest.Read([]string{live}, manifest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := res.Snapshot
-	for _, svc := range s.Services {
-		if _, err := cs.CoreV1().Services("shop").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, es := range s.EndpointSlices {
-		if _, err := cs.DiscoveryV1().EndpointSlices("shop").Create(ctx, es, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, ing := range s.Ingresses {
-		if _, err := cs.NetworkingV1().Ingresses("shop").Create(ctx, ing, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFile(t, live, liveShop)
+	createLive(t, cfg, live, "shop")
 	kubeconfig := writeKubeconfig(t, cfg)
 
 	// The same objects: no change.
@@ -113,6 +85,43 @@ func TestDiffAgainstLiveCluster(t *testing.T) {
 	if code != diffExitError || !strings.Contains(errOut, "listing Ingresses") {
 		t.Errorf("unreachable cluster: exit %d, stderr %q", code, errOut)
 	}
+}
+
+// createLive makes the namespaces on the API server of cfg, then creates
+// the Services, EndpointSlices and Ingresses of the manifest file live in
+// their namespaces, and returns the admin client.
+func createLive(t *testing.T, cfg *rest.Config, live string, namespaces ...string) kubernetes.Interface {
+	t.Helper()
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for _, ns := range namespaces {
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := manifest.Read([]string{live}, manifest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range res.Snapshot.Services {
+		if _, err := cs.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, es := range res.Snapshot.EndpointSlices {
+		if _, err := cs.DiscoveryV1().EndpointSlices(es.Namespace).Create(ctx, es, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ing := range res.Snapshot.Ingresses {
+		if _, err := cs.NetworkingV1().Ingresses(ing.Namespace).Create(ctx, ing, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cs
 }
 
 func writeFile(t *testing.T, path, content string) {

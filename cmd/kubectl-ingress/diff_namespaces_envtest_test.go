@@ -7,11 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 )
 
 const liveBlog = `apiVersion: v1
@@ -37,38 +35,11 @@ spec:
 // controller's ConfigMap from its own namespace.
 func TestDiffLiveNamespaces(t *testing.T) {
 	cfg := envtesting.Start(t)
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := t.Context()
-	for _, ns := range []string{"shop", "blog", "ingress-nginx"} {
-		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
 	dir := t.TempDir()
 	live := filepath.Join(dir, "live.yaml")
 	writeFile(t, live, liveShop+"---\n"+liveBlog)
-	res, err := manifest.Read([]string{live}, manifest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, svc := range res.Snapshot.Services {
-		if _, err := cs.CoreV1().Services(svc.Namespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, es := range res.Snapshot.EndpointSlices {
-		if _, err := cs.DiscoveryV1().EndpointSlices(es.Namespace).Create(ctx, es, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, ing := range res.Snapshot.Ingresses {
-		if _, err := cs.NetworkingV1().Ingresses(ing.Namespace).Create(ctx, ing, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	cs := createLive(t, cfg, live, "shop", "blog", "ingress-nginx")
+	ctx := t.Context()
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ingress-nginx-controller", Namespace: "ingress-nginx"}, Data: map[string]string{"proxy-body-size": "8m"}}
 	if _, err := cs.CoreV1().ConfigMaps("ingress-nginx").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
