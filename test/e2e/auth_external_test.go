@@ -7,7 +7,6 @@ package e2e
 
 import (
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -16,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // authServer is the auth service of the tests: it records the last
@@ -89,24 +87,7 @@ type authAnswer struct {
 // as name, value pairs.
 func (n *liveNginx) authDo(t *testing.T, method, host, path string, headers ...string) authAnswer {
 	t.Helper()
-	req, err := http.NewRequest(method, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+path, strings.NewReader("the body"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = host
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	tr := &http.Transport{Proxy: nil}
-	defer tr.CloseIdleConnections()
-	c := &http.Client{Timeout: 5 * time.Second, Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s (Host %s): %v", method, path, host, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	resp, body := n.call(t, method, host, path, "the body", headers...)
 	return authAnswer{status: resp.StatusCode, location: resp.Header.Get("Location"), setCookie: resp.Header.Values("Set-Cookie"), body: string(body)}
 }
 

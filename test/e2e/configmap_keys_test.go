@@ -24,18 +24,7 @@ import (
 // poweredEcho is headerEcho with an X-Powered-By header of the backend's.
 func poweredEcho(t *testing.T) int {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := map[string]string{"Host": r.Host}
-		for k, v := range r.Header {
-			h[k] = strings.Join(v, " | ")
-		}
-		w.Header().Set("X-Powered-By", "PHP/5.1")
-		w.Header().Set("X-Kept", "yes")
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(h)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.Listener.Addr().(*net.TCPAddr).Port
+	return echoBackend(t, "X-Powered-By", "PHP/5.1", "X-Kept", "yes")
 }
 
 func TestBlockConfigKeys(t *testing.T) {

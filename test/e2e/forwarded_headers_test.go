@@ -10,9 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,17 +29,7 @@ const backendHSTS = "max-age=1"
 // Strict-Transport-Security header of its own. It returns its port.
 func headerEcho(t *testing.T) int {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := map[string]string{"Host": r.Host}
-		for k, v := range r.Header {
-			h[k] = strings.Join(v, " | ")
-		}
-		w.Header().Set("Strict-Transport-Security", backendHSTS)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(h)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.Listener.Addr().(*net.TCPAddr).Port
+	return echoBackend(t, "Strict-Transport-Security", backendHSTS)
 }
 
 // headersManifests are a ConfigMap with data, the echo Service and an

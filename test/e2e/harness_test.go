@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"io"
@@ -224,6 +225,53 @@ func (n *liveNginx) do(t *testing.T, url, host string, tr http.RoundTripper) (in
 		t.Fatal(err)
 	}
 	return resp.StatusCode, string(body)
+}
+
+// call sends method path with body to nginx's HTTP port with Host host
+// and the headers given as name, value pairs, without a proxy and without
+// following a redirect, and returns the answer (its body read and closed)
+// and the body.
+func (n *liveNginx) call(t *testing.T, method, host, path, body string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	tr := &http.Transport{Proxy: nil}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Timeout: 5 * time.Second, Transport: tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s (Host %s): %v", method, path, host, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+// echoBackend starts a loopback backend that answers with the request
+// headers it got as JSON (Host included) and sends the response headers
+// given as name, value pairs. It returns its port.
+func echoBackend(t *testing.T, headers ...string) int {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := map[string]string{"Host": r.Host}
+		for k, v := range r.Header {
+			h[k] = strings.Join(v, " | ")
+		}
+		for i := 0; i+1 < len(headers); i += 2 {
+			w.Header().Set(headers[i], headers[i+1])
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(h)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().(*net.TCPAddr).Port
 }
 
 // servedCertificate does a TLS handshake with SNI serverName and returns

@@ -47,21 +47,7 @@ func mirrorServer(t *testing.T) (int, <-chan mirrored) {
 // host and returns the status, the body and the headers of the answer.
 func (n *liveNginx) sendBody(t *testing.T, method, host, path, body string) (int, string, http.Header) {
 	t.Helper()
-	req, err := http.NewRequest(method, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = host
-	tr := &http.Transport{Proxy: nil}
-	defer tr.CloseIdleConnections()
-	c := &http.Client{Timeout: 5 * time.Second, Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s (Host %s): %v", method, path, host, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	resp, b := n.call(t, method, host, path, body)
 	return resp.StatusCode, string(b), resp.Header
 }
 
@@ -194,18 +180,7 @@ spec:
 // X-Shop and X-Frame-Options of its own.
 func headersBackend(t *testing.T) int {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := map[string]string{"Host": r.Host}
-		for k, v := range r.Header {
-			h[k] = strings.Join(v, " | ")
-		}
-		w.Header().Set("X-Shop", "backend")
-		w.Header().Set("X-Frame-Options", "SAMEORIGIN")
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(h)
-	}))
-	t.Cleanup(srv.Close)
-	return srv.Listener.Addr().(*net.TCPAddr).Port
+	return echoBackend(t, "X-Shop", "backend", "X-Frame-Options", "SAMEORIGIN")
 }
 
 // TestAddedHeaders: custom-headers adds its ConfigMap's headers to the
