@@ -135,22 +135,7 @@ data:
 	// A Service without endpoints: no EndpointSlice.
 	b.WriteString(serviceOf("scaled-down"))
 	ing := func(name, host, service string, annotations ...string) {
-		fmt.Fprintf(&b, "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: %s\n  namespace: e2e\n  creationTimestamp: \"2026-01-01T00:00:00Z\"\n", name)
-		if len(annotations) > 0 {
-			b.WriteString("  annotations:\n")
-			for i := 0; i+1 < len(annotations); i += 2 {
-				fmt.Fprintf(&b, "    nginx.ingress.kubernetes.io/%s: %q\n", annotations[i], annotations[i+1])
-			}
-		}
-		fmt.Fprintf(&b, `spec:
-  ingressClassName: nginx
-  rules:
-  - host: %s
-    http:
-      paths:
-      - {path: /, pathType: Prefix, backend: {service: {name: %s, port: {number: 80}}}}
----
-`, host, service)
+		b.WriteString(nsIngressOf("e2e", name, "2026-01-01T00:00:00Z", host, "Prefix", "/", service, annotations...))
 	}
 	ing("pages", "pages.example.com", "app", "custom-http-errors", "404,503", "default-backend", "errors")
 	ing("raw", "raw.example.com", "app", "custom-http-errors", "404,503", "default-backend", "errors", "disable-proxy-intercept-errors", "true")
