@@ -30,16 +30,7 @@ func TestWebhookStrictWritesFiles(t *testing.T) {
 		Secrets: []*corev1.Secret{{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "client-ca"},
 			Data: map[string][]byte{"ca.crt": ca.PEM}}},
 	}}
-	srv, v, err := f.listen(src, render.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cleanup, err := f.attachNginxTest(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
+	v := strictValidator(t, &f, src)
 
 	class, prefix := "nginx", networkingv1.PathTypePrefix
 	ing := &networkingv1.Ingress{

@@ -105,6 +105,24 @@ func TestWebhookAround(t *testing.T) {
 	}
 }
 
+// strictValidator listens as the webhook of f on src (default render
+// options) with its nginx -t attached, both closed when the test ends,
+// and returns the validator.
+func strictValidator(t *testing.T, f *WebhookFlags, src webhookSource) *admission.Validator {
+	t.Helper()
+	srv, v, err := f.listen(src, render.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	cleanup, err := f.attachNginxTest(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cleanup)
+	return v
+}
+
 // TestWebhookStrictNginxTest: with --strict the webhook runs a real nginx
 // -t (in a throwaway prefix) on the config the candidate makes, and denies
 // a candidate whose own line nginx refuses, with nginx's message.
@@ -118,16 +136,7 @@ func TestWebhookStrictNginxTest(t *testing.T) {
 		Services: []*corev1.Service{{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web"},
 			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}},
 	}}
-	srv, v, err := f.listen(src, render.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cleanup, err := f.attachNginxTest(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cleanup()
+	v := strictValidator(t, &f, src)
 
 	verdict, err := v.ValidateContext(context.Background(), in.Ingress("default", "bad", "bad.example.com", "web"), true)
 	if err != nil {
