@@ -14,6 +14,9 @@ func (r *rendered) confFiles() []renderedFile {
 		data := f.Content
 		if f.Private {
 			data = []byte("# " + model.FilePath(f.Name) + ": the certificate and private key of Secret " + f.Secret.String() + "; render does not write private keys\n")
+			if f.Secret.Kind == "ConfigMap" { // ssl-session-ticket-key
+				data = []byte("# " + model.FilePath(f.Name) + ": the TLS session ticket key of ConfigMap " + f.Secret.String() + "; render does not write private keys\n")
+			}
 		}
 		out = append(out, renderedFile{model.FilePath(f.Name), data})
 	}

@@ -56,6 +56,12 @@ var goodGlobalConfigCases = []configCase{
 	{"ssl-session-cache-size", "64k", func(g *model.Global) { g.TLS.SessionCacheSize = "64k" }},
 	{"ssl-session-tickets", "true", func(g *model.Global) { g.TLS.SessionTickets = true }},
 	{"ssl-session-timeout", "1h", func(g *model.Global) { g.TLS.SessionTimeout = "1h" }},
+	{"ssl-dh-param", "ingress-nginx/lb-dhparam", func(g *model.Global) {
+		g.TLS.DHParamSecret = model.ObjectRef{Kind: "Secret", Namespace: "ingress-nginx", Name: "lb-dhparam"}
+	}},
+	{"ssl-dh-param", "lb-dhparam", func(g *model.Global) { g.TLS.DHParamSecret = model.ObjectRef{Kind: "Secret", Name: "lb-dhparam"} }},
+	{"ssl-session-ticket-key", testTicketKey80, func(g *model.Global) { g.TLS.SessionTicketKey = mustBase64(testTicketKey80) }},
+	{"ssl-session-ticket-key", testTicketKey48, func(g *model.Global) { g.TLS.SessionTicketKey = mustBase64(testTicketKey48) }},
 
 	{"allow-backend-server-header", "true", func(g *model.Global) { g.Block.AllowBackendServerHeader = true }},
 	{"block-cidrs", "192.0.2.0/24, 198.51.100.7", func(g *model.Global) { g.Block.CIDRs = []string{"192.0.2.0/24", "198.51.100.7/32"} }},
@@ -128,10 +134,13 @@ var badGlobalConfigCases = []struct{ key, value string }{
 	{"enable-ocsp", "yes"}, {"ssl-buffer-size", "32k"}, {"ssl-buffer-size", "0"},
 	{"ssl-ciphers", "!HIGH"}, {"ssl-ciphers", "FOO-BAR"}, {"ssl-ciphers", "HIGH:!ECDHE:!AES"}, {"ssl-ciphers", "HIGH;"},
 	{"ssl-ciphers", "DHE-RSA-AES128-GCM-SHA256:!DHE"}, {"ssl-ciphers", "HIGH:@SECLEVEL=5"},
-	{"ssl-dh-param", ""}, {"ssl-early-data", "on"}, {"ssl-ecdh-curve", "secp999"}, {"ssl-ecdh-curve", "X25519:"},
+	{"ssl-dh-param", ""}, {"ssl-dh-param", "a/b/c"}, {"ssl-dh-param", "ns/x;y"}, {"ssl-dh-param", "/etc/passwd"}, {"ssl-early-data", "on"}, {"ssl-ecdh-curve", "secp999"}, {"ssl-ecdh-curve", "X25519:"},
 	{"ssl-protocols", "TLSv1.4"}, {"ssl-protocols", "TLSv1.2 TLSv1.2"}, {"ssl-reject-handshake", "on"},
 	{"ssl-session-cache", "on"}, {"ssl-session-cache-size", "1k"}, {"ssl-session-cache-size", "2g"}, {"ssl-session-cache-size", "1g"},
-	{"ssl-session-ticket-key", ""}, {"ssl-session-tickets", "on"}, {"ssl-session-timeout", "10 m"},
+	{"ssl-session-ticket-key", ""}, {"ssl-session-ticket-key", "ingress-nginx/x"}, {"ssl-session-ticket-key", testTicketKey80[:60]},
+	{"ssl-session-ticket-key", testTicketKey80 + "AAAA"}, {"ssl-session-ticket-key", testTicketKey80[:100] + ";\n}" + testTicketKey80[104:]},
+	{"ssl-session-ticket-key", "$ssl_session_id"}, {"ssl-session-ticket-key", testTicketKey80[:106] + "=="},
+	{"ssl-session-tickets", "on"}, {"ssl-session-timeout", "10 m"},
 
 	{"allow-backend-server-header", "on"}, {"block-cidrs", "10.0.0.0/8,nope"}, {"block-referers", "~*(?<x>a)"},
 	{"block-referers", "~"}, {"block-user-agents", "~*[a"}, {"block-user-agents", "a\tb"}, {"hide-headers", "X Powered"},
@@ -158,7 +167,6 @@ var badGlobalConfigCases = []struct{ key, value string }{
 // supported, or obsolete): they have no good value case.
 var alwaysProblemConfigKeys = map[string]bool{
 	"http2-max-field-size": true, "http2-max-header-size": true, "http2-max-requests": true,
-	"ssl-dh-param": true, "ssl-session-ticket-key": true,
 }
 
 // quotedConfigKeys are the keys whose values may hold quotes, ";", braces,
@@ -179,12 +187,6 @@ func TestGlobalConfigNotSupported(t *testing.T) {
 		g, problems := ParseConfigMap(testConfigMap, map[string]string{key: "true"})
 		if len(problems) != 1 || !strings.Contains(problems[0].Reason, "not supported by kubectl-ingress: ") ||
 			!strings.Contains(problems[0].Reason, module) || !reflect.DeepEqual(g, model.DefaultGlobal()) {
-			t.Errorf("%s: %v", key, problems)
-		}
-	}
-	for _, key := range []string{"ssl-dh-param", "ssl-session-ticket-key"} {
-		_, problems := ParseConfigMap(testConfigMap, map[string]string{key: "ingress-nginx/x"})
-		if len(problems) != 1 || !strings.Contains(problems[0].Reason, "not supported") {
 			t.Errorf("%s: %v", key, problems)
 		}
 	}

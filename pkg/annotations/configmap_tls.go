@@ -22,9 +22,13 @@ var tlsConfigKeys = []configKeySpec{
 		set: configString(valueSSLBufferSize, func(g *model.Global) *string { return &g.TLS.BufferSize })},
 	{Key: "ssl-ciphers", Kind: kindServerCipherList, Default: model.DefaultSSLCiphers, Description: "OpenSSL cipher list of TLS 1.2 and below for every HTTPS server (ssl_prefer_server_ciphers on), as ingress-nginx: at least one modern cipher or group (HIGH, ECDHE, AESGCM …), exclusions of weak ones only.",
 		set: configString(valueGlobalCipherList, func(g *model.Global) *string { return &g.TLS.Ciphers })},
-	{Key: "ssl-dh-param", Kind: kindSecretRef, NoDefault: true, Description: `Secret (namespace/name) with dhparam.pem for DHE ciphers; not supported yet (nginx's DHE ciphers stay off, ECDHE and TLS 1.3 are used).`,
-		set: func(*model.Global, string) error {
-			return configNotSupported{"Diffie-Hellman parameters from a Secret are not loaded yet; without them nginx offers no DHE cipher suite (ECDHE and TLS 1.3 key exchanges are used)"}
+	{Key: "ssl-dh-param", Kind: kindSecretRef, NoDefault: true, Description: `Secret ("namespace/name", or "name" in the ConfigMap's namespace; type Opaque, as "kubectl create secret generic --from-file=dhparam.pem" makes it) whose key dhparam.pem holds Diffie-Hellman parameters ("openssl dhparam 2048": a prime of 2048 bits or more, as OpenSSL 3 requires) for the DHE cipher suites of every HTTPS server; a missing Secret, key or bad PEM is a Problem and nginx runs without (ECDHE and TLS 1.3 key exchanges only). A new content reloads nginx.`,
+		set: func(g *model.Global, v string) error {
+			ref, err := valueDHParamRef(v)
+			if err == nil {
+				g.TLS.DHParamSecret = ref
+			}
+			return err
 		}},
 	{Key: "ssl-early-data", Kind: kindBool, Default: "false", Description: "Accept TLS 1.3 early data (0-RTT; replayable requests).",
 		set: configBool(func(g *model.Global) *bool { return &g.TLS.EarlyData })},
@@ -44,9 +48,13 @@ var tlsConfigKeys = []configKeySpec{
 		set: configBool(func(g *model.Global) *bool { return &g.TLS.SessionCache })},
 	{Key: "ssl-session-cache-size", Kind: kindSize, Default: "10m", Description: "Size of the shared TLS session cache (64k to 1024m; about 4000 sessions per megabyte).",
 		set: configString(valueSessionCacheSize, func(g *model.Global) *string { return &g.TLS.SessionCacheSize })},
-	{Key: "ssl-session-ticket-key", Kind: kindSecretRef, NoDefault: true, Description: "Key of TLS session tickets; not supported (each nginx makes its own).",
-		set: func(*model.Global, string) error {
-			return configNotSupported{"a session ticket key shared by the replicas is not written to disk; each nginx makes its own key, so a ticket resumes a session only on the replica that issued it"}
+	{Key: "ssl-session-ticket-key", Kind: kindSessionTicketKey, NoDefault: true, Description: `Key that encrypts TLS session tickets, the same on every replica: the base64 of 48 or 80 random bytes ("openssl rand 80 | openssl enc -A -base64"). Used only with ssl-session-tickets "true" (else nginx issues no ticket); without it each nginx makes its own key at every reload. A new key reloads nginx.`,
+		set: func(g *model.Global, v string) error {
+			key, err := ValueSessionTicketKey(v)
+			if err == nil {
+				g.TLS.SessionTicketKey = key
+			}
+			return err
 		}},
 	{Key: "ssl-session-tickets", Kind: kindBool, Default: "false", Description: "Resume TLS sessions with session tickets.",
 		set: configBool(func(g *model.Global) *bool { return &g.TLS.SessionTickets })},

@@ -80,6 +80,16 @@ type TLS struct {
 	ECDHCurve        string   // ssl-ecdh-curve: "auto" or curves joined by ":"
 	EarlyData        bool     // ssl-early-data
 	RejectHandshake  bool     // ssl-reject-handshake: the default server refuses unknown names
+	// DHParamSecret is the Secret of ssl-dh-param (Namespace "" is the
+	// ConfigMap's); render reads its dhparam.pem into DHParamFile, the
+	// model.File name of ssl_dhparam ("" when unset or refused).
+	DHParamSecret ObjectRef
+	DHParamFile   string
+	// SessionTicketKey is the decoded ssl-session-ticket-key (48 or 80
+	// bytes); render writes it to SessionTicketKeyFile (a private
+	// model.File) when SessionTickets is on.
+	SessionTicketKey     []byte
+	SessionTicketKeyFile string
 }
 
 // Blocking refuses clients and hides backend headers.

@@ -301,6 +301,12 @@ func writeTLSSettings(w *confWriter, g model.Global) {
 		w.line("ssl_session_timeout", w.q(t.SessionTimeout))
 	}
 	w.line("ssl_session_tickets", onOff(t.SessionTickets))
+	if t.SessionTicketKeyFile != "" {
+		w.line("ssl_session_ticket_key", w.q(model.FilePath(t.SessionTicketKeyFile)))
+	}
+	if t.DHParamFile != "" {
+		w.line("ssl_dhparam", w.q(model.FilePath(t.DHParamFile)))
+	}
 	w.line("ssl_buffer_size", w.q(t.BufferSize))
 	if t.Ciphers != "" {
 		w.line("ssl_ciphers", w.q(t.Ciphers))

@@ -17,7 +17,6 @@ import (
 // or obsolete): the sweep, which refuses any Problem, has none of them.
 var sweepNoValueKeys = map[string]bool{
 	"http2-max-field-size": true, "http2-max-header-size": true, "http2-max-requests": true,
-	"ssl-dh-param": true, "ssl-session-ticket-key": true,
 }
 
 // withGlobalSweep adds the sweep values of the global settings to m.
@@ -100,6 +99,9 @@ func withGlobalSweep(m map[string][]string) map[string][]string {
 		"annotations-risk-level":          {"Critical"},
 		"annotation-value-word-blocklist": {"kubectl_ingress_sweep_never_used"},
 	} {
+		m[k] = v
+	}
+	for k, v := range sweepTLSFileKeys {
 		m[k] = v
 	}
 	return m

@@ -422,7 +422,7 @@ func sweepSnapshot(ings []sweepIngress, out map[string]bool, c int) render.Snaps
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ingress-nginx", Name: "ingress-nginx-controller"}, Data: data}
 	s.ConfigMaps = append([]*corev1.ConfigMap{cm}, sweepAuthConfigMaps()...)
 	s.ConfigMaps = append(s.ConfigMaps, sweepHeaderConfigMaps()...)
-	s.Secrets = sweepAuthSecrets()
+	s.Secrets = append(append([]*corev1.Secret(nil), sweepAuthSecrets()...), sweepTLSFileSecrets()...)
 	return s
 }
 

@@ -137,6 +137,7 @@ func newBuilder(s Snapshot, o Options) *builder {
 			b.global = g
 			b.problems = append(b.problems, ps...)
 			b.resolveGlobalHeaders(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, b.configMaps)
+			b.resolveTLSFiles(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name})
 		}
 	}
 	classes := newClassFilter(s.IngressClasses, o)

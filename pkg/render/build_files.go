@@ -57,6 +57,7 @@ func sameClientAuth(a, c *model.ClientAuth) bool {
 // by name: a file of an Ingress whose paths were all dropped is not written.
 func (b *builder) usedFiles(c *model.Config) []model.File {
 	used := map[string]bool{}
+	used[c.Global.TLS.DHParamFile], used[c.Global.TLS.SessionTicketKeyFile] = true, true // resolveTLSFiles
 	for i := range c.Servers {
 		s := &c.Servers[i]
 		if ca := s.ClientAuth; ca != nil {
