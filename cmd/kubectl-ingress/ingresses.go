@@ -55,17 +55,7 @@ kubectl ingress backends.`,
 			if len(o.Manifests.Filenames) == 0 {
 				return &usageError{err: errors.New("ingresses reads manifests: give -f FILENAME; the Ingresses of a cluster: kubectl get ingress -A -o wide")}
 			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			res, err := o.Manifests.Read(o.In)
-			if err != nil {
-				return err
-			}
-			if err := requireObjects(res); err != nil {
-				return err
-			}
-			r, err := buildBundle(res.Snapshot, o.Render)
+			_, r, err := o.validateReadBuild()
 			if err != nil {
 				return err
 			}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
@@ -211,6 +212,27 @@ func renderBundle(s render.Snapshot, f RenderFlags) (*rendered, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// validateReadBuild validates the flags, reads the manifests (failing on
+// input without a single object) and builds the model and payloads, all
+// but nginx.conf (buildBundle): the first steps of lint and ingresses.
+func (o *RenderOptions) validateReadBuild() (*manifest.Result, *rendered, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
+	res, err := o.Manifests.Read(o.In)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := requireObjects(res); err != nil {
+		return nil, nil, err
+	}
+	r, err := buildBundle(res.Snapshot, o.Render)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, r, nil
 }
 
 // buildBundle builds the model and the payloads of s, all but nginx.conf

@@ -106,17 +106,7 @@ render --fail-on-problems" without the rendered files.`,
 			default:
 				return &usageError{err: fmt.Errorf("--output must be json or github, got %q", output)}
 			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			res, err := o.Manifests.Read(o.In)
-			if err != nil {
-				return err
-			}
-			if err := requireObjects(res); err != nil {
-				return err
-			}
-			r, err := buildBundle(res.Snapshot, o.Render)
+			res, r, err := o.validateReadBuild()
 			if err != nil {
 				return err
 			}

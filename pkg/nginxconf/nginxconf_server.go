@@ -263,42 +263,35 @@ func writeZones(w *confWriter, c *model.Config) {
 			if lim.RPS <= 0 && lim.RPM <= 0 && lim.Connections <= 0 {
 				continue
 			}
+			// zone writes the zone of the Ingress called suffix once, owned
+			// by the Ingress.
+			zone := func(suffix string, write func(name string)) {
+				name := zoneName(l.Ingress, suffix)
+				if seen[name] {
+					return
+				}
+				seen[name] = true
+				owned := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
+				write(name)
+				w.endOwned(owned)
+			}
 			key := "$binary_remote_addr"
 			if len(lim.Exempt) > 0 {
 				key = limitKeyVar(l.Ingress)
-				if name := zoneName(l.Ingress, "exempt"); !seen[name] {
-					seen[name] = true
-					zone := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
-					writeLimitExempt(w, l.Ingress, lim.Exempt)
-					w.endOwned(zone)
-				}
+				zone("exempt", func(string) { writeLimitExempt(w, l.Ingress, lim.Exempt) })
 			}
 			if lim.RPS > 0 {
-				name := zoneName(l.Ingress, "rps")
-				if !seen[name] {
-					seen[name] = true
-					zone := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
+				zone("rps", func(name string) {
 					w.line("limit_req_zone", key, w.q("zone="+name+":5m"), "rate="+strconv.Itoa(lim.RPS)+"r/s")
-					w.endOwned(zone)
-				}
+				})
 			}
 			if lim.RPM > 0 {
-				name := zoneName(l.Ingress, "rpm")
-				if !seen[name] {
-					seen[name] = true
-					zone := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
+				zone("rpm", func(name string) {
 					w.line("limit_req_zone", key, w.q("zone="+name+":5m"), "rate="+strconv.Itoa(lim.RPM)+"r/m")
-					w.endOwned(zone)
-				}
+				})
 			}
 			if lim.Connections > 0 {
-				name := zoneName(l.Ingress, "conn")
-				if !seen[name] {
-					seen[name] = true
-					zone := w.beginOwned("", "", []model.ObjectRef{l.Ingress})
-					w.line("limit_conn_zone", key, w.q("zone="+name+":5m"))
-					w.endOwned(zone)
-				}
+				zone("conn", func(name string) { w.line("limit_conn_zone", key, w.q("zone="+name+":5m")) })
 			}
 		}
 	}

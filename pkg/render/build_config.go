@@ -1,6 +1,8 @@
 package render
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -99,12 +101,7 @@ func serverLess(a, b string) bool {
 // attachAliases adds each server-alias to its host, unless a server of its
 // own has that name (a real host wins over an alias).
 func (b *builder) attachAliases() {
-	names := make([]string, 0, len(b.aliases))
-	for a := range b.aliases {
-		names = append(names, a)
-	}
-	sort.Strings(names)
-	for _, a := range names {
+	for _, a := range slices.Sorted(maps.Keys(b.aliases)) {
 		owner := b.aliases[a]
 		if _, isHost := b.servers[a]; isHost {
 			b.problem(owner.ing, annotations.Field("server-alias"), "alias %q is a host of its own; alias ignored", a)

@@ -1,7 +1,8 @@
 package render
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -15,12 +16,7 @@ import (
 // check are written per location). A younger Ingress of the host with
 // other auth-tls settings is a Problem.
 func (b *builder) finishClientAuth() {
-	hosts := make([]string, 0, len(b.servers))
-	for h := range b.servers {
-		hosts = append(hosts, h)
-	}
-	sort.Strings(hosts)
-	for _, h := range hosts {
+	for _, h := range slices.Sorted(maps.Keys(b.servers)) {
 		s := &b.servers[h].server
 		onHost := map[model.ObjectRef]bool{}
 		for i := range s.Locations {
