@@ -25,6 +25,9 @@ type Server struct {
 	// ClientAuth is the client certificate authentication of the host
 	// (auth-tls-*); nil for none.
 	ClientAuth *ClientAuth
+	// Snippet is the translated server-snippet of the Ingress that owns
+	// the host (nil for none).
+	Snippet *Snippet
 }
 
 // PathType is the Ingress path type.
@@ -132,6 +135,8 @@ type LocationSettings struct {
 	Logs LocationLogs
 	// PreserveTrailingSlash is preserve-trailing-slash (nil: the ConfigMap's).
 	PreserveTrailingSlash *bool
+	// Snippet is the translated configuration-snippet (nil for none).
+	Snippet *Snippet
 }
 
 // ProxySettings override the Global proxy settings; zero values inherit.
