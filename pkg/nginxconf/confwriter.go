@@ -27,6 +27,8 @@ type confWriter struct {
 	// monitor is on when lua/monitor.lua counts requests: every Ingress
 	// location sets the label variables (nginxconf_monitor.go).
 	monitor bool
+	// snippet is the state of translated snippets (nginxconf_snippet.go).
+	snippet snippetState
 }
 
 // confEvent is one directive (or block end) as written: its tokens as they
@@ -51,6 +53,9 @@ func (w *confWriter) indent() {
 
 // line writes one simple directive: tokens separated by spaces and ";".
 func (w *confWriter) line(tokens ...string) {
+	if w.snippet.drop.drops(w.depth, tokens) {
+		return // a snippet sets it in this block (nginxconf_snippet.go)
+	}
 	w.record(confEvent{tokens: tokens})
 	w.indent()
 	for i, t := range tokens {

@@ -33,7 +33,7 @@ func needsDollar(c *model.Config) bool {
 			}
 		}
 	}
-	return false
+	return snippetNeedsDollar(c)
 }
 
 // writeHeaderGlobals writes the http-level lines of this file: the "$"

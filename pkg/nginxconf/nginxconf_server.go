@@ -18,6 +18,7 @@ func listenAddr(o ConfOptions, port int) string {
 
 func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions) {
 	w.comment("start server " + s.Hostname)
+	beginServerSnippet(w, s)
 	var owners []model.ObjectRef
 	if w.recordsOwners() {
 		owners = serverIngresses(s)
@@ -87,7 +88,7 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 			w.endOwned(block)
 		}
 	}
-	if !hasRoot {
+	if !hasRoot && !snippetHasRoot(s) {
 		// The fallback answers like the host's own paths: a TLS host
 		// redirects plain HTTP first, as ingress-nginx does.
 		w.open("location", `"/"`)
@@ -102,6 +103,7 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 		w.close()
 	}
 	writeMirrorLocations(w, s)
+	writeServerSnippet(w, c, s)
 	w.close()
 	w.endOwned(server)
 	w.comment("end server " + s.Hostname)
@@ -138,6 +140,7 @@ func writeDefaultBackend(w *confWriter, c *model.Config) {
 func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	st := &l.Settings
 	g := &c.Global
+	defer beginLocationSnippet(w, l)()
 	writeLogLocationVars(w, g, l)
 	writeErrorPageVars(w, l)
 	if st.Access.DenyAll {
@@ -183,12 +186,14 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	writeResponseHeaders(w, st.CustomHeaders)
 	if st.Redirect != nil {
 		w.line("return", strconv.Itoa(st.Redirect.Code), w.q(st.Redirect.URL))
+		writeLocationSnippet(w, c, l)
 		return
 	}
 	if st.CORS != nil {
 		writeCORS(w, st.CORS)
 	}
 	if l.Backend == "" {
+		writeLocationSnippet(w, c, l)
 		writeDefaultBackend(w, c)
 		return
 	}
@@ -214,7 +219,7 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 		w.line("proxy_request_buffering", onOff(*p.RequestBuffering))
 	}
 	writeLocationProxy(w, g, l)
-	if st.UpstreamVhost != "" || st.XForwardedPrefix != "" || st.ErrorPages.Fallback || authProxyHeaders(st) || authRequestHeaders(c, l) || p.ConnectionHeader != "" {
+	if st.UpstreamVhost != "" || st.XForwardedPrefix != "" || st.ErrorPages.Fallback || authProxyHeaders(st) || authRequestHeaders(c, l) || p.ConnectionHeader != "" || snippetProxyHeaders(w, l) {
 		writeProxyHeadersConn(w, st.UpstreamVhost, connectionHeader(w, p))
 		writeBackendHeaders(w, g.BackendHeaders)
 		if st.XForwardedPrefix != "" {
@@ -224,6 +229,7 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 		writeAuthProxyHeaders(w, st)
 		writeAuthRequestHeaders(w, c, l)
 	}
+	writeLocationSnippet(w, c, l)
 	if st.RewriteTarget != "" && l.Regex {
 		w.line("rewrite", w.q("(?i)^"+l.Path), w.q(st.RewriteTarget), "break")
 	}
