@@ -173,6 +173,10 @@ type snippetScope struct {
 	// server is true at server level, where the whole proxy_set_header set
 	// is written again before the snippet's.
 	server bool
+	// proxies is true in an Ingress location, which has written the whole
+	// proxy_set_header set when a snippet sets a request header
+	// (snippetProxyHeaders); the server-snippet's join it.
+	proxies bool
 	// authHSTS is true when the block wrote the HSTS add_header itself
 	// (external authentication: writeAuthRequest).
 	authHSTS bool
@@ -205,10 +209,17 @@ func writeLocationSnippet(w *confWriter, c *model.Config, l *model.Location) {
 	if n := l.Settings.Proxy.BuffersNumber; n != 0 {
 		num = n
 	}
+	writeSnippetVars(w, func(v string) (string, bool) {
+		if logFormatReads(c.Global.Logging.FormatUpstream, v) || (w.monitor && slices.Contains(monitorVars, v)) {
+			return "", false // writeLogLocationVars has set it
+		}
+		return map[string]string{"namespace": l.Ingress.Namespace, "ingress_name": l.Ingress.Name,
+			"service_name": l.Service, "service_port": l.ServicePort}[v], true
+	}, own, outer)
 	if own == nil {
 		own = &model.Snippet{}
 	}
-	writeSnippetDirectives(w, own, snippetScope{g: &c.Global, outer: outer, authHSTS: authOf(c, l) != nil, buffersNumber: num})
+	writeSnippetDirectives(w, own, snippetScope{g: &c.Global, outer: outer, proxies: true, authHSTS: authOf(c, l) != nil, buffersNumber: num})
 	w.endOwned(block)
 	w.snippet.drop = drop
 }
@@ -256,13 +267,82 @@ func writeServerSnippet(w *confWriter, c *model.Config, s *model.Server) {
 		}
 		block := w.beginOwned(s.Hostname, strings.Join(args[1:], " "), []model.ObjectRef{sn.Ingress})
 		w.open(args...)
+		writeSnippetVars(w, snippetIngressVars(sn.Ingress), &l.Body)
 		writeSnippetDirectives(w, &l.Body, snippetScope{g: g, outer: sn, buffersNumber: g.ProxyBuffersNumber})
 		w.close()
 		w.endOwned(block)
 	}
 	block := w.beginOwned(s.Hostname, "", []model.ObjectRef{sn.Ingress})
+	writeSnippetVars(w, snippetIngressVars(sn.Ingress), sn)
 	writeSnippetDirectives(w, sn, snippetScope{g: g, server: true, buffersNumber: g.ProxyBuffersNumber})
 	w.endOwned(block)
+}
+
+// snippetVarNames are ingress-nginx's per-location variables that a
+// snippet may read. nginx knows a variable only where the config declares
+// it, so a block whose snippet reads one sets it first (writeSnippetVars).
+var snippetVarNames = []string{"namespace", "ingress_name", "service_name", "service_port"}
+
+// snippetIngressVars gives the values of snippetVarNames in a block of a
+// server-snippet: the snippet's Ingress; no Service there.
+func snippetIngressVars(ing model.ObjectRef) func(string) (string, bool) {
+	return func(v string) (string, bool) {
+		switch v {
+		case "namespace":
+			return ing.Namespace, true
+		case "ingress_name":
+			return ing.Name, true
+		}
+		return "", true
+	}
+}
+
+// writeSnippetVars sets each variable of snippetVarNames that a value of
+// the snippets reads, to value(name) unless value says it is set already.
+func writeSnippetVars(w *confWriter, value func(string) (string, bool), sns ...*model.Snippet) {
+	var texts []string
+	for _, sn := range sns {
+		if sn != nil {
+			texts = append(texts, snippetTexts(sn)...)
+		}
+	}
+	all := strings.Join(texts, "\x00")
+	for _, v := range snippetVarNames {
+		if !logFormatReads(all, v) {
+			continue
+		}
+		if val, ok := value(v); ok {
+			w.line("set", "$"+v, w.q(noVars(val)))
+		}
+	}
+}
+
+// snippetTexts are the values of sn that may hold variables.
+func snippetTexts(sn *model.Snippet) []string {
+	var out []string
+	for _, st := range sn.RewritePhase {
+		if st.Rewrite != nil {
+			out = append(out, st.Rewrite.Replacement)
+		}
+		if st.Return != nil {
+			out = append(out, st.Return.Text)
+		}
+	}
+	for _, h := range sn.AddHeaders {
+		out = append(out, h.Value)
+	}
+	for _, m := range sn.MoreSetHeaders {
+		for _, h := range m.Headers {
+			out = append(out, h.Value)
+		}
+	}
+	for _, h := range sn.ProxySetHeaders {
+		out = append(out, h.Value)
+	}
+	for _, f := range sn.SubFilters {
+		out = append(out, f.Match, f.Replacement)
+	}
+	return out
 }
 
 type snippetError string
@@ -442,11 +522,13 @@ func writeSnippetHideHeaders(w *confWriter, sn *model.Snippet, sc snippetScope) 
 
 // writeSnippetProxyHeaders writes the request headers of a block. At
 // server level the whole set of the http level comes first (a server that
-// sets one inherits none), less the headers the snippet sets; in a
-// location, writeLocationBody has written that set (less the same) and
-// the server-snippet's headers come again before the location's own.
+// sets one inherits none), less the headers the snippet sets; in an
+// Ingress location, writeLocationBody has written that set (less the
+// same) and the server-snippet's headers come again before the
+// location's own. A nested location of a server-snippet does not proxy:
+// its own lines only.
 func writeSnippetProxyHeaders(w *confWriter, sn *model.Snippet, sc snippetScope) {
-	inherited := sc.outer != nil && len(sc.outer.ProxySetHeaders) > 0
+	inherited := sc.proxies && sc.outer != nil && len(sc.outer.ProxySetHeaders) > 0
 	if len(sn.ProxySetHeaders) == 0 && !inherited {
 		return
 	}
@@ -460,7 +542,7 @@ func writeSnippetProxyHeaders(w *confWriter, sn *model.Snippet, sc snippetScope)
 		writeBackendHeaders(w, sc.g.BackendHeaders)
 		w.snippet.drop = nil
 	}
-	if sc.outer != nil {
+	if inherited {
 		for _, h := range sc.outer.ProxySetHeaders {
 			if !own[strings.ToLower(h.Name)] {
 				w.line("proxy_set_header", w.q(h.Name), w.q(headerValue(h)))
