@@ -168,6 +168,10 @@ type Policy struct {
 	// WordBlocklist are words an annotation value may not contain
 	// (annotation-value-word-blocklist).
 	WordBlocklist []string
+	// DisableSnippets is allow-snippet-annotations: "false": every
+	// configuration-snippet and server-snippet is a Problem instead of
+	// being translated (pkg/snippet).
+	DisableSnippets bool
 }
 
 // DefaultNoTLSRedirectLocations is ingress-nginx's no-tls-redirect-locations.
