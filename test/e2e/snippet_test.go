@@ -224,3 +224,56 @@ func TestSnippetSubFilter(t *testing.T) {
 		t.Errorf("GET /: %d %s, want %s", resp.StatusCode, body, want)
 	}
 }
+
+// TestSnippetServerAndLocationHeaders: the request and response headers of
+// a server-snippet reach every path of the host, also a path whose
+// location writes its own proxy_set_header set (upstream-vhost) and one
+// whose configuration-snippet adds headers of its own (nginx would drop
+// the server's there: the writer writes them again), where a header of
+// the same name is the location's.
+func TestSnippetServerAndLocationHeaders(t *testing.T) {
+	server := `proxy_set_header X-From-Server "s";
+proxy_set_header X-Both "server";
+add_header X-Server-Header "s" always;
+add_header X-Both-Answer "server";
+`
+	location := `proxy_set_header X-From-Location "l";
+proxy_set_header X-Both "location";
+add_header X-Both-Answer "location";
+add_header X-Loc "l";
+`
+	port := echoBackend(t)
+	manifests := serviceYAML("echo", port) +
+		nsIngressOf("e2e", "owner", "2026-01-01T00:00:00Z", "both.example.com", "Prefix", "/", "echo",
+			"server-snippet", server, "configuration-snippet", location) +
+		nsIngressOf("e2e", "vhost", "2026-01-01T00:00:01Z", "both.example.com", "Prefix", "/vhost", "echo",
+			"upstream-vhost", "inner.example")
+	n := startSnippetNginx(t, manifests, map[string]map[string]string{
+		"owner": {snippet.ServerSnippet: server, snippet.ConfigurationSnippet: location}})
+	for _, c := range []struct {
+		path     string
+		request  map[string]string
+		response map[string]string
+	}{
+		{"/", map[string]string{"X-From-Server": "s", "X-From-Location": "l", "X-Both": "location", "Host": "both.example.com"},
+			map[string]string{"X-Server-Header": "s", "X-Both-Answer": "location", "X-Loc": "l"}},
+		{"/vhost", map[string]string{"X-From-Server": "s", "X-From-Location": "", "X-Both": "server", "Host": "inner.example"},
+			map[string]string{"X-Server-Header": "s", "X-Both-Answer": "server", "X-Loc": ""}},
+	} {
+		resp, body := n.call(t, http.MethodGet, "both.example.com", c.path, "")
+		var got map[string]string
+		if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", c.path, resp.StatusCode, body)
+		}
+		for name, want := range c.request {
+			if got[name] != want {
+				t.Errorf("GET %s: backend got %s %q, want %q", c.path, name, got[name], want)
+			}
+		}
+		for name, want := range c.response {
+			if v := strings.Join(resp.Header.Values(name), " | "); v != want {
+				t.Errorf("GET %s: response header %s %q, want %q", c.path, name, v, want)
+			}
+		}
+	}
+}
