@@ -282,8 +282,42 @@ func hostOfLength(n int) string {
 // evil.example": the redirect must not name evil.example (with
 // "$scheme://$http_host" it did). Checked with plain requests too.
 func TestNGINXAppRootIgnoresHostHeader(t *testing.T) {
+	addr := serveSnapshot(t, fuzzSnapshot("root.example.com", "/app", "app-root", "/app"))
+	for _, req := range []string{
+		"GET http://root.example.com/ HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+		"GET / HTTP/1.1\r\nHost: root.example.com\r\nConnection: close\r\n\r\n",
+		"GET / HTTP/1.0\r\nHost: root.example.com:8080\r\n\r\n",
+	} {
+		status, location := rawRequest(t, addr, req)
+		if status != 302 || location != "/app" {
+			t.Errorf("%q: %d, Location %q; want 302 and \"/app\"", req, status, location)
+		}
+	}
+}
+
+// TestNGINXHTTPSRedirectIgnoresHostHeader: the redirect of plain HTTP to
+// HTTPS names the host nginx chose the server by, never a Host header that
+// differs from it (an absolute-form request for secure.example.com with
+// "Host: evil.example" went to https://evil.example, as in ingress-nginx).
+func TestNGINXHTTPSRedirectIgnoresHostHeader(t *testing.T) {
+	addr := serveSnapshot(t, fuzzSnapshot("secure.example.com", "/", "force-ssl-redirect", "true"))
+	for _, req := range []string{
+		"GET http://secure.example.com/a HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+		"GET /a HTTP/1.1\r\nHost: secure.example.com\r\nConnection: close\r\n\r\n",
+		"GET /a HTTP/1.0\r\nHost: Secure.Example.com:8080\r\n\r\n",
+	} {
+		status, location := rawRequest(t, addr, req)
+		if status != 308 || location != "https://secure.example.com/a" {
+			t.Errorf("%q: %d, Location %q; want 308 and \"https://secure.example.com/a\"", req, status, location)
+		}
+	}
+}
+
+// serveSnapshot renders snap, starts a real nginx on loopback ports with
+// it and returns the address of its plain HTTP listener.
+func serveSnapshot(t *testing.T, snap render.Snapshot) string {
+	t.Helper()
 	nginxtest.Require(t)
-	snap := fuzzSnapshot("root.example.com", "/app", "app-root", "/app")
 	cfg, problems := render.Build(snap, render.DefaultOptions())
 	if len(problems) > 0 {
 		t.Fatal(problems)
@@ -313,17 +347,7 @@ func TestNGINXAppRootIgnoresHostHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = in.Stop(context.Background()) })
-	addr := "127.0.0.1:" + strconv.Itoa(ports[0])
-	for _, req := range []string{
-		"GET http://root.example.com/ HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
-		"GET / HTTP/1.1\r\nHost: root.example.com\r\nConnection: close\r\n\r\n",
-		"GET / HTTP/1.0\r\nHost: root.example.com:8080\r\n\r\n",
-	} {
-		status, location := rawRequest(t, addr, req)
-		if status != 302 || location != "/app" {
-			t.Errorf("%q: %d, Location %q; want 302 and \"/app\"", req, status, location)
-		}
-	}
+	return "127.0.0.1:" + strconv.Itoa(ports[0])
 }
 
 // rawRequest sends req as is and returns the status and Location.

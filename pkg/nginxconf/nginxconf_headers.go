@@ -72,10 +72,22 @@ func writeForwardedVariables(w *confWriter, g model.Global, httpsPort int) {
 	w.line(w.q(strconv.Itoa(httpsPort)), "443")
 	w.line("default", "$pass_server_port")
 	w.close()
-	// The host of the HTTPS redirect: $best_http_host up to its first ":".
-	w.open("map", "$best_http_host", "$kubectl_ingress_redirect_host")
-	w.line(`"~^([^:]*)"`, "$1")
-	w.line("default", "$best_http_host")
+	// The host of the HTTPS redirect. Without forwarded headers it is
+	// $host, the name nginx chose this server by (the request line's host,
+	// else the Host header without its port, lower case), never a Host
+	// header that differs from it: an absolute-form request for a.example
+	// with "Host: evil.example" is redirected to a.example, where
+	// ingress-nginx sends it to evil.example. With use-forwarded-headers
+	// the operator trusts the proxy in front: $best_http_host (its
+	// X-Forwarded-Host) up to the first ":", as ingress-nginx.
+	if g.UseForwardedHeaders {
+		w.open("map", "$best_http_host", "$kubectl_ingress_redirect_host")
+		w.line(`"~^([^:]*)"`, "$1")
+		w.line("default", "$best_http_host")
+	} else {
+		w.open("map", "$host", "$kubectl_ingress_redirect_host")
+		w.line("default", "$host")
+	}
 	w.close()
 	w.open("map", "$http_x_request_id", "$req_id")
 	w.line("default", "$http_x_request_id")
