@@ -81,8 +81,9 @@ func proxyDirectives(p model.SnippetProxy) []string {
 		{p.SendTimeout != "", []string{"proxy_send_timeout"}},
 		{p.ReadTimeout != "", []string{"proxy_read_timeout"}},
 		{p.BodySize != "", []string{"client_max_body_size"}},
-		// proxy_buffers follows proxy_buffer_size (writeProxyBuffers).
-		{p.BufferSize != "", []string{"proxy_buffer_size", "proxy_buffers"}},
+		// the lines that must fit proxy_buffer_size come with it
+		// (writeSnippetBuffers)
+		{p.BufferSize != "", []string{"proxy_buffer_size", "proxy_buffers", "proxy_busy_buffers_size", "proxy_max_temp_file_size"}},
 		{p.Buffering != nil, []string{"proxy_buffering"}},
 		{p.RequestBuffering != nil, []string{"proxy_request_buffering"}},
 		{p.ClientBodyBufSize != "", []string{"client_body_buffer_size"}},
@@ -154,7 +155,19 @@ func beginLocationSnippet(w *confWriter, l *model.Location) func() {
 		return func() {}
 	}
 	w.snippet.drop = newSnippetDrop(w.depth, outer, own)
+	if serverBuffers(own, outer) {
+		w.snippet.drop.directives["proxy_busy_buffers_size"] = true
+		w.snippet.drop.directives["proxy_max_temp_file_size"] = true
+	}
 	return func() { w.snippet.drop = nil }
+}
+
+// serverBuffers tells whether a location inherits the proxy_buffer_size of
+// its server-snippet: its proxy_busy_buffers_size and
+// proxy_max_temp_file_size, which must fit its buffers, are then the
+// snippet writer's (writeBufferFit).
+func serverBuffers(own, outer *model.Snippet) bool {
+	return outer != nil && outer.Proxy.BufferSize != "" && (own == nil || own.Proxy.BufferSize == "")
 }
 
 // snippetProxyHeaders tells whether l's snippet or its server's sets a
@@ -180,8 +193,10 @@ type snippetScope struct {
 	// authHSTS is true when the block wrote the HSTS add_header itself
 	// (external authentication: writeAuthRequest).
 	authHSTS bool
-	// buffersNumber is the proxy_buffers number of the block.
+	// buffersNumber is the proxy_buffers number of the block, maxTemp its
+	// proxy_max_temp_file_size.
 	buffersNumber int
+	maxTemp       string
 }
 
 // writeLocationSnippet writes l's configuration-snippet (and what l must
@@ -205,9 +220,12 @@ func writeLocationSnippet(w *confWriter, c *model.Config, l *model.Location) {
 	drop := w.snippet.drop
 	w.snippet.drop = nil
 	block := w.beginOwned(host, location, []model.ObjectRef{owner.Ingress})
-	num := c.Global.ProxyBuffersNumber
+	num, maxTemp := c.Global.ProxyBuffersNumber, c.Global.ProxyMaxTempFileSize
 	if n := l.Settings.Proxy.BuffersNumber; n != 0 {
 		num = n
+	}
+	if m := l.Settings.Proxy.MaxTempFileSize; m != "" {
+		maxTemp = m
 	}
 	writeSnippetVars(w, func(v string) (string, bool) {
 		if logFormatReads(c.Global.Logging.FormatUpstream, v) || (w.monitor && slices.Contains(monitorVars, v)) {
@@ -219,7 +237,19 @@ func writeLocationSnippet(w *confWriter, c *model.Config, l *model.Location) {
 	if own == nil {
 		own = &model.Snippet{}
 	}
-	writeSnippetDirectives(w, own, snippetScope{g: &c.Global, outer: outer, proxies: true, authHSTS: authOf(c, l) != nil, buffersNumber: num})
+	writeSnippetDirectives(w, own, snippetScope{g: &c.Global, outer: outer, proxies: true, authHSTS: authOf(c, l) != nil, buffersNumber: num, maxTemp: maxTemp})
+	if serverBuffers(l.Settings.Snippet, outer) {
+		// the location's own buffers (writeLocationProxy), else the
+		// server-snippet's
+		size := c.Global.ProxyBufferSize
+		if b := l.Settings.Proxy.BufferSize; b != "" {
+			size = b
+		}
+		if size == c.Global.ProxyBufferSize && num == c.Global.ProxyBuffersNumber {
+			size, num = outer.Proxy.BufferSize, max(c.Global.ProxyBuffersNumber, 2)
+		}
+		writeBufferFit(w, size, num, maxTemp)
+	}
 	w.endOwned(block)
 	w.snippet.drop = drop
 }
@@ -268,13 +298,13 @@ func writeServerSnippet(w *confWriter, c *model.Config, s *model.Server) {
 		block := w.beginOwned(s.Hostname, strings.Join(args[1:], " "), []model.ObjectRef{sn.Ingress})
 		w.open(args...)
 		writeSnippetVars(w, snippetIngressVars(sn.Ingress), &l.Body)
-		writeSnippetDirectives(w, &l.Body, snippetScope{g: g, outer: sn, buffersNumber: g.ProxyBuffersNumber})
+		writeSnippetDirectives(w, &l.Body, snippetScope{g: g, outer: sn, buffersNumber: g.ProxyBuffersNumber, maxTemp: g.ProxyMaxTempFileSize})
 		w.close()
 		w.endOwned(block)
 	}
 	block := w.beginOwned(s.Hostname, "", []model.ObjectRef{sn.Ingress})
 	writeSnippetVars(w, snippetIngressVars(sn.Ingress), sn)
-	writeSnippetDirectives(w, sn, snippetScope{g: g, server: true, buffersNumber: g.ProxyBuffersNumber})
+	writeSnippetDirectives(w, sn, snippetScope{g: g, server: true, buffersNumber: g.ProxyBuffersNumber, maxTemp: g.ProxyMaxTempFileSize})
 	w.endOwned(block)
 }
 
@@ -397,7 +427,7 @@ func writeSnippetDirectives(w *confWriter, sn *model.Snippet, sc snippetScope) {
 	if sn.ChunkedTransferEncoding != nil {
 		w.line("chunked_transfer_encoding", onOff(*sn.ChunkedTransferEncoding))
 	}
-	writeSnippetProxy(w, sn.Proxy, sc.buffersNumber)
+	writeSnippetProxy(w, sn.Proxy, sc)
 }
 
 func writeSnippetRewriteStep(w *confWriter, st model.SnippetRewriteStep) {
@@ -556,7 +586,7 @@ func writeSnippetProxyHeaders(w *confWriter, sn *model.Snippet, sc snippetScope)
 
 // writeSnippetProxy writes the proxy settings of a snippet; the block's
 // own lines of the same directives were left out (snippetDrop).
-func writeSnippetProxy(w *confWriter, p model.SnippetProxy, buffersNumber int) {
+func writeSnippetProxy(w *confWriter, p model.SnippetProxy, sc snippetScope) {
 	for _, d := range []struct{ name, value string }{
 		{"proxy_connect_timeout", p.ConnectTimeout},
 		{"proxy_send_timeout", p.SendTimeout},
@@ -568,9 +598,7 @@ func writeSnippetProxy(w *confWriter, p model.SnippetProxy, buffersNumber int) {
 		}
 	}
 	if p.BufferSize != "" {
-		// As the annotation proxy-buffer-size: the body buffers the same
-		// size, else a large first buffer fails nginx -t.
-		writeProxyBuffers(w, buffersNumber, p.BufferSize)
+		writeSnippetBuffers(w, p.BufferSize, sc)
 	}
 	if p.Buffering != nil {
 		w.line("proxy_buffering", onOff(*p.Buffering))
@@ -626,4 +654,59 @@ func snippetNeedsDollar(c *model.Config) bool {
 		}
 	}
 	return false
+}
+
+// writeSnippetBuffers writes a snippet's proxy_buffer_size as the
+// annotation proxy-buffer-size is written (the body buffers the same size)
+// with what nginx -t requires of the block's other sizes
+// (annotations.CheckProxy): proxy_busy_buffers_size from one buffer to all
+// but one (twice the buffer, nginx's default, where that fits), and
+// proxy_max_temp_file_size 0 or at least one buffer. Both are written, so
+// that the block does not depend on what it inherits.
+func writeSnippetBuffers(w *confWriter, size string, sc snippetScope) {
+	num := max(sc.buffersNumber, 2)
+	writeProxyBuffers(w, num, size)
+	writeBufferFit(w, size, num, sc.maxTemp)
+}
+
+// writeBufferFit writes the proxy_busy_buffers_size and
+// proxy_max_temp_file_size (maxTemp where it fits) of num buffers of size.
+func writeBufferFit(w *confWriter, size string, num int, maxTemp string) {
+	n, unit, ok := splitSize(size)
+	if !ok {
+		w.fail(snippetError("proxy_buffer_size " + strconv.Quote(size)))
+		return
+	}
+	busy := 2 * n
+	if num < 3 {
+		busy = n
+	}
+	w.line("proxy_busy_buffers_size", w.q(strconv.FormatInt(busy, 10)+unit))
+	if m, mu, ok := splitSize(maxTemp); !ok || (maxTemp != "0" && m*unitBytes(mu) < n*unitBytes(unit)) {
+		maxTemp = size
+	}
+	w.line("proxy_max_temp_file_size", w.q(maxTemp))
+}
+
+// splitSize splits an nginx size ("8k", "1m", "4096") into its number and
+// unit.
+func splitSize(s string) (int64, string, bool) {
+	unit := ""
+	if s != "" && strings.ContainsAny(s[len(s)-1:], "kKmMgG") {
+		s, unit = s[:len(s)-1], s[len(s)-1:]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, unit, err == nil && n >= 0 && n < 1<<40
+}
+
+func unitBytes(unit string) int64 {
+	switch strings.ToLower(unit) {
+	case "k":
+		return 1 << 10
+	case "m":
+		return 1 << 20
+	case "g":
+		return 1 << 30
+	}
+	return 1
 }

@@ -32,6 +32,8 @@ var snippetSweepAnnotations = []map[string]string{
 	{"backend-protocol": "GRPC"},
 	{"auth-url": "http://auth.example/check", "auth-response-headers": "X-User", "auth-signin": "https://login.example/start"},
 	{"enable-cors": "true", "limit-rps": "5"},
+	{"proxy-buffers-number": "2", "proxy-buffer-size": "4k", "proxy-busy-buffers-size": "4k", "proxy-max-temp-file-size": "4k"},
+	{"proxy-busy-buffers-size": "8k", "proxy-max-temp-file-size": "8k"},
 }
 
 // snippetSweepValue holds what a value may: allowlisted variables, quotes,
@@ -333,3 +335,53 @@ func TestSnippetOwners(t *testing.T) {
 		})
 	}
 }
+
+// The snippet values of the annotation sweep (nginxsweep_test.go): what
+// the corpus's snippets hold, and every allowlisted directive.
+var (
+	sweepConfigurationSnippets = []string{
+		`more_set_headers "X-Frame-Options: DENY";
+proxy_set_header l5d-dst-override $service_name.$namespace.svc.cluster.local:$service_port;`,
+		`add_header X-Frame-Options SAMEORIGIN always;
+add_header Content-Security-Policy "default-src 'self'; script-src 'self' 'unsafe-inline'" always;
+add_header X-Served-By $hostname;
+more_set_headers -s "404 500" -t "text/html" "X-Err: yes";
+more_clear_headers X-Powered-By;
+proxy_hide_header X-Powered-By;
+proxy_hide_header Server;
+proxy_set_header X-Forwarded-Proto https;
+proxy_set_header Accept-Encoding "";
+sub_filter '<head>' '<head><meta name="x" content="$host">';
+sub_filter_once off;
+sub_filter_types text/css application/javascript;
+rewrite ^/old/(.*)$ /new/$1 permanent;
+rewrite "^/a\"b(\d{2})$" /c/$1 break;
+allow 10.0.0.0/8;
+deny all;
+proxy_intercept_errors on;
+proxy_read_timeout 120s;
+proxy_send_timeout 2m;
+proxy_connect_timeout 15s;
+client_max_body_size 50m;
+proxy_buffer_size 64k;
+proxy_buffering off;
+proxy_request_buffering off;
+client_body_buffer_size 1m;
+chunked_transfer_encoding off;
+server_tokens off;`,
+		`return 301 https://x.example$request_uri;`,
+	}
+	sweepServerSnippets = []string{
+		`location ~ ^/(ping|ready|prometheus) { deny all; return 404; }
+location = /.well-known/webfinger { return 301 https://x.example/.well-known/webfinger?$args; }`,
+		`server_tokens off;
+add_header X-Frame-Options DENY always;
+proxy_set_header X-Tenant "t-$host";
+proxy_hide_header X-Powered-By;
+rewrite ^/legacy/(.*)$ /$1 redirect;
+location ^~ /static/ { add_header Cache-Control "max-age=60"; return 200 "static"; }
+location ~* \.(bak|old)$ { return 403; }
+location /health { return 200 "ok"; }
+location = /robots.txt { return 200 "User-agent: * Disallow: /"; }`,
+	}
+)

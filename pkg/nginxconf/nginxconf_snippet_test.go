@@ -272,9 +272,22 @@ func TestSnippetLocationLines(t *testing.T) {
 				`client_max_body_size "20m";`,
 				`proxy_buffer_size "32k";`,
 				`proxy_buffers 4 "32k";`,
+				`proxy_busy_buffers_size "64k";`,
+				`proxy_max_temp_file_size "1024m";`,
 				"proxy_buffering off;",
 				"proxy_request_buffering off;",
 				`client_body_buffer_size "128k";`,
+			}, tail),
+		},
+		{
+			name: "proxy_buffer_size with 2 buffers and a small temporary file size",
+			ann:  map[string]string{"proxy-buffers-number": "2", "proxy-buffer-size": "4k", "proxy-max-temp-file-size": "4k", "proxy-busy-buffers-size": "4k"},
+			sn:   model.Snippet{Proxy: model.SnippetProxy{BufferSize: "1m"}},
+			want: lines(head, []string{
+				`proxy_buffer_size "1m";`,
+				`proxy_buffers 2 "1m";`,
+				`proxy_busy_buffers_size "1m";`,
+				`proxy_max_temp_file_size "1m";`,
 			}, tail),
 		},
 		{
