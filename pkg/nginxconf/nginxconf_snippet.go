@@ -31,6 +31,12 @@ import (
 // block: the writer leaves out its own line of a directive the snippet
 // sets there (snippetDrop), since nginx refuses a directive twice in one
 // block ("directive is duplicate") and sends a header set twice twice.
+// A snippet's proxy_buffer_size comes with the busy and temporary file
+// sizes nginx -t requires of it (writeSnippetBuffers).
+//
+// ingress-nginx's per-location variables ($namespace, $ingress_name,
+// $service_name, $service_port) exist only where the config sets them: a
+// block whose snippet reads one sets it first (writeSnippetVars).
 
 // snippetState is what the writer knows of snippets while it writes a
 // server: the server (for its server-snippet) and the lines to leave out.
