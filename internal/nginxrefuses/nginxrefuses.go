@@ -14,6 +14,12 @@
 // the seam to be on. The seam is reachable by no flag, ConfigMap key or
 // object; only tests set it.
 //
+// TenantInputs is the table of issue 11's tenant inputs (tenantinputs.go):
+// every one a tenant can write as objects, with what must come of it (a
+// Problem on which object and field, or served); Tenant lays them out as
+// one tenant's Ingresses and ExternalName Services, as objects or YAML, for
+// the tests of render, the controller and the webhook.
+//
 // It is a test helper: only _test.go files import it, never product code.
 package nginxrefuses
 
