@@ -153,6 +153,9 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	for _, p := range out.Problems {
 		fmt.Fprintln(o.ErrOut, p.String())
 	}
+	for _, n := range out.notices() {
+		fmt.Fprintln(o.ErrOut, n)
+	}
 	summary := out.summary(res.Summary())
 	fmt.Fprintln(o.ErrOut, summary)
 	if o.OutputDir != "" {
@@ -370,7 +373,22 @@ func (r *rendered) problemsText() []byte {
 		b.WriteString(p.String())
 		b.WriteByte('\n')
 	}
+	for _, n := range r.notices() {
+		b.WriteString(n)
+		b.WriteByte('\n')
+	}
 	return []byte(b.String())
+}
+
+// notices are the lines that say what was applied without a Problem: each
+// translated snippet ("notice: configuration-snippet of ns/name: 3
+// directives translated: add_header ×3"), after the problems.
+func (r *rendered) notices() []string {
+	ns := render.SnippetNotices(r.Config)
+	for i := range ns {
+		ns[i] = "notice: " + ns[i]
+	}
+	return ns
 }
 
 // renderedFile is one file of the output.

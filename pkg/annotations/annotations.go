@@ -51,6 +51,11 @@ type Ingress struct {
 	// ssl-prefer-server-ciphers, server settings of the Ingress's hosts.
 	SSLCiphers             string
 	SSLPreferServerCiphers *bool
+	// ConfigurationSnippet and ServerSnippet are the text of
+	// configuration-snippet and server-snippet as written ("" for none);
+	// render translates them with pkg/snippet (snippets.go).
+	ConfigurationSnippet string
+	ServerSnippet        string
 }
 
 // annotationState is what the setters of the annotation table write to.
@@ -135,6 +140,11 @@ func ParseIngress(ing model.ObjectRef, annotations map[string]string) (Ingress, 
 		switch {
 		case name == "canary":
 			// applied above
+		case isTranslatedSnippet(name):
+			// As written: trimming would move the lines a Refusal names.
+			if err := applyAnnotation(s, spec, raw); err != "" {
+				problem(name, "%s", err)
+			}
 		case spec != nil:
 			if spec.CanaryOnly && !s.out.Canary.Enabled {
 				continue

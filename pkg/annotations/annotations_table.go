@@ -162,6 +162,7 @@ func annotationFamilies() []annotationFamily {
 		{"ratelimit", rateLimitAnnotations},
 		{"redirect", redirectAnnotations},
 		{"rewrite", rewriteAnnotations},
+		{"snippets", snippetAnnotations},
 		{"ssl", sslAnnotations},
 		{"sslciphers", sslCipherAnnotations},
 		{"wwwredirect", wwwRedirectAnnotations},

@@ -88,11 +88,6 @@ func ParseConfigMap(cm model.ObjectRef, data map[string]string) (model.Global, [
 		case strings.HasSuffix(key, "-snippet"):
 			reason = "snippets are not supported: they inject raw nginx configuration, " +
 				"the cause of the CVE-2025-1974 class of injection vulnerabilities; the key is ignored"
-		case key == "allow-snippet-annotations":
-			if b, err := valueBool(strings.TrimSpace(data[key])); err == nil && !b {
-				continue // what kubectl-ingress does anyway
-			}
-			reason = "kubectl-ingress never allows snippet annotations; the key is ignored"
 		case inSorted(ingressNginxConfigKeys, key):
 			reason = "not supported by kubectl-ingress; the key is ignored"
 		default:

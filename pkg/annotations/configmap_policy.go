@@ -14,11 +14,23 @@ import (
 // annotation-value-word-blocklist refuses values holding a listed word. An
 // Ingress with such an annotation is left out entirely, as ingress-nginx
 // leaves it out (dropping only the annotation could drop an auth-url and
-// open the paths it protects). Snippets are refused at every level:
-// "Critical", which lets ingress-nginx take them, does not here.
+// open the paths it protects). configuration-snippet and server-snippet
+// are Critical, as in ingress-nginx: at the default level (Critical) they
+// are translated into typed settings (pkg/snippet), below it an Ingress
+// with one is left out; allow-snippet-annotations: "false" makes them
+// Problems (the Ingress stays, without the snippet).
 
 // policyConfigKeys are the ConfigMap keys of this family, sorted by key.
 var policyConfigKeys = []configKeySpec{
+	{Key: "allow-snippet-annotations", Kind: kindBool, Default: "true", Description: `"false" makes every configuration-snippet and server-snippet a Problem instead of translating it. The default differs from ingress-nginx's ("false" since v1.9) on purpose: a snippet here is translated through an allowlist into the typed settings the other annotations make, never passed to nginx as text, so it is as safe as those annotations.`,
+		set: func(g *model.Global, v string) error {
+			b, err := valueBool(v)
+			if err != nil {
+				return errors.New(`must be "true" or "false"`)
+			}
+			g.Policy.DisableSnippets = !b
+			return nil
+		}},
 	{Key: "annotation-value-word-blocklist", Kind: kindTokenList, NoDefault: true, Description: "Comma separated words no annotation value may hold; an Ingress with one is left out, as in ingress-nginx.",
 		set: func(g *model.Global, v string) error {
 			words := valueList(v)
@@ -33,7 +45,7 @@ var policyConfigKeys = []configKeySpec{
 			g.Policy.WordBlocklist = words
 			return nil
 		}},
-	{Key: "annotations-risk-level", Kind: kindEnum, Default: "Critical", Description: `Highest risk of annotation accepted: "Low", "Medium", "High" or "Critical" (ingress-nginx's risk of each annotation); an Ingress with a riskier one is left out. Snippets stay refused at every level.`,
+	{Key: "annotations-risk-level", Kind: kindEnum, Default: "Critical", Description: `Highest risk of annotation accepted: "Low", "Medium", "High" or "Critical" (ingress-nginx's risk of each annotation); an Ingress with a riskier one is left out. configuration-snippet and server-snippet are Critical: at the default they are translated (see allow-snippet-annotations); below it an Ingress with one is left out, as in ingress-nginx.`,
 		set: func(g *model.Global, v string) error {
 			l, err := valueOneOf(v, true, riskLevels...)
 			if err == nil {

@@ -95,6 +95,7 @@ type configCase struct {
 }
 
 var goodConfigCases = []configCase{
+	{"allow-snippet-annotations", "false", func(g *model.Global) { g.Policy.DisableSnippets = true }},
 	{"global-auth-always-set-cookie", "true", func(g *model.Global) { g.GlobalAuth.AlwaysSetCookie = true }},
 	{"global-auth-cache-duration", "200 201 401 30m", func(g *model.Global) { g.GlobalAuth.CacheDuration = []string{"200 201 401 30m"} }},
 	{"global-auth-cache-key", "foo", func(g *model.Global) { g.GlobalAuth.CacheKey = "foo" }},
@@ -163,6 +164,7 @@ func TestConfigMapGoodValues(t *testing.T) {
 }
 
 var badConfigCases = []struct{ key, value string }{
+	{"allow-snippet-annotations", "maybe"},
 	{"global-auth-always-set-cookie", "yes"}, {"global-auth-cache-duration", "30m 200"}, {"global-auth-cache-key", "$request_body"},
 	{"global-auth-method", "FETCH"}, {"global-auth-request-redirect", "a;b"}, {"global-auth-response-headers", "A B"},
 	{"global-auth-signin", "ftp://x"}, {"global-auth-signin-redirect-param", "a b"}, {"global-auth-url", "http://x/$uri"},
@@ -230,7 +232,6 @@ func TestConfigMapUnsupportedKeys(t *testing.T) {
 		t.Errorf("got %+v", g)
 	}
 	wantProblems := []model.Problem{
-		{Object: testConfigMap, Field: "data[allow-snippet-annotations]", Reason: "kubectl-ingress never allows snippet annotations; the key is ignored"},
 		{Object: testConfigMap, Field: "data[enable-opentelemetry]", Reason: "not supported by kubectl-ingress: OpenTelemetry tracing needs an nginx OpenTelemetry module, which Debian does not ship; the key is ignored"},
 		{Object: testConfigMap, Field: "data[http-snippet]", Reason: "snippets are not supported: they inject raw nginx configuration, the cause of the CVE-2025-1974 class of injection vulnerabilities; the key is ignored"},
 		{Object: testConfigMap, Field: `data["weird key\n"]`, Reason: "unknown key: neither kubectl-ingress nor ingress-nginx has it (check the spelling); the key is ignored"},

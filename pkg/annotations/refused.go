@@ -8,7 +8,7 @@ import "sort"
 
 // snippetReason explains why a snippet annotation is refused.
 func snippetReason(name string) string {
-	reason := "snippet annotations are not supported: they inject raw nginx configuration, " +
+	reason := "snippet annotations other than configuration-snippet and server-snippet are not supported: they inject raw nginx configuration, " +
 		"the cause of the CVE-2025-1974 class of injection vulnerabilities; the annotation is ignored"
 	for _, h := range snippetHints {
 		if h.Name == name {
@@ -86,6 +86,5 @@ var unsupportedAnnotations = []unsupportedAnnotation{
 // snippetHints name the typed annotations to use instead of a snippet,
 // where there are some.
 var snippetHints = []unsupportedAnnotation{
-	{Name: "configuration-snippet", Hint: "use the typed annotations instead: rewrite-target, x-forwarded-prefix, upstream-vhost, enable-cors, permanent-redirect, temporal-redirect, limit-rps, allowlist-source-range"},
-	{Name: "server-snippet", Hint: "use the typed annotations instead: server-alias, ssl-redirect, force-ssl-redirect, permanent-redirect, temporal-redirect"},
+	{Name: "auth-snippet", Hint: "use the typed annotations instead: auth-proxy-set-headers, auth-response-headers, auth-cache-key"},
 }

@@ -63,7 +63,17 @@ func CheckSnippetValue(v string, phase SnippetVarPhase, extra ...string) error {
 			return fmt.Errorf("must be visible ASCII and spaces (found %q at byte %d)", c, i)
 		}
 	}
-	return checkVars(v, snippetVars(phase, extra), true)
+	err := checkVars(v, snippetVars(phase, extra), true)
+	if err != nil {
+		// The allowlist is long: name the docs instead of listing it.
+		if head, _, cut := strings.Cut(err.Error(), ": variables must be one of"); cut {
+			return errors.New(head + ", which is not a variable of the snippet allowlist here (see the Snippets section of docs/annotations.md)")
+		}
+		if head, _, cut := strings.Cut(err.Error(), "; variables must be one of"); cut {
+			return errors.New(head)
+		}
+	}
+	return err
 }
 
 // CheckSnippetHeaderName checks a header name as the headers annotations
@@ -107,50 +117,3 @@ func SnippetCIDR(v string) (string, error) { return valueCIDR(v) }
 // SnippetMIMEType checks a MIME type ("*" or type/subtype) as gzip-types
 // does.
 func SnippetMIMEType(v string) (string, error) { return valueMIMEType(v) }
-
-// ExpandServiceVars replaces $service_name, $namespace and $service_port
-// (or their "${…}" forms) in v by the values of a location's backend, as
-// ingress-nginx's per-location variables hold them; every other variable
-// is kept as written. render uses it for proxy_set_header values of a
-// configuration-snippet (Linkerd's l5d-dst-override), so these variables
-// need not exist in nginx.conf.
-func ExpandServiceVars(v, service, namespace, port string) string {
-	if !strings.Contains(v, "$") {
-		return v
-	}
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		if v[i] != '$' {
-			b.WriteByte(v[i])
-			continue
-		}
-		name, end := v[i+1:], i+1
-		braces := strings.HasPrefix(name, "{")
-		if braces {
-			close := strings.IndexByte(name, '}')
-			if close < 0 {
-				b.WriteString(v[i:])
-				break
-			}
-			name, end = name[1:close], i+1+close+1
-		} else {
-			j := 0
-			for j < len(name) && varNameChar(name[j]) {
-				j++
-			}
-			name, end = name[:j], i+1+j
-		}
-		switch name {
-		case "service_name":
-			b.WriteString(service)
-		case "namespace":
-			b.WriteString(namespace)
-		case "service_port":
-			b.WriteString(port)
-		default:
-			b.WriteString(v[i:end])
-		}
-		i = end - 1
-	}
-	return b.String()
-}

@@ -27,6 +27,7 @@ func Build(s Snapshot, o Options) (*model.Config, []model.Problem) {
 	for _, c := range b.canaries {
 		b.addCanary(c)
 	}
+	b.checkSnippetLocations()
 	b.addDefaultCertificate()
 	for _, ing := range b.ingresses {
 		b.addTLS(ing.obj)
@@ -74,6 +75,10 @@ type builder struct {
 	// errorPages: the controller's default backend (build_errorpages.go).
 	errorPages errorPagesState
 
+	// serverSnippetOwner names the Ingress whose server-snippet a host
+	// takes (build_snippets.go).
+	serverSnippetOwner map[string]model.ObjectRef
+
 	// builderExtras: ConfigMaps named by annotations, per-server TLS
 	// ciphers, from-to-www-redirect (build_headers.go, build_servers_e.go).
 	builderExtras
@@ -84,6 +89,8 @@ type parsedIngress struct {
 	obj *networkingv1.Ingress
 	ref model.ObjectRef
 	ann annotations.Ingress
+	// snippets are its translated snippets (build_snippets.go).
+	snippets ingressSnippets
 }
 
 // pendingLocation is a path before conflicts on its server are resolved.
@@ -166,6 +173,7 @@ func newBuilder(s Snapshot, o Options) *builder {
 		b.resolveSecrets(ref, &ann)
 		b.resolveExternalAuth(ref, &ann)
 		p := &parsedIngress{obj: ing, ref: ref, ann: ann}
+		b.translateSnippets(p)
 		if ann.Canary.Enabled {
 			b.canaries = append(b.canaries, p)
 		} else {
@@ -232,6 +240,7 @@ func (b *builder) addIngress(p *parsedIngress) {
 	}
 	b.addServerSettings(p, hosts)
 	b.addServerExtras(p, hosts)
+	b.addServerSnippet(p, hosts)
 }
 
 func (b *builder) addPath(p *parsedIngress, host string, path networkingv1.HTTPIngressPath, field string) {

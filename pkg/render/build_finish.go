@@ -81,6 +81,7 @@ func (b *builder) finishLocations() {
 		}
 		owners[key] = pl
 		loc.Settings = pl.ing.ann.Location
+		loc.Settings.Snippet = pl.ing.snippets.location
 		loc.Settings.AppRoot = "" // a server setting
 		loc.Settings.UpstreamVhost = annotations.ResolveUpstreamVhost(loc.Settings.UpstreamVhost, loc.Service, loc.Ingress.Namespace, loc.ServicePort)
 		b.applyIngressConfigMaps(pl.ing, &loc.Settings)

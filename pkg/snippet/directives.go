@@ -50,8 +50,9 @@ type spec struct {
 }
 
 // serviceVars are the per-location variables of ingress-nginx that a
-// configuration-snippet's proxy_set_header may read; render replaces them
-// by the location's backend (annotations.ExpandServiceVars).
+// configuration-snippet's proxy_set_header may read (Linkerd's
+// l5d-dst-override); the writer sets them in each location that reads
+// them, to the location's backend.
 var serviceVars = []string{"namespace", "service_name", "service_port"}
 
 // rewriteCaptures are the captures a rewrite replacement may read.
@@ -131,7 +132,7 @@ var specs = []spec{
 	{name: "proxy_set_header", where: everywhere, grammar: "proxy_set_header NAME VALUE",
 		becomes: "Snippet.ProxySetHeaders", example: "proxy_set_header l5d-dst-override $service_name.$namespace.svc.cluster.local:$service_port;",
 		doc: "Sets a request header sent to the backend (an empty VALUE removes it). VALUE may read the allowlisted request variables and, in a configuration-snippet, " +
-			"$service_name, $namespace and $service_port, which are replaced by each path's backend.",
+			"$service_name, $namespace and $service_port, which each location sets to its backend.",
 		apply: applyProxySetHeader},
 	{name: "proxy_ssl_verify", where: everywhere, grammar: "proxy_ssl_verify off", single: true,
 		becomes: "nothing (nginx's default)", example: "proxy_ssl_verify off;",

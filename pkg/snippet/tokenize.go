@@ -48,12 +48,25 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d: %s", e.Line,
 // must be followed by a space, ";", "{" or ")"; in an unquoted word a
 // backslash escapes the next character, ";" and "{" (but not "${") end the
 // word, and "}" or "#" do not. Braces are not matched here (the
-// translator does that).
+// translator does that), but the block of a directive whose name holds
+// "_by_lua" is Lua, not nginx text, as nginx's Lua module reads it: it is
+// skipped to its matching "}" and given as an empty block.
 func Tokenize(text string) ([]Token, error) {
 	var out []Token
 	line := 1
 	i := 0
 	for i < len(text) {
+		if len(out) > 0 && out[len(out)-1].Kind == Word && text[i] == '{' && luaDirective(out) {
+			start := line
+			end, lines, ok := skipLua(text, i+1)
+			if !ok {
+				return nil, &SyntaxError{Line: start, Reason: "unterminated Lua block"}
+			}
+			out = append(out, Token{Kind: BlockOpen, Text: "{", Line: start}, Token{Kind: BlockClose, Text: "}", Line: start + lines})
+			line += lines
+			i = end
+			continue
+		}
 		c := text[i]
 		switch c {
 		case '\n':
@@ -160,4 +173,36 @@ func unescape(raw string) string {
 		b.WriteByte(raw[i])
 	}
 	return b.String()
+}
+
+// luaDirective says whether the directive that the words at the end of out
+// belong to is a *_by_lua* one.
+func luaDirective(out []Token) bool {
+	j := len(out) - 1
+	for j > 0 && out[j-1].Kind == Word {
+		j--
+	}
+	return strings.Contains(out[j].Text, "_by_lua")
+}
+
+// skipLua returns the offset just past the "}" that closes a Lua block
+// whose body starts at i, and the newlines it holds; braces in Lua strings
+// or comments are counted too (nginx's Lua module reads them the same way
+// for a well-formed block).
+func skipLua(text string, i int) (end, lines int, ok bool) {
+	depth := 1
+	for ; i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			lines++
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				return i + 1, lines, true
+			}
+		}
+	}
+	return 0, lines, false
 }

@@ -30,6 +30,7 @@ func TestTokenize(t *testing.T) {
 		{"close brace inside a word", "x a}b;", []tok{{"x", false, 1}, {"a}b", false, 1}, {";", false, 1}}},
 		{"multi-line quoted value starts on its line", "x 'a\nb' c;", []tok{{"x", false, 1}, {"a\nb", true, 1}, {"c", false, 2}, {";", false, 2}}},
 		{"empty quoted", `x "";`, []tok{{"x", false, 1}, {"", true, 1}, {";", false, 1}}},
+		{"a Lua block is skipped", "access_by_lua_block { local t = {a=1}\n ngx.exit(403) }\nx;", []tok{{"access_by_lua_block", false, 1}, {"{", false, 1}, {"}", false, 2}, {"x", false, 3}, {";", false, 3}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

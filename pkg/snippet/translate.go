@@ -68,24 +68,8 @@ func Translate(annotation, text string) (*model.Snippet, []Refusal) {
 			return translate(annotation, ds, top, proxyVars)
 		}
 	}
-	if r, ok := luaBlock(text); ok {
-		return nil, []Refusal{r}
-	}
 	se := err.(*SyntaxError)
 	return nil, []Refusal{{Line: se.Line, Reason: "nginx would not parse it: " + se.Reason}}
-}
-
-// luaBlock finds a *_by_lua_block directive in text that does not parse
-// as nginx text (its body is Lua, which nginx's Lua module reads on its
-// own), so that the refusal names the Lua rather than a brace.
-func luaBlock(text string) (Refusal, bool) {
-	for i, line := range strings.Split(text, "\n") {
-		f := strings.Fields(line)
-		if len(f) > 0 && strings.Contains(f[0], "_by_lua") {
-			return Refusal{Line: i + 1, Directive: f[0], Reason: refusedReason(f[0])}, true
-		}
-	}
-	return Refusal{}, false
 }
 
 func translate(annotation string, ds []directive, top where, proxyVars []string) (*model.Snippet, []Refusal) {

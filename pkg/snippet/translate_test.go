@@ -216,6 +216,20 @@ func TestTranslateRefused(t *testing.T) {
 	}
 }
 
+// Lua is refused directive by directive, its block skipped as nginx's Lua
+// module reads it.
+func TestTranslateLua(t *testing.T) {
+	_, refusals := Translate(ConfigurationSnippet, "lua_need_request_body on;\naccess_by_lua_block {\n  if ngx.var.x then ngx.exit(403) end\n}\nadd_header X y;")
+	var got []string
+	for _, r := range refusals {
+		got = append(got, r.String())
+	}
+	want := []string{`line 1: directive "lua_need_request_body": not translated: configures Lua code inside nginx`, `line 2: directive "access_by_lua_block": runs Lua code inside nginx`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("refusals %q, want %q", got, want)
+	}
+}
+
 // A snippet with several refusals reports each, with the snippet's total.
 func TestTranslateAllRefusals(t *testing.T) {
 	text := "add_header X y;\nset $a 1;\nif ($a) {\n  return 404;\n}\ninclude x;\n"
