@@ -60,9 +60,11 @@ const (
 	annotationPrefix = "metadata.annotations[nginx.ingress.kubernetes.io/"
 )
 
-func wantPath() Want                 { return Want{Kind: "Ingress", Field: fieldPath} }
-func wantAnnotation(key string) Want { return Want{Kind: "Ingress", Field: annotationPrefix + key + "]"} }
-func served() Want                   { return Want{Served: true} }
+func wantPath() Want { return Want{Kind: "Ingress", Field: fieldPath} }
+func wantAnnotation(key string) Want {
+	return Want{Kind: "Ingress", Field: annotationPrefix + key + "]"}
+}
+func served() Want { return Want{Served: true} }
 
 // namedCapture is a use-regex path with a named capture.
 func namedCapture(id, name string) TenantInput {
@@ -128,6 +130,16 @@ func TenantInputs() []TenantInput {
 		{ID: "proxy-buffer-size", Why: "proxy-buffer-size above proxy_max_temp_file_size (1024m)", Annotations: map[string]string{"proxy-buffer-size": "2048m"}, Want: wantAnnotation("proxy-buffer-size")},
 		{ID: "shadow-other-namespace", Why: "a younger use-regex path on another namespace's host", SharedHost: true, Regex: true, Path: "/.*", Want: wantPath()},
 	}
+}
+
+// IngressField is the field of the Problem on in's Ingress: Want.Field,
+// or for an ExternalName Service its Ingress's backend (the webhook, which
+// reviews Ingresses, names that one); "" when served.
+func (in TenantInput) IngressField() string {
+	if in.Want.Kind == "Service" {
+		return fieldBackend
+	}
+	return in.Want.Field
 }
 
 // Tenant lays the inputs out as one tenant's objects.

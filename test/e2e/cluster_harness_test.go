@@ -173,7 +173,7 @@ func startClusterControllerWith(t testing.TB, cs kubernetes.Interface, scfg cont
 		cancel()
 		t.Fatal(err)
 	}
-	cc.run(t, ctx, cancel, controller.Config{Source: src, Problems: events, Build: build, Conf: co}, 60*time.Second)
+	cc.run(t, ctx, cancel, controller.Config{Source: src, Problems: o.reporter(events), Build: build, Conf: co}, 60*time.Second)
 	return cc
 }
 

@@ -216,7 +216,7 @@ func startFilesControllerWith(t testing.TB, files map[string]string, o controlle
 		t.Fatal(err)
 	}
 	ctx, cancel := fc.logContext()
-	fc.run(t, ctx, cancel, controller.Config{Source: src, Problems: controller.NewLogReporter(), Build: o.buildOptions(), Conf: co}, 20*time.Second)
+	fc.run(t, ctx, cancel, controller.Config{Source: src, Problems: o.reporter(controller.NewLogReporter()), Build: o.buildOptions(), Conf: co}, 20*time.Second)
 	return fc
 }
 

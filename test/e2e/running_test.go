@@ -15,6 +15,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxrefuses"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -31,6 +32,26 @@ type controllerOptions struct {
 	// locations of nginxrefuses.Culprit's path get a line nginx -t
 	// refuses; other Ingresses are written as always.
 	seam bool
+	// problems, when set, is given every sync's Problems too (beside the
+	// log or the Events).
+	problems controller.ProblemReporter
+}
+
+// reporter is base, with o.problems told as well when set.
+func (o controllerOptions) reporter(base controller.ProblemReporter) controller.ProblemReporter {
+	if o.problems == nil {
+		return base
+	}
+	return teeReporter{base, o.problems}
+}
+
+// teeReporter gives the Problems to each of its reporters in turn.
+type teeReporter []controller.ProblemReporter
+
+func (r teeReporter) ReportProblems(ctx context.Context, ps []model.Problem) {
+	for _, each := range r {
+		each.ReportProblems(ctx, ps)
+	}
 }
 
 // buildOptions are o.build, else render.DefaultOptions().
