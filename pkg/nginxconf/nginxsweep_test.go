@@ -216,6 +216,12 @@ var sweepAnnotations = map[string]sweepEntry{
 	"ssl-prefer-server-ciphers": {values: []string{"true", "false"}},
 	"fastcgi-index":             {values: []string{"index.php", sweepFastCGIIndex}, needs: []string{"backend-protocol", "FCGI"}},
 	"fastcgi-params-configmap":  {values: []string{sweepFastCGICM}, needs: []string{"backend-protocol", "FCGI"}},
+
+	// Translated snippets (issue 13): what the corpus's snippets hold and
+	// every allowlisted directive (nginxconf_snippet_sweep_test.go), also
+	// beside every other annotation in the columns.
+	"configuration-snippet": {values: sweepConfigurationSnippets},
+	"server-snippet":        {values: sweepServerSnippets},
 }
 
 // sweepConfigKeys lists, per ConfigMap key, the values the sweep renders.
@@ -283,6 +289,9 @@ var sweepConfigKeys = withGlobalSweep(map[string][]string{
 	"use-forwarded-headers":          {"true", "false"},
 	"use-gzip":                       {"true", "false"},
 	"worker-processes":               {"auto", "1", "1024"},
+
+	// "false" would make the sweep's snippets Problems
+	"allow-snippet-annotations": {"true"},
 })
 
 func sweepMIMETypes(n int) string {

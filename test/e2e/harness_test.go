@@ -74,9 +74,6 @@ type nginxOptions struct {
 	build *render.Options
 	// requestMetrics turns lua/monitor.lua on with these buckets.
 	requestMetrics map[string][]float64
-	// editModel, when set, changes the rendered model before it is written
-	// (values that render does not make yet).
-	editModel func(*model.Config)
 }
 
 // buildConfig renders the manifests into the model (no I/O but the file
@@ -118,9 +115,6 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 		bo = *opts.build
 	}
 	cfg, problems := buildConfigWith(t, manifests, bo)
-	if opts.editModel != nil {
-		opts.editModel(cfg)
-	}
 	n := &liveNginx{httpPort: freePort(t), httpsPort: freePort(t), config: cfg, problems: problems}
 	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	co := nginxconf.DefaultConfOptions()

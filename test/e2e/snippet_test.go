@@ -14,9 +14,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/snippet"
 )
 
 const (
@@ -53,58 +50,13 @@ func htmlBackend(t *testing.T) int {
 	return srv.Listener.Addr().(*net.TCPAddr).Port
 }
 
-// translateMissing sets, on the servers and locations of the Ingresses in
-// texts (name → annotation → snippet text), the snippets that render left
-// out: with render's own translation (pkg/snippet in render.Build) this
-// does nothing. It reports whether it set any.
-func translateMissing(t *testing.T, cfg *model.Config, texts map[string]map[string]string) bool {
-	t.Helper()
-	translate := func(ing model.ObjectRef, annotation string) *model.Snippet {
-		text, ok := texts[ing.Name][annotation]
-		if !ok {
-			return nil
-		}
-		sn, refused := snippet.Translate(annotation, text)
-		if len(refused) > 0 {
-			t.Fatalf("%s of %s refused: %v", annotation, ing, refused)
-		}
-		sn.Ingress = ing
-		return sn
-	}
-	set := false
-	for i := range cfg.Servers {
-		s := &cfg.Servers[i]
-		for j := range s.Locations {
-			l := &s.Locations[j]
-			if l.Settings.Snippet == nil {
-				if sn := translate(l.Ingress, snippet.ConfigurationSnippet); sn != nil {
-					l.Settings.Snippet, set = sn, true
-				}
-			}
-			if s.Snippet == nil {
-				if sn := translate(l.Ingress, snippet.ServerSnippet); sn != nil {
-					s.Snippet, set = sn, true
-				}
-			}
-		}
-	}
-	return set
-}
-
 // startSnippetNginx starts nginx on the manifests, whose Ingresses carry
-// the snippet annotations of texts; problems other than about snippets
-// fail the test.
-func startSnippetNginx(t *testing.T, manifests string, texts map[string]map[string]string) *liveNginx {
+// snippet annotations that render translates; any Problem fails the test.
+func startSnippetNginx(t *testing.T, manifests string) *liveNginx {
 	t.Helper()
-	n := startNginxWith(t, manifests, nginxOptions{editModel: func(cfg *model.Config) {
-		if translateMissing(t, cfg, texts) {
-			t.Log("render left the snippets out: translated here with pkg/snippet")
-		}
-	}})
+	n := startNginx(t, manifests)
 	for _, p := range n.problems {
-		if !strings.Contains(p.Field, "snippet") {
-			t.Errorf("problem: %v", p)
-		}
+		t.Errorf("problem: %v", p)
 	}
 	return n
 }
@@ -119,7 +71,7 @@ func TestSnippetHeadersRewrite(t *testing.T) {
 	manifests := serviceYAML("echo", port) +
 		nsIngressOf("e2e", "snip", "2026-01-01T00:00:00Z", "snip.example.com", "Prefix", "/", "echo",
 			"configuration-snippet", snippetHeadersText)
-	n := startSnippetNginx(t, manifests, map[string]map[string]string{"snip": {snippet.ConfigurationSnippet: snippetHeadersText}})
+	n := startSnippetNginx(t, manifests)
 
 	resp, body := n.call(t, http.MethodGet, "snip.example.com", "/api/users?id=1", "", "X-Forwarded-For", "203.0.113.9")
 	if resp.StatusCode != 200 {
@@ -168,7 +120,7 @@ func TestSnippetRewritePath(t *testing.T) {
 	manifests := serviceYAML("named", port) +
 		nsIngressOf("e2e", "snip", "2026-01-01T00:00:00Z", "rw.example.com", "Prefix", "/", "named",
 			"configuration-snippet", snippetHeadersText)
-	n := startSnippetNginx(t, manifests, map[string]map[string]string{"snip": {snippet.ConfigurationSnippet: snippetHeadersText}})
+	n := startSnippetNginx(t, manifests)
 	for path, want := range map[string]string{"/api/users": "named /v2/users", "/other": "named /other"} {
 		if status, body := n.get(t, "rw.example.com", path); status != 200 || body != want {
 			t.Errorf("GET %s: %d %q, want 200 %q", path, status, body, want)
@@ -185,7 +137,7 @@ func TestSnippetServerLocations(t *testing.T) {
 	manifests := serviceYAML("site", port) +
 		nsIngressOf("e2e", "site", "2026-01-01T00:00:00Z", "srv.example.com", "Prefix", "/", "site",
 			"server-snippet", snippetServerText)
-	n := startSnippetNginx(t, manifests, map[string]map[string]string{"site": {snippet.ServerSnippet: snippetServerText}})
+	n := startSnippetNginx(t, manifests)
 	for _, c := range []struct {
 		path, location string
 		status         int
@@ -217,7 +169,7 @@ func TestSnippetSubFilter(t *testing.T) {
 	manifests := serviceYAML("html", port) +
 		nsIngressOf("e2e", "page", "2026-01-01T00:00:00Z", "html.example.com", "Prefix", "/", "html",
 			"configuration-snippet", snippetSubFilterText)
-	n := startSnippetNginx(t, manifests, map[string]map[string]string{"page": {snippet.ConfigurationSnippet: snippetSubFilterText}})
+	n := startSnippetNginx(t, manifests)
 	resp, body := n.call(t, http.MethodGet, "html.example.com", "/", "", "Accept-Encoding", "identity")
 	want := `<html><head></head><body><a href="https://new.example/a">a</a> <a href="https://new.example/b">b</a></body></html>`
 	if resp.StatusCode != 200 || string(body) != want {
@@ -248,8 +200,7 @@ add_header X-Loc "l";
 			"server-snippet", server, "configuration-snippet", location) +
 		nsIngressOf("e2e", "vhost", "2026-01-01T00:00:01Z", "both.example.com", "Prefix", "/vhost", "echo",
 			"upstream-vhost", "inner.example")
-	n := startSnippetNginx(t, manifests, map[string]map[string]string{
-		"owner": {snippet.ServerSnippet: server, snippet.ConfigurationSnippet: location}})
+	n := startSnippetNginx(t, manifests)
 	for _, c := range []struct {
 		path     string
 		request  map[string]string
