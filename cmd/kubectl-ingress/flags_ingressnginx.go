@@ -63,7 +63,7 @@ var ingressNginxFlags = []compatFlag{
 	{name: "profiler-address", action: compatIgnored, why: "with --profiling, pprof is served on --metrics-addr"},
 	{name: "stream-port", action: compatIgnored, why: "TCP/UDP endpoints go through the status server (--status-address)"},
 	{name: "sync-period", action: compatIgnored, why: "the informers need no resync"},
-	{name: "deep-inspect", boolean: true, action: compatIgnored, why: "snippets are always refused and every value is validated"},
+	{name: "deep-inspect", boolean: true, action: compatIgnored, why: "snippets are translated through an allowlist, never copied as text, and every value is validated"},
 	{name: "dynamic-configuration-retries", action: compatIgnored, why: "Lua payloads are retried on the next sync"},
 	{name: "disable-full-test", boolean: true, action: compatIgnored, why: "the admission webhook never runs nginx -t"},
 	{name: "internal-logger-address", action: compatIgnored, why: "there is no internal syslog"},

@@ -414,8 +414,12 @@ func TestExplain(t *testing.T) {
 		!strings.Contains(out, "CONFIGMAP KEY proxy-body-size (supported)\n  Value:   nginx size") || !strings.Contains(out, "Default: 1m") {
 		t.Errorf("explain proxy-body-size: exit %d:\n%s", code, out)
 	}
+	code, out, _ = runCmd(t, "", "explain", "auth-snippet")
+	if code != 0 || !strings.Contains(out, "(not supported)") || !strings.Contains(out, "snippet annotations other than configuration-snippet and server-snippet are not supported") {
+		t.Errorf("explain auth-snippet: exit %d:\n%s", code, out)
+	}
 	code, out, _ = runCmd(t, "", "explain", "server-snippet")
-	if code != 0 || !strings.Contains(out, "(not supported)") || !strings.Contains(out, "snippet annotations are not supported") {
+	if code != 0 || !strings.Contains(out, "ANNOTATION nginx.ingress.kubernetes.io/server-snippet (supported)") || !strings.Contains(out, "allowlist") {
 		t.Errorf("explain server-snippet: exit %d:\n%s", code, out)
 	}
 	code, out, _ = runCmd(t, "", "explain", "canary-weight", "-o", "json")

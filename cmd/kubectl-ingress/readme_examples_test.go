@@ -45,11 +45,13 @@ func TestREADMEDiffExamples(t *testing.T) {
 		return strings.Replace(s, "endpoints:\n- addresses: [\"127.0.0.1\"]\n  conditions: {ready: true}\n",
 			"endpoints:\n- addresses: [\"127.0.0.1\"]\n  conditions: {ready: true}\n- addresses: [\"127.0.0.2\"]\n  conditions: {ready: true}\n", 1)
 	})
-	// A new path, a longer timeout and a snippet.
+	// A new path, a longer timeout and a snippet with a directive outside
+	// the allowlist.
 	reload := copyExamples("reload", func(s string) string {
 		s = strings.Replace(s, `    nginx.ingress.kubernetes.io/proxy-read-timeout: "120"`, `    nginx.ingress.kubernetes.io/proxy-read-timeout: "300"
     nginx.ingress.kubernetes.io/configuration-snippet: |
-      more_set_headers "X-Shop: 1";`, 1)
+      more_set_headers "X-Shop: 1";
+      lua_need_request_body on;`, 1)
 		return strings.Replace(s, "          service: {name: api, port: {number: 8000}}\n",
 			"          service: {name: api, port: {number: 8000}}\n      - path: /cart\n        pathType: Prefix\n        backend:\n          service: {name: api, port: {number: 8000}}\n", 1)
 	})

@@ -4,8 +4,8 @@
 // test fails when the files differ from what the code produces; `go test
 // ./internal/docgen -update` rewrites them.
 //
-// It imports pkg/annotations only (for its exported table accessors) and the
-// standard library.
+// It imports pkg/annotations and pkg/snippet only (for their exported
+// table accessors) and the standard library.
 package docgen
 
 import (
@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/snippet"
 )
 
 // Tables is what the documentation is generated from.
@@ -23,8 +24,14 @@ type Tables struct {
 	ConfigKeys  []annotations.ConfigKeyDoc
 	Unsupported []annotations.RefusedAnnotationDoc
 	Snippets    []annotations.RefusedAnnotationDoc
-	// SnippetReason is the Problem's reason for a snippet annotation.
+	// SnippetReason is the Problem's reason for a refused snippet
+	// annotation.
 	SnippetReason string
+	// SnippetDirectives is the allowlist of configuration-snippet and
+	// server-snippet; SnippetRefused the directives refused with a reason
+	// of their own.
+	SnippetDirectives []snippet.DirectiveDoc
+	SnippetRefused    []snippet.RefusedDoc
 }
 
 // FromAnnotations returns the tables of pkg/annotations.
@@ -36,6 +43,9 @@ func FromAnnotations() Tables {
 		Unsupported:   annotations.UnsupportedAnnotationDocs(),
 		Snippets:      annotations.SnippetAnnotationDocs(),
 		SnippetReason: annotations.SnippetReason("x-snippet"),
+
+		SnippetDirectives: snippet.Directives(),
+		SnippetRefused:    snippet.RefusedDirectives(),
 	}
 }
 
@@ -93,10 +103,41 @@ func AnnotationsMarkdown(t Tables) []byte {
 		p("| %s | %s | %s | %s |\n", code(k.Key), cell(k.Value), code(k.Default), cell(k.Description))
 	}
 
-	p("\n## Refused: snippets\n\n")
-	p("Every annotation whose name ends in `-snippet` (`configuration-snippet`, `server-snippet`,\n")
-	p("`auth-snippet`, `stream-snippet`, `modsecurity-snippet` …) and every ConfigMap key that does is\n")
-	p("refused, whatever `allow-snippet-annotations` says (that key is ignored too). The Problem says:\n\n")
+	p("\n## Snippets\n\n")
+	p("`configuration-snippet` and `server-snippet` are not passed to nginx as text: each directive is\n")
+	p("translated, through the allowlist below, into the typed settings the other annotations make, and\n")
+	p("the writer writes them with its one quoting function. A snippet with any directive outside the\n")
+	p("allowlist, or with arguments its grammar refuses, applies none of its lines: every such directive is\n")
+	p("a Problem naming the line, why, and what to use instead. `render` prints a notice per applied\n")
+	p("snippet (\"configuration-snippet of ns/name: 3 directives translated: add_header ×3\").\n\n")
+	p("- `configuration-snippet` goes to every location of the Ingress; `server-snippet` to the server of\n")
+	p("  each of its hosts, from the oldest Ingress of the host that has one (a younger Ingress's is a\n")
+	p("  Problem), with `location` blocks one level deep whose path must not repeat an Ingress path.\n")
+	p("- Values may read nginx variables only from an allowlist: the request and connection variables\n")
+	p("  (`$host`, `$remote_addr`, `$request_uri`, `$scheme`, `$http_*`, `$arg_*`, `$cookie_*` …); response\n")
+	p("  headers (`$sent_http_*`, `$upstream_http_*`) only where a response exists (add_header,\n")
+	p("  more_set_headers, sub_filter); `$1`…`$9` in a rewrite replacement; `$service_name`, `$namespace`\n")
+	p("  and `$service_port` in a configuration-snippet's proxy_set_header. Values are visible ASCII: no\n")
+	p("  control character, no newline.\n")
+	p("- The ConfigMap's `allow-snippet-annotations: \"false\"` turns the translation off (every snippet a\n")
+	p("  Problem). Snippets are `Critical` for `annotations-risk-level`, as in ingress-nginx: below\n")
+	p("  `Critical` an Ingress with one is left out.\n\n")
+	p("%d directives translate:\n\n", len(t.SnippetDirectives))
+	p("| directive | grammar | where | becomes | what it does | example |\n")
+	p("|---|---|---|---|---|---|\n")
+	for _, d := range t.SnippetDirectives {
+		p("| %s | %s | %s | %s | %s | %s |\n", code(d.Name), cell(code(d.Grammar)), cell(strings.Join(d.Where, ", ")), cell(d.Becomes), cell(d.Description), cell(code(d.Example)))
+	}
+	p("\nEvery other directive is refused; these with a reason or a replacement of their own:\n\n")
+	p("| directive | why, and what to use instead |\n|---|---|\n")
+	for _, r := range t.SnippetRefused {
+		p("| %s | %s |\n", code(r.Name), cell(r.Reason))
+	}
+
+	p("\n## Refused: other snippets\n\n")
+	p("Every other annotation whose name ends in `-snippet` (`auth-snippet`, `stream-snippet`,\n")
+	p("`modsecurity-snippet` …) and every ConfigMap key that does (`http-snippet`, `server-snippet`,\n")
+	p("`location-snippet` …) is refused. The Problem says:\n\n")
 	p("> %s\n\n", strings.Replace(t.SnippetReason, "; the annotation is ignored", ". The annotation is ignored.", 1))
 	p("Typed annotations that replace the usual snippets:\n\n")
 	p("| snippet | instead |\n|---|---|\n")
