@@ -435,3 +435,37 @@ func serverBlock(t *testing.T, conf []byte, host string) []string {
 	}
 	return out
 }
+
+// TestSnippetInherited: a location that sets add_header or
+// proxy_hide_header itself writes again what it would inherit: the
+// server-snippet's headers (also beside external authentication's own
+// add_header lines), the ConfigMap's hide-headers and HSTS's.
+func TestSnippetInherited(t *testing.T) {
+	cfg := snippetConfig(t, map[string]string{"auth-url": "http://auth.example/check"})
+	cfg.Global.Block.HideHeaders = []string{"X-Cm-Hidden"}
+	s := appServer(t, cfg)
+	s.Snippet = &model.Snippet{Annotation: "server-snippet", Ingress: snippetIngress,
+		AddHeaders:  []model.SnippetAddHeader{{Header: model.Header{Name: "X-Frame-Options", Value: "DENY"}, Always: true}, {Header: model.Header{Name: "X-Both", Value: "server"}}},
+		HideHeaders: []string{"X-Server-Hidden"},
+	}
+	setLocationSnippet(t, cfg, &model.Snippet{Annotation: "configuration-snippet", Ingress: snippetIngress,
+		AddHeaders:  []model.SnippetAddHeader{{Header: model.Header{Name: "x-both", Value: "location"}}},
+		HideHeaders: []string{"X-Location-Hidden", "x-cm-hidden"},
+	})
+	body := strings.Join(confBlock(t, writeConf(t, cfg), `location "/app/" {`), "\n")
+	for _, want := range []string{
+		// external authentication's own, HSTS included
+		"add_header Set-Cookie $auth_cookie;\nadd_header Strict-Transport-Security $hsts_header always;",
+		// the server's, less the one the location sets, then the location's
+		`add_header "X-Frame-Options" "DENY" always;` + "\n" + `add_header "x-both" "location";`,
+		`proxy_hide_header "Strict-Transport-Security";` + "\n" + `proxy_hide_header "X-Cm-Hidden";` + "\n" +
+			`proxy_hide_header "X-Server-Hidden";` + "\n" + `proxy_hide_header "X-Location-Hidden";`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("location body lacks\n%s\nin:\n%s", want, body)
+		}
+	}
+	if strings.Count(body, "Strict-Transport-Security $hsts_header") != 1 || strings.Contains(body, `"X-Both" "server"`) {
+		t.Errorf("a header twice:\n%s", body)
+	}
+}
