@@ -6,7 +6,10 @@
 -- read by init() in the master. nginx.conf names them through a variable, so
 -- nginx itself never loads them (loading them once per server block made
 -- nginx -t and reloads slow); this handler replaces nginx's own loader.
+-- With enable-ocsp it staples the certificate's OCSP response
+-- (ocsp_stapling.lua).
 local ssl = require("ngx.ssl")
+local stapling = require("ocsp_stapling")
 
 local ngx = ngx
 local ngx_log = ngx.log
@@ -111,9 +114,11 @@ end
 -- init reads the default certificate and key files from nginx's prefix.
 -- It runs in init_by_lua, in the master, at every start and reload, when
 -- nginx itself would have read them. An unreadable file is logged; the
--- handshakes that need the default certificate then fail.
-function _M.init()
+-- handshakes that need the default certificate then fail. options:
+-- ocsp_stapling (enable-ocsp) staples the certificates' OCSP responses.
+function _M.init(options)
   default_pem, default_pair = nil, nil
+  stapling.init(type(options) == "table" and options.ocsp_stapling == true)
   local prefix = ngx.config.prefix()
   if string.sub(prefix, -1) ~= "/" then
     prefix = prefix .. "/"
@@ -201,7 +206,11 @@ function _M.call()
     ngx_log(ngx_ERR, "certificate: ", perr, "; serving the default certificate for ", name)
     return serve_default()
   end
-  return serve(id, cert, key)
+  serve(id, cert, key)
+  local entry = cache[id]
+  if entry and stapling.enabled() then
+    stapling.staple(entry.sum, pem)
+  end
 end
 
 return _M

@@ -44,6 +44,7 @@ var goodGlobalConfigCases = []configCase{
 	{"use-proxy-protocol", "true", func(g *model.Global) { g.RealIP.UseProxyProtocol = true }},
 
 	{"enable-ocsp", "false", func(*model.Global) {}},
+	{"enable-ocsp", "true", func(g *model.Global) { g.TLS.EnableOCSP = true }},
 	{"ssl-buffer-size", "16k", func(g *model.Global) { g.TLS.BufferSize = "16k" }},
 	{"ssl-ciphers", "HIGH:!aNULL:!MD5", func(g *model.Global) { g.TLS.Ciphers = "HIGH:!aNULL:!MD5" }},
 	{"ssl-ciphers", "ECDHE-RSA-AES128-GCM-SHA256:EECDH+AESGCM:@STRENGTH", func(g *model.Global) { g.TLS.Ciphers = "ECDHE-RSA-AES128-GCM-SHA256:EECDH+AESGCM:@STRENGTH" }},
@@ -181,7 +182,7 @@ var quotedConfigKeys = map[string]bool{
 // saying "not supported" and naming the module; "false" is none.
 func TestGlobalConfigNotSupported(t *testing.T) {
 	for key, module := range map[string]string{
-		"enable-ocsp": "Lua", "enable-modsecurity": "libnginx-mod-http-modsecurity", "enable-owasp-modsecurity-crs": "modsecurity-crs",
+		"enable-modsecurity": "libnginx-mod-http-modsecurity", "enable-owasp-modsecurity-crs": "modsecurity-crs",
 		"enable-opentelemetry": "OpenTelemetry module", "use-geoip2": "libnginx-mod-http-geoip2", "enable-opentracing": "OpenTracing",
 	} {
 		g, problems := ParseConfigMap(testConfigMap, map[string]string{key: "true"})

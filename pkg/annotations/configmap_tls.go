@@ -16,8 +16,8 @@ import (
 
 // tlsConfigKeys are the ConfigMap keys of this family, sorted by key.
 var tlsConfigKeys = []configKeySpec{
-	{Key: "enable-ocsp", Kind: kindBool, Default: "false", Description: `OCSP stapling; "true" is not supported (it needs OCSP responses fetched and cached by Lua per certificate, as ingress-nginx's certificate.lua does).`,
-		set: configOffOnly("OCSP stapling needs the OCSP responses fetched and cached per certificate by Lua (ingress-nginx's certificate.lua with lua-resty-http), which kubectl-ingress does not do yet; certificates are served without a stapled response")},
+	{Key: "enable-ocsp", Kind: kindBool, Default: "false", Description: `OCSP stapling: each served certificate whose Secret's tls.crt holds its issuer after it, and whose Authority Information Access names a plain http OCSP responder, gets the responder's signed status stapled to the TLS handshake. A handshake never waits for the responder: the first one starts a fetch in the background (host names resolved through the nameservers of the controller's /etc/resolv.conf), the next ones staple the validated, cached response (a shared 5m cache: refreshed hourly and before its nextUpdate, never stapled after it; a failed fetch is retried after a minute, and the handshakes go on without a staple). Changing it reloads nginx.`,
+		set: configBool(func(g *model.Global) *bool { return &g.TLS.EnableOCSP })},
 	{Key: "ssl-buffer-size", Kind: kindBufferSize, Default: "4k", Description: "Size of the buffer for sending TLS data (1 to 16k; small helps the time to first byte).",
 		set: configString(valueSSLBufferSize, func(g *model.Global) *string { return &g.TLS.BufferSize })},
 	{Key: "ssl-ciphers", Kind: kindServerCipherList, Default: model.DefaultSSLCiphers, Description: "OpenSSL cipher list of TLS 1.2 and below for every HTTPS server (ssl_prefer_server_ciphers on), as ingress-nginx: at least one modern cipher or group (HIGH, ECDHE, AESGCM …), exclusions of weak ones only.",

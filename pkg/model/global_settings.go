@@ -80,6 +80,9 @@ type TLS struct {
 	ECDHCurve        string   // ssl-ecdh-curve: "auto" or curves joined by ":"
 	EarlyData        bool     // ssl-early-data
 	RejectHandshake  bool     // ssl-reject-handshake: the default server refuses unknown names
+	// EnableOCSP staples the OCSP responses of the served certificates
+	// (enable-ocsp): Lua fetches and caches them (lua/ocsp_stapling.lua).
+	EnableOCSP bool
 	// DHParamSecret is the Secret of ssl-dh-param (Namespace "" is the
 	// ConfigMap's); render reads its dhparam.pem into DHParamFile, the
 	// model.File name of ssl_dhparam ("" when unset or refused).

@@ -49,7 +49,7 @@ func withGlobalSweep(m map[string][]string) map[string][]string {
 		"generate-request-id":             {"true", "false"},
 		"proxy-real-ip-cidr":              {"0.0.0.0/0", "10.0.0.0/8,192.168.0.1,2001:db8::/32"},
 		"use-proxy-protocol":              {"false", "true", "true", "false"},
-		"enable-ocsp":                     {"false"},
+		"enable-ocsp":                     {"false", "true"},
 		"ssl-buffer-size":                 {"4k", "1", "16k"},
 		"ssl-ciphers":                     {model.DefaultSSLCiphers, "HIGH:!aNULL:!MD5", "ECDHE-ECDSA-CHACHA20-POLY1305:!aNULL:@SECLEVEL=0", "EECDH+AESGCM:!RC4:!DHE:@STRENGTH", "ALL:!EXPORT:!LOW:!MEDIUM:!SHA1"},
 		"ssl-early-data":                  {"false", "true"},
