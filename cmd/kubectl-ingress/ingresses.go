@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
@@ -18,6 +16,9 @@ import (
 // ingressRoute is one host+path that an Ingress gets served, as
 // ingress-nginx's plugin's "ingresses" lists them.
 type ingressRoute struct {
+	// The Ingress's namespace and name: the rows' metadata for the printers.
+	Namespace string `json:"-"`
+	Name      string `json:"-"`
 	Ingress   string `json:"ingress"`
 	Host      string `json:"host"`
 	Path      string `json:"path"`
@@ -32,25 +33,37 @@ type ingressRoute struct {
 // newCmdIngresses is ingress-nginx's "ingresses" on manifests: what each
 // Ingress gets served, after class selection, host and path ownership.
 func newCmdIngresses(streams genericiooptions.IOStreams) *cobra.Command {
-	var output string
+	printFlags := newListPrintFlags()
 	o := &RenderOptions{IOStreams: genericiooptions.IOStreams{In: streams.In, Out: io.Discard, ErrOut: streams.ErrOut}, Render: reportingRenderFlags(), Manifests: NewManifestFlags()}
 	cmd := &cobra.Command{
-		Use:   "ingresses -f FILENAME [-o wide|json|yaml|name]",
+		Use:   "ingresses -f FILENAME [-o wide|json|yaml|name|jsonpath=…|go-template=…|custom-columns=…]",
 		Short: "List what each Ingress of manifests gets served: host, path, TLS, Service, endpoints",
 		Long: `List, for the manifests given with -f, each host and path served, with the Ingress that owns it,
 whether its host has TLS, the Service and port it points to and the number of endpoints, as
 ingress-nginx's plugin listed them. Only what the controller serves is listed: Ingresses of other
 classes and paths that another Ingress owns are left out (render's problems, on stderr, say why).
 For the Ingresses of a cluster: kubectl get ingress -A -o wide; what nginx balances over:
-kubectl ingress backends.`,
+kubectl ingress backends.
+
+-o is kubectl get's: the table (--no-headers leaves out its header line), wide (also the path type
+and the backend), and kubectl's printers json, yaml, kyaml, name, jsonpath, jsonpath-as-json, jsonpath-file,
+go-template, go-template-file, template, templatefile, custom-columns and custom-columns-file, with
+--template and --allow-missing-template-keys. They print a v1 List whose items are one
+` + ingressPathAPIVersion + ` ` + ingressPathKind + ` per row: metadata.name and metadata.namespace (the
+Ingress's), ingress (namespace/name), host, path, pathType, tls, service, port, backend and
+endpoints. -o name prints each Ingress once as kubectl does (ingress.networking.k8s.io/NAME). A bad
+format or template exits 3.`,
 		Example: `  kubectl ingress ingresses -f examples/
-  kubectl ingress ingresses -f examples/ -o json`,
+  kubectl ingress ingresses -f examples/ -o wide --no-headers
+  kubectl ingress ingresses -f examples/ -o jsonpath='{range .items[*]}{.host}{.path}{"\n"}{end}'
+  kubectl ingress ingresses -f examples/ -o custom-columns=HOST:.host,PATH:.path,SERVICE:.service
+  kubectl ingress ingresses -f examples/ -o go-template='{{range .items}}{{.ingress}} {{.endpoints}}{{"\n"}}{{end}}'
+  kubectl ingress ingresses -f examples/ -o name | xargs kubectl describe -n shop`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch output {
-			case "", "wide", "json", "yaml", "name":
-			default:
-				return &usageError{err: fmt.Errorf("--output must be wide, json, yaml or name, got %q", output)}
+			printer, err := printFlags.ToPrinter()
+			if err != nil {
+				return err
 			}
 			if len(o.Manifests.Filenames) == 0 {
 				return &usageError{err: errors.New("ingresses reads manifests: give -f FILENAME; the Ingresses of a cluster: kubectl get ingress -A -o wide")}
@@ -62,13 +75,20 @@ kubectl ingress backends.`,
 			for _, p := range r.Problems {
 				fmt.Fprintln(streams.ErrOut, p.String())
 			}
-			return printRoutes(streams.Out, ingressRoutes(r.Config), output)
+			routes := ingressRoutes(r.Config)
+			if printer == nil {
+				return printRoutesTable(streams.Out, routes, printFlags.Wide(), printFlags.NoHeaders)
+			}
+			list, err := routeList(routes, printFlags.Output == "name")
+			if err != nil {
+				return err
+			}
+			return printError(printer.PrintObj(list, streams.Out))
 		},
 	}
 	o.Manifests.AddFlags(cmd.Flags())
 	o.Render.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: empty for a table, wide, json, yaml or name")
-	registerFixed(cmd, "output", "wide", "json", "yaml", "name")
+	printFlags.AddFlags(cmd)
 	return cmd
 }
 
@@ -86,7 +106,7 @@ func ingressRoutes(c *model.Config) []ingressRoute {
 			if l.Ingress.Name == "" {
 				continue // the catch-all's own locations
 			}
-			r := ingressRoute{Ingress: l.Ingress.String(), Host: s.Hostname, Path: l.Path, PathType: string(l.PathType), TLS: s.TLS,
+			r := ingressRoute{Namespace: l.Ingress.Namespace, Name: l.Ingress.Name, Ingress: l.Ingress.String(), Host: s.Hostname, Path: l.Path, PathType: string(l.PathType), TLS: s.TLS,
 				Service: l.Service, Port: l.ServicePort, Backend: l.Backend, Endpoints: endpoints[l.Backend]}
 			if seen[r] {
 				continue
@@ -98,38 +118,16 @@ func ingressRoutes(c *model.Config) []ingressRoute {
 	return routes
 }
 
-func printRoutes(w io.Writer, routes []ingressRoute, output string) error {
-	switch output {
-	case "json":
-		b, err := json.MarshalIndent(routes, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	case "yaml":
-		b, err := yaml.Marshal(routes)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	case "name":
-		last := ""
-		for _, r := range routes {
-			if r.Ingress != last {
-				fmt.Fprintln(w, "ingress/"+r.Ingress)
-				last = r.Ingress
-			}
-		}
-		return nil
-	}
+// printRoutesTable writes the table of -o empty or wide.
+func printRoutesTable(w io.Writer, routes []ingressRoute, wide, noHeaders bool) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 3, ' ', 0)
 	header := "INGRESS\tHOST\tPATH\tTLS\tSERVICE\tPORT\tENDPOINTS"
-	if output == "wide" {
+	if wide {
 		header += "\tPATH TYPE\tBACKEND"
 	}
-	fmt.Fprintln(tw, header)
+	if !noHeaders {
+		fmt.Fprintln(tw, header)
+	}
 	yesNo := map[bool]string{true: "yes", false: "no"}
 	dash := func(s string) string {
 		if s == "" {
@@ -139,7 +137,7 @@ func printRoutes(w io.Writer, routes []ingressRoute, output string) error {
 	}
 	for _, r := range routes {
 		line := r.Ingress + "\t" + r.Host + "\t" + r.Path + "\t" + yesNo[r.TLS] + "\t" + dash(r.Service) + "\t" + dash(r.Port) + "\t" + strconv.Itoa(r.Endpoints)
-		if output == "wide" {
+		if wide {
 			line += "\t" + r.PathType + "\t" + dash(r.Backend)
 		}
 		fmt.Fprintln(tw, line)

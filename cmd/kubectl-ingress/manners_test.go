@@ -436,35 +436,6 @@ func TestExplain(t *testing.T) {
 	}
 }
 
-func TestIngressesVerb(t *testing.T) {
-	code, out, errOut := runCmd(t, "", "ingresses", "-f", "../../examples")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if !regexp.MustCompile(`^INGRESS\s+HOST\s+PATH\s+TLS\s+SERVICE\s+PORT\s+ENDPOINTS$`).MatchString(lines[0]) {
-		t.Errorf("header %q", lines[0])
-	}
-	if !regexp.MustCompile(`(?m)^shop/shop\s+shop\.example\.com\s+/api\s+yes\s+api\s+8000\s+2$`).MatchString(out) {
-		t.Errorf("no row of shop/shop /api with TLS and 2 endpoints:\n%s", out)
-	}
-	code, out, _ = runCmd(t, "", "ingresses", "-f", "../../examples", "-o", "name")
-	if code != 0 || !strings.Contains(out, "ingress/shop/shop\n") {
-		t.Errorf("-o name: exit %d, %q", code, out)
-	}
-	code, out, _ = runCmd(t, "", "ingresses", "-f", "../../examples", "-o", "json")
-	var routes []ingressRoute
-	if err := json.Unmarshal([]byte(out), &routes); code != 0 || err != nil || len(routes) < 4 {
-		t.Errorf("-o json: exit %d, %v, %d routes", code, err, len(routes))
-	}
-	if code, _, errOut := runCmd(t, "", "ingresses", "-A"); code != exitFailure || !strings.Contains(errOut, "unknown shorthand flag") {
-		t.Errorf("ingresses -A: exit %d, %q", code, errOut)
-	}
-	if code, _, errOut := runCmd(t, "", "ingresses"); code != exitFailure || !strings.Contains(errOut, "kubectl get ingress -A -o wide") {
-		t.Errorf("ingresses without -f: exit %d, %q", code, errOut)
-	}
-}
-
 // A flag of ingress-nginx that the controller implements itself is left
 // to it: no redefinition, no warning.
 func TestCompatFlagsYieldToOurs(t *testing.T) {
