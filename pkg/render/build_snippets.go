@@ -84,7 +84,7 @@ func noneApplied(n int) string {
 // addServerSnippet applies the server-snippet of p to each of its hosts
 // whose server-snippet no older Ingress has claimed.
 func (b *builder) addServerSnippet(p *parsedIngress, hosts []string) {
-	if !p.snippets.hasServer {
+	if !p.snippets.hasServer || b.global.Policy.DisableSnippets {
 		return
 	}
 	if b.serverSnippetOwner == nil {
@@ -93,7 +93,7 @@ func (b *builder) addServerSnippet(p *parsedIngress, hosts []string) {
 	for _, h := range hosts {
 		if owner, taken := b.serverSnippetOwner[h]; taken {
 			if owner != p.ref {
-				b.problem(p.ref, annotations.Field(snippet.ServerSnippet), "host %q already has the server-snippet of ingress %s (older); this snippet is not applied to that host", h, owner)
+				b.problem(p.ref, annotations.Field(snippet.ServerSnippet), "the server-snippet of host %q is that of ingress %s (older), applied or not; this snippet is not applied to that host", h, owner)
 			}
 			continue
 		}
