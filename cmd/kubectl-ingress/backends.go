@@ -42,7 +42,7 @@ chash, or chashsubset, with upstream-hash-by; else load-balance: round_robin or 
 number of endpoints Lua balances over and their addresses, and the canary backends with what
 sends requests to them. -o wide shows every address and the Service; -o json and -o yaml give
 the backends as the status server holds them (the fields Lua reads, with ingress-nginx's names);
--o name and --list give the names.
+-o name and --list give the names. --no-headers leaves out the header line of the table and wide.
 
 Exit status: 0 on success; 3 on an error (no such pod, pod not running, port-forward refused,
 an answer that is not a JSON array of backends); 2 when --all-pods finds that the pods disagree.`
@@ -72,9 +72,10 @@ type BackendsOptions struct {
 	URL        string
 	StatusPort int
 
-	List    bool
-	Backend string
-	Output  string
+	List      bool
+	Backend   string
+	Output    string
+	NoHeaders bool
 
 	genericiooptions.IOStreams
 
@@ -139,6 +140,7 @@ func newCmdBackends(o *BackendsOptions) *cobra.Command {
 	f.BoolVar(&o.List, "list", false, "Print the backend names only, one a line (as -o name)")
 	f.StringVar(&o.Backend, "backend", "", "Show this backend only")
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(backendsOutputs, ", "))
+	f.BoolVar(&o.NoHeaders, "no-headers", false, "When using the table or wide output format, don't print headers (default print headers).")
 	o.ConfigFlags.AddFlags(f)
 	if ns := f.Lookup("namespace"); ns != nil {
 		ns.Usage = "The namespace of the controller pods (default: " + defaultControllerNamespace + ", else " + ingressNginxNamespace + ")"
@@ -335,5 +337,5 @@ func (o *BackendsOptions) print(shown, all []backendInfo) error {
 		_, err := fmt.Fprintln(o.ErrOut, "No backends.")
 		return err
 	}
-	return printBackends(o.Out, o.Output, shown, all, o.Backend != "")
+	return printBackends(o.Out, o.Output, shown, all, o.Backend != "", o.NoHeaders)
 }

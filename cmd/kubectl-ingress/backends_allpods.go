@@ -102,7 +102,7 @@ func (o *BackendsOptions) printAllPods(r allPodsReport) error {
 			}
 		}
 		sortBackends(union)
-		if err := printBackends(o.Out, outputName, union, union, false); err != nil {
+		if err := printBackends(o.Out, outputName, union, union, false, false); err != nil {
 			return err
 		}
 	} else {

@@ -171,7 +171,7 @@ func serviceCell(b backendInfo) string {
 // printBackendsTable writes the table of backends (wide: all endpoints and
 // the Service) in kubectl's style. all are every backend of the status
 // server, for the canary column.
-func printBackendsTable(w io.Writer, backends, all []backendInfo, wide bool) error {
+func printBackendsTable(w io.Writer, backends, all []backendInfo, wide, noHeaders bool) error {
 	byName := make(map[string]backendInfo, len(all))
 	primaries := make(map[string][]string)
 	for _, b := range all {
@@ -187,7 +187,9 @@ func printBackendsTable(w io.Writer, backends, all []backendInfo, wide bool) err
 		header += "\tSERVICE\tPORT"
 		limit = 0
 	}
-	fmt.Fprintln(tw, header)
+	if !noHeaders {
+		fmt.Fprintln(tw, header)
+	}
 	for _, b := range backends {
 		row := []string{
 			b.wire.Name,
@@ -237,7 +239,8 @@ func printObject(w io.Writer, format string, v any) error {
 
 // printBackends writes backends in format; all are every backend of the
 // status server. single is --backend: one object instead of a list.
-func printBackends(w io.Writer, format string, backends, all []backendInfo, single bool) error {
+// noHeaders leaves out the table's header line.
+func printBackends(w io.Writer, format string, backends, all []backendInfo, single, noHeaders bool) error {
 	switch format {
 	case outputJSON, outputYAML:
 		if single && len(backends) == 1 {
@@ -252,5 +255,5 @@ func printBackends(w io.Writer, format string, backends, all []backendInfo, sing
 		}
 		return nil
 	}
-	return printBackendsTable(w, backends, all, format == outputWide)
+	return printBackendsTable(w, backends, all, format == outputWide, noHeaders)
 }

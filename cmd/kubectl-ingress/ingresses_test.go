@@ -235,3 +235,30 @@ func TestIngressesFormatsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// backends --no-headers prints the table and wide rows of -o table and
+// wide without their header line, as kubectl get (columns as wide as the
+// rows need); other formats ignore it.
+func TestBackendsNoHeaders(t *testing.T) {
+	url := serveAnswer(t, filepath.Join(backendsGoldenDir, "canary"))
+	for _, format := range []string{outputTable, outputWide, outputJSON, outputName} {
+		t.Run(format, func(t *testing.T) {
+			_, with, _ := runCmd(t, "", "backends", "--url", url, "-o", format)
+			code, without, errOut := runCmd(t, "", "backends", "--url", url, "-o", format, "--no-headers")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			want := with
+			if format == outputTable || format == outputWide {
+				if !strings.HasPrefix(with, "NAME ") {
+					t.Fatalf("no header in\n%s", with)
+				}
+				want = with[strings.Index(with, "\n")+1:]
+			}
+			cells := func(s string) string { return regexp.MustCompile(` {2,}`).ReplaceAllString(s, "|") }
+			if cells(without) != cells(want) {
+				t.Errorf("--no-headers:\n%s\nwant the rows of:\n%s", without, want)
+			}
+		})
+	}
+}
