@@ -46,9 +46,9 @@ For the Ingresses of a cluster: kubectl get ingress -A -o wide; what nginx balan
 kubectl ingress backends.
 
 -o is kubectl get's: the table (--no-headers leaves out its header line), wide (also the path type
-and the backend), and kubectl's printers json, yaml, kyaml, name, jsonpath, jsonpath-as-json, jsonpath-file,
-go-template, go-template-file, template, templatefile, custom-columns and custom-columns-file, with
---template and --allow-missing-template-keys. They print a v1 List whose items are one
+and the backend), and kubectl's printers json, yaml, kyaml, name, jsonpath, jsonpath-as-json,
+jsonpath-file, go-template, go-template-file, template, templatefile, custom-columns and
+custom-columns-file, with --template and --allow-missing-template-keys. They print a v1 List whose items are one
 ` + ingressPathAPIVersion + ` ` + ingressPathKind + ` per row: metadata.name and metadata.namespace (the
 Ingress's), ingress (namespace/name), host, path, pathType, tls, service, port, backend and
 endpoints. -o name prints each Ingress once as kubectl does (ingress.networking.k8s.io/NAME). A bad
@@ -58,7 +58,7 @@ format or template exits 3.`,
   kubectl ingress ingresses -f examples/ -o jsonpath='{range .items[*]}{.host}{.path}{"\n"}{end}'
   kubectl ingress ingresses -f examples/ -o custom-columns=HOST:.host,PATH:.path,SERVICE:.service
   kubectl ingress ingresses -f examples/ -o go-template='{{range .items}}{{.ingress}} {{.endpoints}}{{"\n"}}{{end}}'
-  kubectl ingress ingresses -f examples/ -o name | xargs kubectl describe -n shop`,
+  kubectl ingress ingresses -f examples/ -o name   # ingress.networking.k8s.io/NAME, each Ingress once`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			printer, err := printFlags.ToPrinter()
