@@ -3,7 +3,8 @@
 // Ingress among the cluster's current objects, runs the pure render.Build
 // on the part of the cluster that can affect the candidate, and denies the
 // request with the Problems that the candidate itself has (a path another,
-// older Ingress owns, a bad annotation value, a snippet annotation, and with
+// older Ingress owns, a bad annotation value, a snippet that does not
+// translate, and with
 // Strict a backend Service that does not exist), and with those its change
 // gives others by taking over what they served (an older Ingress updated
 // to claim a younger one's host and path, alias or certificate).

@@ -102,9 +102,9 @@ func TestWebhookEnvtest(t *testing.T) {
 		t.Errorf("b with another path was not admitted: %v", err)
 	}
 	snippet := ingress("snippet", "/snippet")
-	snippet.Annotations = map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "return 200 'owned';"}
+	snippet.Annotations = map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "return 200 'owned';\nroot /;"}
 	err = create(snippet)
-	wantDenied(t, "a configuration-snippet", err, "metadata.annotations[nginx.ingress.kubernetes.io/configuration-snippet]: snippet annotations are not supported")
+	wantDenied(t, "a configuration-snippet", err, `metadata.annotations[nginx.ingress.kubernetes.io/configuration-snippet]: line 2: directive "root": not translated`)
 
 	// An update is judged as well; a delete is not.
 	a, err := ings.Get(ctx, "a", metav1.GetOptions{})
