@@ -91,13 +91,13 @@ func TestWebhookManifestOnAPIServer(t *testing.T) {
 
 	ings := client.NetworkingV1().Ingresses("default")
 	snippet := webhookIngress("snippet", "/s")
-	snippet.Annotations = map[string]string{"nginx.ingress.kubernetes.io/server-snippet": "location /x { return 200; }"}
+	snippet.Annotations = map[string]string{"nginx.ingress.kubernetes.io/server-snippet": "location /x { return 200; }\ninclude /etc/passwd;"}
 	// The API server picks the configuration up within a moment.
 	if !eventually(ctx, 30*time.Second, func() bool {
 		_, err := ings.Create(ctx, snippet, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		return err != nil && strings.Contains(err.Error(), "snippet annotations are not supported")
+		return err != nil && strings.Contains(err.Error(), "the snippet is not supported as written")
 	}) {
-		t.Fatal("a server-snippet was never denied: the webhook configuration does not reach the webhook")
+		t.Fatal("a server-snippet with a refused directive was never denied: the webhook configuration does not reach the webhook")
 	}
 
 	if _, err := ings.Create(ctx, webhookIngress("owner", "/"), metav1.CreateOptions{}); err != nil {

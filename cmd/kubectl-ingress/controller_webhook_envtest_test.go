@@ -90,10 +90,10 @@ func TestControllerCommandWebhook(t *testing.T) {
 		waitForCommand(t, what, errOut, cond)
 	}
 	dryRun := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
-	snippet := ingress("snippet", "/snippet", map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "return 200;"})
+	snippet := ingress("snippet", "/snippet", map[string]string{"nginx.ingress.kubernetes.io/configuration-snippet": "return 200;\ninclude /etc/passwd;"})
 	waitUntil("the API server to call the webhook", func() bool {
 		_, err := ings.Create(ctx, snippet, dryRun)
-		return err != nil && strings.Contains(err.Error(), "snippet annotations are not supported")
+		return err != nil && strings.Contains(err.Error(), "the snippet is not supported as written")
 	})
 	if _, err := ings.Create(ctx, ingress("a", "/", nil), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("a was denied: %v", err)
@@ -111,7 +111,7 @@ func TestControllerCommandWebhook(t *testing.T) {
 	if _, err := ings.Create(ctx, ingress("b", "/b", nil), metav1.CreateOptions{}); err != nil {
 		t.Errorf("b on another path was denied: %v", err)
 	}
-	if _, err := ings.Create(ctx, snippet, metav1.CreateOptions{}); err == nil || !strings.Contains(err.Error(), "snippet annotations are not supported") {
+	if _, err := ings.Create(ctx, snippet, metav1.CreateOptions{}); err == nil || !strings.Contains(err.Error(), "the snippet is not supported as written") {
 		t.Errorf("the snippet Ingress: %v, want the webhook's denial", err)
 	}
 	_, err = ings.Create(ctx, refused.Ingress("default", "refused", "refused.example.com", "web"), metav1.CreateOptions{})
