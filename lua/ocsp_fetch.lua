@@ -334,7 +334,11 @@ end
 function _M.fetch(der_chain, timeouts)
   local url, err = ocsp.get_ocsp_responder_from_der_chain(der_chain)
   if not url then
-    return nil, nil, "no OCSP responder: " .. (err or "the certificate has no OCSP URL in its Authority Information Access"), true
+    if err then
+      return nil, nil, "no OCSP responder: " .. err
+        .. " (the certificate Secret's tls.crt must hold the issuer after the certificate)", true
+    end
+    return nil, nil, "no OCSP responder: the certificate has no OCSP URL in its Authority Information Access", true
   end
   local request
   request, err = ocsp.create_ocsp_request(der_chain)
