@@ -211,6 +211,10 @@ func translateLocation(d directive, translated map[string]int, refuse func(direc
 	if !ok {
 		return loc, false
 	}
+	if !answersItself(body) {
+		refuse(d, "%s must answer by itself: a return (not after a rewrite with flag break), or deny all before any allow; it cannot proxy, and without an answer nginx would serve files from its own root", describeLocation(loc.Modifier, loc.Path))
+		return loc, false
+	}
 	for k, n := range counted {
 		translated[k] += n
 	}
@@ -224,4 +228,22 @@ func describeLocation(modifier, path string) string {
 		return "location " + annotations.ValueQuote(path)
 	}
 	return "location " + modifier + " " + annotations.ValueQuote(path)
+}
+
+// answersItself reports whether a nested location's body answers every
+// request without reaching nginx's content phase (which, with no proxy
+// allowed in a snippet, would serve files from nginx's root): its rewrite
+// phase reaches a return (a rewrite with flag break ends the phase
+// before it; last, redirect and permanent leave the location), or its
+// first access rule denies all.
+func answersItself(body *model.Snippet) bool {
+	for _, step := range body.RewritePhase {
+		if step.Return != nil {
+			return true
+		}
+		if step.Rewrite != nil && step.Rewrite.Flag == "break" {
+			break
+		}
+	}
+	return len(body.Access) > 0 && body.Access[0].Deny && body.Access[0].Source == "all"
 }

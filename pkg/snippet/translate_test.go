@@ -55,12 +55,12 @@ func TestTranslateGood(t *testing.T) {
 		{"proxy_ssl_verify off writes nothing", ss, "proxy_ssl_verify off;", model.Snippet{}},
 		{"comments, blank lines and multi-line values", cs, "# security headers\n\nadd_header X-A   # trailing comment\n  'a b' ; # more\n",
 			model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: h("X-A", "a b")}}}},
-		{"nested locations", ss, "server_tokens off;\nlocation ~ ^/(ping|ready|prometheus) {\n  deny all;\n  return 404;\n}\nlocation = /.well-known/webfinger {\n    return 301 https://mastodon.example.net/.well-known/webfinger;\n}\nlocation ^~ /static {}\nlocation =/exact { allow all; }\nlocation ~*\\.php$ { deny all; }",
+		{"nested locations", ss, "server_tokens off;\nlocation ~ ^/(ping|ready|prometheus) {\n  deny all;\n  return 404;\n}\nlocation = /.well-known/webfinger {\n    return 301 https://mastodon.example.net/.well-known/webfinger;\n}\nlocation ^~ /static { return 404; }\nlocation =/exact { rewrite ^/exact$ /other last; return 404; }\nlocation ~*\\.php$ { deny all; }",
 			model.Snippet{ServerTokens: ptr(false), Locations: []model.SnippetLocation{
 				{Modifier: "~", Path: "^/(ping|ready|prometheus)", Body: model.Snippet{Annotation: ss, Access: []model.SnippetAccess{{Deny: true, Source: "all"}}, RewritePhase: []model.SnippetRewriteStep{{Return: &model.SnippetReturn{Code: 404}}}}},
 				{Modifier: "=", Path: "/.well-known/webfinger", Body: model.Snippet{Annotation: ss, RewritePhase: []model.SnippetRewriteStep{{Return: &model.SnippetReturn{Code: 301, Text: "https://mastodon.example.net/.well-known/webfinger"}}}}},
-				{Modifier: "^~", Path: "/static", Body: model.Snippet{Annotation: ss}},
-				{Modifier: "=", Path: "/exact", Body: model.Snippet{Annotation: ss, Access: []model.SnippetAccess{{Source: "all"}}}},
+				{Modifier: "^~", Path: "/static", Body: model.Snippet{Annotation: ss, RewritePhase: []model.SnippetRewriteStep{{Return: &model.SnippetReturn{Code: 404}}}}},
+				{Modifier: "=", Path: "/exact", Body: model.Snippet{Annotation: ss, RewritePhase: []model.SnippetRewriteStep{{Rewrite: &model.SnippetRewrite{Regex: "^/exact$", Replacement: "/other", Flag: "last"}}, {Return: &model.SnippetReturn{Code: 404}}}}},
 				{Modifier: "~*", Path: `\.php$`, Body: model.Snippet{Annotation: ss, Access: []model.SnippetAccess{{Deny: true, Source: "all"}}}},
 			}}},
 	}
@@ -171,7 +171,12 @@ func TestTranslateRefused(t *testing.T) {
 		{"location bad modifier", ss, "location !~ /x { return 404; }", 1, "location", "modifier"},
 		{"location bad regex", ss, "location ~ ^/(x { return 404; }", 1, "location", "regex"},
 		{"location without block", ss, "location /x;", 1, "location", "needs a block"},
-		{"location twice", ss, "location /x { }\nlocation /x { }", 2, "location", "twice"},
+		{"location twice", ss, "location /x { return 404; }\nlocation /x { return 403; }", 2, "location", "twice"},
+		// a nested location that would reach nginx's content phase (its root's files)
+		{"location without an answer", ss, "location /x { }", 1, "location", "answer by itself"},
+		{"location allowing before deny all", ss, "location /x {\n allow 10.0.0.0/8;\n deny all;\n}", 1, "location", "answer by itself"},
+		{"location return after rewrite break", ss, "location /x {\n rewrite ^ /y break;\n return 404;\n}", 1, "location", "answer by itself"},
+		{"location with headers only", ss, "location /x { add_header X y; }", 1, "location", "answer by itself"},
 		{"location body duplicate", ss, "location /x {\n server_tokens off;\n server_tokens off;\n}", 3, "server_tokens", "twice"},
 		// refused directives, each with what to use instead
 		{"lua", cs, "add_header X y;\naccess_by_lua_block { ngx.exit(403) }", 2, "access_by_lua_block", "Lua"},
