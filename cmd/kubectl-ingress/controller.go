@@ -337,7 +337,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		Source:   src,
 		Problems: reporter,
 		Nginx:    inst,
-		Lua:      luaapi.NewClient("http://"+o.Render.StatusAddress, &http.Client{Timeout: time.Minute}),
+		Lua:      luaapi.NewClient("http://"+o.Render.StatusAddress, &http.Client{Timeout: time.Minute, Transport: &http.Transport{Proxy: nil}}),
 		Stream:   inst,
 		Files:    controller.NginxFiles{In: inst},
 		Build:    o.Render.BuildOptions(),

@@ -251,6 +251,12 @@ func (c *Controller) Run(ctx context.Context) error {
 // within StopTimeout.
 func (c *Controller) stopNginx(ctx context.Context) error {
 	c.stopping.Store(true)
+	// A connection of ours that never sent a request would hold nginx's
+	// graceful stop until its client_header_timeout (luaapi.Client's
+	// CloseIdleConnections); no push comes after this point.
+	if idle, ok := c.cfg.Lua.(interface{ CloseIdleConnections() }); ok {
+		idle.CloseIdleConnections()
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.StopTimeout)
 	defer cancel()
 	if err := c.cfg.Nginx.Stop(ctx); err != nil {

@@ -45,7 +45,7 @@ func newNginxStatusCollector(id MetricsIdentity, statusAddress string) *nginxSta
 	name := func(n string) string { return ingressNginxNamespace + "_nginx_process_" + n }
 	return &nginxStatusCollector{
 		url: "http://" + statusAddress + NginxStatusPath,
-		hc:  &http.Client{Timeout: nginxStatusTimeout},
+		hc:  newStatusClient(),
 		connections: prometheus.NewDesc(name("connections"),
 			"Current client connections of nginx by state: active, reading, writing, waiting (stub_status).",
 			[]string{"state"}, id.labels()),
@@ -233,4 +233,13 @@ func (m *loopMetrics) addNginxCollectors(id MetricsIdentity, n Nginx, statusAddr
 	if pids, ok := n.(NginxPids); ok {
 		m.registry.MustRegister(newNginxProcessCollector(id, pids, procfs.DefaultMountPoint))
 	}
+}
+
+// newStatusClient is the HTTP client of the scrape-time reads of nginx's
+// status server. It keeps no connection between scrapes: Go's transport
+// parks a connection it dialled for a request that another connection
+// served, and nginx's graceful stop waits for such a connection (it never
+// sent a request) until client_header_timeout, 60 s.
+func newStatusClient() *http.Client {
+	return &http.Client{Timeout: nginxStatusTimeout, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
 }

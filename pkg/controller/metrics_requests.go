@@ -382,7 +382,7 @@ func decodeMonitor(body []byte, buckets map[string][]float64) ([]RequestSeries, 
 
 // monitorSource reads GET /monitor/requests of the status server.
 func monitorSource(statusAddress string, buckets map[string][]float64) func() ([]RequestSeries, error) {
-	hc := &http.Client{Timeout: nginxStatusTimeout}
+	hc := newStatusClient()
 	url := "http://" + statusAddress + nginxconf.MonitorPath
 	return func() ([]RequestSeries, error) {
 		resp, err := hc.Get(url)

@@ -46,6 +46,13 @@ func NewClient(baseURL string, hc *http.Client) *Client {
 	return &Client{baseURL: strings.TrimRight(baseURL, "/"), hc: hc}
 }
 
+// CloseIdleConnections closes the connections the Client keeps open to
+// nginx between calls, including one dialled for a call that another
+// connection served: nginx's graceful stop waits for a connection that
+// never sent a request (until client_header_timeout), so the controller
+// closes them before it stops nginx.
+func (c *Client) CloseIdleConnections() { c.hc.CloseIdleConnections() }
+
 // StatusError is an answer of nginx with an unexpected status code. Callers
 // find it with errors.As.
 type StatusError struct {
