@@ -30,7 +30,7 @@ envtest: ## Build kube-apiserver and etcd for envtest into bin/envtest (once; re
 	GO=$(GO) hack/envtest.sh
 
 test: deps envtest release-check ## Install what the tests need, check the release (make release-check), then run every test (real nginx and API server included)
-	$(GO) test ./...
+	$(GO) test -timeout 30m ./...
 
 bench: deps ## Benchmarks of render (1,000 and 10,000 Ingresses) and the whole command
 	hack/bench-render.sh $(BENCH_OUT)
