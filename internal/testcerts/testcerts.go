@@ -2,8 +2,11 @@
 // loopback (the admission webhook, registered with a caBundle): a CA made
 // for one test and serving certificates for 127.0.0.1 that it signs.
 //
+// It also makes what OCSP stapling tests need: certificates naming an
+// OCSP responder and the CA's signed OCSP responses about them.
+//
 // It is a test helper: only _test.go files import it, never product code.
-// It imports the standard library only.
+// It imports the standard library and golang.org/x/crypto/ocsp only.
 package testcerts
 
 import (
@@ -19,6 +22,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"golang.org/x/crypto/ocsp"
 )
 
 // CA is a self-signed certificate authority made for one test.
@@ -53,6 +58,9 @@ func NewCA(t testing.TB) *CA {
 	}
 	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
 }
+
+// Certificate is the CA's certificate: the issuer of what it signs.
+func (ca *CA) Certificate() *x509.Certificate { return ca.cert }
 
 // Pool is a certificate pool that trusts the CA.
 func (ca *CA) Pool() *x509.CertPool {
@@ -105,22 +113,67 @@ func write(t testing.TB, path string, data []byte) {
 // key, both PEM.
 func (ca *CA) IssuePEM(t testing.TB, cn string, serial int64, client bool, dnsNames ...string) (certPEM, keyPEM []byte) {
 	t.Helper()
-	key := newKey(t)
 	usage := x509.ExtKeyUsageServerAuth
 	if client {
 		usage = x509.ExtKeyUsageClientAuth
 	}
+	_, certPEM, keyPEM = ca.issue(t, leaf{cn: cn, serial: serial, usage: usage, dnsNames: dnsNames})
+	return certPEM, keyPEM
+}
+
+// IssueOCSP returns a serving certificate signed by the CA with common
+// name cn, the DNS names dnsNames, the address 127.0.0.1 and the OCSP
+// responder URL ocspURL in its Authority Information Access ("" for
+// none): parsed, and PEM with its key.
+func (ca *CA) IssueOCSP(t testing.TB, cn string, serial int64, ocspURL string, dnsNames ...string) (cert *x509.Certificate, certPEM, keyPEM []byte) {
+	t.Helper()
+	return ca.issue(t, leaf{cn: cn, serial: serial, usage: x509.ExtKeyUsageServerAuth, dnsNames: dnsNames, ocspURL: ocspURL})
+}
+
+// OCSPResponse is the DER of an OCSP response of tmpl signed by the CA
+// (as its own responder).
+func (ca *CA) OCSPResponse(t testing.TB, tmpl ocsp.Response) []byte {
+	t.Helper()
+	resp, err := ocsp.CreateResponse(ca.cert, ca.cert, tmpl, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// leaf is what differs between the certificates the CA issues.
+type leaf struct {
+	cn       string
+	serial   int64
+	usage    x509.ExtKeyUsage
+	dnsNames []string
+	ocspURL  string // "" for none
+}
+
+// issue signs a certificate for l with a new key, valid from an hour ago
+// for a day for 127.0.0.1 and l's DNS names, and returns it parsed, and
+// PEM with its key.
+func (ca *CA) issue(t testing.TB, l leaf) (cert *x509.Certificate, certPEM, keyPEM []byte) {
+	t.Helper()
+	key := newKey(t)
 	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: cn},
+		SerialNumber: big.NewInt(l.serial),
+		Subject:      pkix.Name{CommonName: l.cn},
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-		DNSNames:     dnsNames,
+		ExtKeyUsage:  []x509.ExtKeyUsage{l.usage},
+		DNSNames:     l.dnsNames,
 		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
 	}
+	if l.ocspURL != "" {
+		tmpl.OCSPServer = []string{l.ocspURL}
+	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err = x509.ParseCertificate(der)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,5 +181,5 @@ func (ca *CA) IssuePEM(t testing.TB, cn string, serial int64, client bool, dnsNa
 	if err != nil {
 		t.Fatal(err)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	return cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
 }

@@ -2,16 +2,12 @@ package nginx
 
 // Unit tests of lua/ocsp_fetch.lua and lua/ocsp_stapling.lua, run inside
 // nginx (the modules need ngx.*): a test location calls one function per
-// request and answers its results as JSON. The OCSP responses come from
-// golang.org/x/crypto/ocsp, the responders are loopback servers.
+// request and answers its results as JSON. The certificates and OCSP
+// responses come from a test CA (internal/testcerts, with
+// golang.org/x/crypto/ocsp), the responders are loopback servers.
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -27,6 +23,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ocsp"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testcerts"
 )
 
 // ocspTestServer calls the Lua functions: op selects one, the body is its
@@ -169,70 +167,6 @@ func TestLuaOCSPTimes(t *testing.T) {
 	}
 }
 
-// testOCSPCA is a CA that signs certificates with an OCSP URL and the
-// responses about them.
-type testOCSPCA struct {
-	cert *x509.Certificate
-	key  crypto.Signer
-}
-
-func newTestOCSPCA(t *testing.T) *testOCSPCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ocsp lua test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature, BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &testOCSPCA{cert: cert, key: key}
-}
-
-// leaf returns a certificate with the OCSP URL ocspURL ("" for none).
-func (ca *testOCSPCA) leaf(t *testing.T, serial int64, ocspURL string) *x509.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "leaf"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		DNSNames: []string{"leaf.example.com"},
-	}
-	if ocspURL != "" {
-		tmpl.OCSPServer = []string{ocspURL}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cert
-}
-
-func (ca *testOCSPCA) response(t *testing.T, tmpl ocsp.Response) []byte {
-	t.Helper()
-	resp, err := ocsp.CreateResponse(ca.cert, ca.cert, tmpl, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
-}
-
 func pemChain(certs ...*x509.Certificate) string {
 	var b strings.Builder
 	for _, c := range certs {
@@ -243,7 +177,7 @@ func pemChain(certs ...*x509.Certificate) string {
 
 func TestLuaOCSPNextUpdate(t *testing.T) {
 	call := ocspLua(t)
-	ca := newTestOCSPCA(t)
+	ca := testcerts.NewCA(t)
 	now := time.Now().Truncate(time.Second)
 	next := now.Add(90 * time.Minute)
 	for _, c := range []struct {
@@ -251,11 +185,11 @@ func TestLuaOCSPNextUpdate(t *testing.T) {
 		resp []byte
 		want float64
 	}{
-		{"good with nextUpdate", ca.response(t, ocsp.Response{Status: ocsp.Good, SerialNumber: big.NewInt(5), ThisUpdate: now, NextUpdate: next}), float64(next.Unix())},
-		{"revoked with nextUpdate", ca.response(t, ocsp.Response{Status: ocsp.Revoked, SerialNumber: big.NewInt(5), ThisUpdate: now, NextUpdate: next, RevokedAt: now, RevocationReason: ocsp.KeyCompromise}), float64(next.Unix())},
-		{"no nextUpdate", ca.response(t, ocsp.Response{Status: ocsp.Good, SerialNumber: big.NewInt(5), ThisUpdate: now}), 0},
+		{"good with nextUpdate", ca.OCSPResponse(t, ocsp.Response{Status: ocsp.Good, SerialNumber: big.NewInt(5), ThisUpdate: now, NextUpdate: next}), float64(next.Unix())},
+		{"revoked with nextUpdate", ca.OCSPResponse(t, ocsp.Response{Status: ocsp.Revoked, SerialNumber: big.NewInt(5), ThisUpdate: now, NextUpdate: next, RevokedAt: now, RevocationReason: ocsp.KeyCompromise}), float64(next.Unix())},
+		{"no nextUpdate", ca.OCSPResponse(t, ocsp.Response{Status: ocsp.Good, SerialNumber: big.NewInt(5), ThisUpdate: now}), 0},
 		{"not DER", []byte("garbage"), 0},
-		{"truncated", ca.response(t, ocsp.Response{Status: ocsp.Good, SerialNumber: big.NewInt(5), ThisUpdate: now, NextUpdate: next})[:40], 0},
+		{"truncated", ca.OCSPResponse(t, ocsp.Response{Status: ocsp.Good, SerialNumber: big.NewInt(5), ThisUpdate: now, NextUpdate: next})[:40], 0},
 		{"an error status", ocsp.InternalErrorErrorResponse, 0},
 	} {
 		if r := call(url.Values{"op": {"next_update"}}, string(c.resp)); r.T != c.want {
@@ -362,7 +296,7 @@ func TestLuaOCSPPost(t *testing.T) {
 
 func TestLuaOCSPFetch(t *testing.T) {
 	call := ocspLua(t)
-	ca := newTestOCSPCA(t)
+	ca := testcerts.NewCA(t)
 	next := time.Now().Add(2 * time.Hour).Truncate(time.Second)
 	status := ocsp.Good
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -376,12 +310,16 @@ func TestLuaOCSPFetch(t *testing.T) {
 		if r.URL.Path == "/other" {
 			serial = big.NewInt(999)
 		}
-		_, _ = w.Write(ca.response(t, ocsp.Response{Status: status, SerialNumber: serial, ThisUpdate: time.Now().Add(-time.Minute), NextUpdate: next, RevokedAt: time.Now()}))
+		_, _ = w.Write(ca.OCSPResponse(t, ocsp.Response{Status: status, SerialNumber: serial, ThisUpdate: time.Now().Add(-time.Minute), NextUpdate: next, RevokedAt: time.Now()}))
 	}))
 	defer srv.Close()
 
-	good := ca.leaf(t, 21, srv.URL+"/")
-	if r := call(url.Values{"op": {"fetch"}}, pemChain(good, ca.cert)); !r.OK || r.T != float64(next.Unix()) || r.Err != "" {
+	leaf := func(serial int64, ocspURL string) *x509.Certificate {
+		cert, _, _ := ca.IssueOCSP(t, "leaf", serial, ocspURL, "leaf.example.com")
+		return cert
+	}
+	good := leaf(21, srv.URL+"/")
+	if r := call(url.Values{"op": {"fetch"}}, pemChain(good, ca.Certificate())); !r.OK || r.T != float64(next.Unix()) || r.Err != "" {
 		t.Errorf("a good response: %+v, want ok with nextUpdate %d", r, next.Unix())
 	}
 	for _, c := range []struct {
@@ -389,10 +327,10 @@ func TestLuaOCSPFetch(t *testing.T) {
 		fault          bool
 	}{
 		{"no issuer in the chain", pemChain(good), "must hold the issuer after the certificate", true},
-		{"no OCSP URL", pemChain(ca.leaf(t, 22, ""), ca.cert), "no OCSP responder", true},
-		{"an https URL", pemChain(ca.leaf(t, 23, "https://127.0.0.1/"), ca.cert), "not http://", true},
-		{"another certificate's status", pemChain(ca.leaf(t, 24, srv.URL+"/other"), ca.cert), "is not usable: certificate status not found", false},
-		{"another issuer", pemChain(good, newTestOCSPCA(t).cert), "issuer certificate not next to leaf", true},
+		{"no OCSP URL", pemChain(leaf(22, ""), ca.Certificate()), "no OCSP responder", true},
+		{"an https URL", pemChain(leaf(23, "https://127.0.0.1/"), ca.Certificate()), "not http://", true},
+		{"another certificate's status", pemChain(leaf(24, srv.URL+"/other"), ca.Certificate()), "is not usable: certificate status not found", false},
+		{"another issuer", pemChain(good, testcerts.NewCA(t).Certificate()), "issuer certificate not next to leaf", true},
 	} {
 		r := call(url.Values{"op": {"fetch"}}, c.pem)
 		if r.OK || !strings.Contains(r.Err, c.err) || r.CertFault != c.fault {
@@ -400,7 +338,7 @@ func TestLuaOCSPFetch(t *testing.T) {
 		}
 	}
 	status = ocsp.Revoked
-	if r := call(url.Values{"op": {"fetch"}}, pemChain(good, ca.cert)); r.OK || !strings.Contains(r.Err, `certificate status "revoked"`) || r.CertFault {
+	if r := call(url.Values{"op": {"fetch"}}, pemChain(good, ca.Certificate())); r.OK || !strings.Contains(r.Err, `certificate status "revoked"`) || r.CertFault {
 		t.Errorf("a revoked certificate: %+v, want no response (not stapled, as ingress-nginx)", r)
 	}
 }

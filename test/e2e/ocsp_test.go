@@ -1,26 +1,20 @@
 package e2e
 
 // OCSP stapling (ConfigMap enable-ocsp, lua/ocsp_stapling.lua) through a
-// real nginx: a test CA issues a certificate whose Authority Information
-// Access names an OCSP responder on loopback (golang.org/x/crypto/ocsp);
+// real nginx: a test CA (internal/testcerts) issues a certificate whose
+// Authority Information Access names an OCSP responder on loopback
+// (golang.org/x/crypto/ocsp);
 // after the first handshake starts the fetch, the handshakes staple the
 // responder's response; with enable-ocsp "false" nothing is asked or
 // stapled; with the responder down or hanging, handshakes go on without a
 // staple and never wait.
 
 import (
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -33,76 +27,20 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ocsp"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testcerts"
 )
 
 const ocspHost = "ocsp.example.com"
 
-// ocspCA is a test CA that signs OCSP responses itself.
-type ocspCA struct {
-	cert *x509.Certificate
-	key  crypto.Signer
-}
-
-func newOCSPCA(t *testing.T) *ocspCA {
+// ocspSecret issues a serving certificate for host with the OCSP
+// responder URL ocspURL, and returns it and the YAML of its Secret, whose
+// tls.crt holds the certificate and then the CA (the issuer the OCSP
+// request needs).
+func ocspSecret(t *testing.T, ca *testcerts.CA, secret, host, ocspURL string, serial int64) (*x509.Certificate, string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "kubectl-ingress OCSP test CA"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &ocspCA{cert: cert, key: key}
-}
-
-// issue returns a serving certificate for host with the OCSP responder
-// URL ocspURL, and the YAML of its Secret, whose tls.crt holds the
-// certificate and then the CA (the issuer the OCSP request needs).
-func (ca *ocspCA) issue(t *testing.T, secret, host, ocspURL string, serial int64) (*x509.Certificate, string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(serial),
-		Subject:      pkix.Name{CommonName: host},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{host},
-		OCSPServer:   []string{ocspURL},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	crt := append(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.cert.Raw})...)
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
+	cert, certPEM, keyPEM := ca.IssueOCSP(t, host, serial, ocspURL, host)
+	crt := append(certPEM, ca.PEM...)
 	return cert, fmt.Sprintf(`apiVersion: v1
 kind: Secret
 type: kubernetes.io/tls
@@ -121,7 +59,7 @@ type ocspResponder struct {
 	requests atomic.Int64
 }
 
-func startOCSPResponder(t *testing.T, ca *ocspCA) *ocspResponder {
+func startOCSPResponder(t *testing.T, ca *testcerts.CA) *ocspResponder {
 	t.Helper()
 	r := &ocspResponder{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -137,16 +75,12 @@ func startOCSPResponder(t *testing.T, ca *ocspCA) *ocspResponder {
 			return
 		}
 		now := time.Now()
-		resp, err := ocsp.CreateResponse(ca.cert, ca.cert, ocsp.Response{
+		resp := ca.OCSPResponse(t, ocsp.Response{
 			Status:       ocsp.Good,
 			SerialNumber: q.SerialNumber,
 			ThisUpdate:   now.Add(-time.Minute),
 			NextUpdate:   now.Add(time.Hour),
-		}, ca.key)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
+		})
 		w.Header().Set("Content-Type", "application/ocsp-response")
 		_, _ = w.Write(resp)
 	}))
@@ -198,9 +132,9 @@ func (n *liveNginx) waitStaple(t *testing.T, leaf *x509.Certificate) []byte {
 }
 
 func TestOCSPStapling(t *testing.T) {
-	ca := newOCSPCA(t)
+	ca := testcerts.NewCA(t)
 	responder := startOCSPResponder(t, ca)
-	leaf, secret := ca.issue(t, "ocsp-tls", ocspHost, responder.url, 4242)
+	leaf, secret := ocspSecret(t, ca, "ocsp-tls", ocspHost, responder.url, 4242)
 	port := echoBackend(t)
 	n := startNginx(t, ocspManifests(port, "true", secret))
 	if !strings.Contains(string(n.conf), "lua_shared_dict ocsp_response_cache 5m;") {
@@ -208,7 +142,7 @@ func TestOCSPStapling(t *testing.T) {
 	}
 
 	staple := n.waitStaple(t, leaf)
-	resp, err := ocsp.ParseResponseForCert(staple, leaf, ca.cert)
+	resp, err := ocsp.ParseResponseForCert(staple, leaf, ca.Certificate())
 	if err != nil {
 		t.Fatalf("the staple does not parse as a response for the certificate signed by the CA: %v", err)
 	}
@@ -231,18 +165,18 @@ func TestOCSPStapling(t *testing.T) {
 
 	// A rotated certificate (same Secret, new serial) gets its own
 	// response, without a reload.
-	rotated, secret2 := ca.issue(t, "ocsp-tls", ocspHost, responder.url, 4343)
+	rotated, secret2 := ocspSecret(t, ca, "ocsp-tls", ocspHost, responder.url, 4343)
 	n.push(t, ocspManifests(port, "true", secret2))
 	staple = n.waitStaple(t, rotated)
-	if resp, err := ocsp.ParseResponseForCert(staple, rotated, ca.cert); err != nil || resp.SerialNumber.Cmp(rotated.SerialNumber) != 0 {
+	if resp, err := ocsp.ParseResponseForCert(staple, rotated, ca.Certificate()); err != nil || resp.SerialNumber.Cmp(rotated.SerialNumber) != 0 {
 		t.Errorf("after the rotation the staple is not the new certificate's: %v", err)
 	}
 }
 
 func TestOCSPStaplingOff(t *testing.T) {
-	ca := newOCSPCA(t)
+	ca := testcerts.NewCA(t)
 	responder := startOCSPResponder(t, ca)
-	_, secret := ca.issue(t, "ocsp-tls", ocspHost, responder.url, 7)
+	_, secret := ocspSecret(t, ca, "ocsp-tls", ocspHost, responder.url, 7)
 	n := startNginx(t, ocspManifests(echoBackend(t), "false", secret))
 	if strings.Contains(string(n.conf), "ocsp_response_cache") || strings.Contains(string(n.conf), "ocsp_stapling") {
 		t.Error("nginx.conf declares OCSP stapling with enable-ocsp false")
@@ -264,9 +198,9 @@ func TestOCSPStaplingOff(t *testing.T) {
 // that accepts and never answers: handshakes complete at once without a
 // staple; the refused fetch is logged and not retried at once.
 func TestOCSPResponderDown(t *testing.T) {
-	ca := newOCSPCA(t)
+	ca := testcerts.NewCA(t)
 	refused := "http://127.0.0.1:" + strconv.Itoa(freePort(t)) + "/ocsp"
-	_, secret := ca.issue(t, "ocsp-tls", ocspHost, refused, 11)
+	_, secret := ocspSecret(t, ca, "ocsp-tls", ocspHost, refused, 11)
 	n := startNginx(t, ocspManifests(echoBackend(t), "true", secret))
 	logPath := filepath.Join(n.inst.Prefix(), "logs", "error.log")
 	n.handshake(t)
@@ -293,7 +227,7 @@ func TestOCSPResponderDown(t *testing.T) {
 }
 
 func TestOCSPResponderHangs(t *testing.T) {
-	ca := newOCSPCA(t)
+	ca := testcerts.NewCA(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -319,7 +253,7 @@ func TestOCSPResponderHangs(t *testing.T) {
 			}
 		}
 	})
-	_, secret := ca.issue(t, "ocsp-tls", ocspHost, "http://"+l.Addr().String()+"/", 12)
+	_, secret := ocspSecret(t, ca, "ocsp-tls", ocspHost, "http://"+l.Addr().String()+"/", 12)
 	n := startNginx(t, ocspManifests(echoBackend(t), "true", secret))
 	n.handshake(t) // starts the fetch
 	var held net.Conn
