@@ -85,12 +85,14 @@ func Combine(files []*File) (*Result, error) {
 		}
 		for _, u := range f.unread {
 			s.UnreadIngresses = append(s.UnreadIngresses, render.UnreadIngress{APIVersion: u.apiVersion, Namespace: u.namespace, Name: u.name})
+			res.addLocation(objectKey{kind: "Ingress", namespace: u.namespace, name: u.name}, u.origin)
 		}
 		for _, o := range f.objects {
 			if first, dup := seen[o.key]; dup {
 				return nil, fmt.Errorf("%s %s is defined twice: in %s and in %s", o.key.kind, o.key.ref(), first, o.origin)
 			}
 			seen[o.key] = o.origin
+			res.addLocation(o.key, o.origin)
 			switch obj := o.obj.(type) {
 			case *networkingv1.Ingress:
 				s.Ingresses = append(s.Ingresses, obj)

@@ -57,6 +57,7 @@ type decoded struct {
 // unreadIngress is an Ingress of an older API version, by name.
 type unreadIngress struct {
 	apiVersion, namespace, name string
+	origin                      origin
 }
 
 type decodedObject struct {
@@ -176,7 +177,7 @@ func (d *decoder) other(o origin, data []byte, gvk schema.GroupVersionKind, out 
 		// A malformed metadata leaves the name empty: the Ingress is
 		// still reported, as "(no name)".
 		_ = json.Unmarshal(data, &meta)
-		out.unread = append(out.unread, unreadIngress{apiVersion: gvk.GroupVersion().String(), namespace: meta.Metadata.Namespace, name: meta.Metadata.Name})
+		out.unread = append(out.unread, unreadIngress{apiVersion: gvk.GroupVersion().String(), namespace: meta.Metadata.Namespace, name: meta.Metadata.Name, origin: o})
 	}
 	return nil
 }

@@ -35,7 +35,10 @@ func (e *DocumentError) Unwrap() error { return e.Err }
 type origin struct {
 	file     string
 	document int
-	items    []int
+	// line is the 1-based line of the file where the document's content
+	// starts (an item of a List: the List's line).
+	line  int
+	items []int
 }
 
 func (o origin) String() string {
@@ -54,5 +57,5 @@ func (o origin) errorf(format string, args ...any) error {
 func (o origin) item(i int) origin {
 	items := make([]int, len(o.items), len(o.items)+1)
 	copy(items, o.items)
-	return origin{file: o.file, document: o.document, items: append(items, i)}
+	return origin{file: o.file, document: o.document, line: o.line, items: append(items, i)}
 }

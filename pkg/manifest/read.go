@@ -49,6 +49,8 @@ type Result struct {
 	// manifest's name but are not regular files (named pipes, sockets,
 	// devices): they are never read.
 	SkippedFiles []SkippedFile
+	// locations holds where each object of Snapshot was read (Location).
+	locations map[objectKey]Location
 }
 
 // Read reads the manifests that paths name, as kubectl -f does: a path is a

@@ -74,7 +74,7 @@ func splitDocuments(file string, data []byte) []document {
 		}
 	}
 	for i := range docs {
-		docs[i].origin = origin{file: file, document: i + 1}
+		docs[i].origin = origin{file: file, document: i + 1, line: contentLine(docs[i])}
 	}
 	return docs
 }
