@@ -101,10 +101,10 @@ var goodGlobalConfigCases = []configCase{
 	{"brotli-min-length", "1000", func(g *model.Global) { g.Brotli.MinLength = 1000 }},
 	{"brotli-types", "text/html text/css", func(g *model.Global) { g.Brotli.Types = []string{"text/html", "text/css"} }},
 	{"enable-brotli", "true", func(g *model.Global) { g.Brotli.Enable = true }},
-	{"enable-modsecurity", "false", func(*model.Global) {}},
+	{"enable-modsecurity", "true", func(g *model.Global) { g.ModSecurity.Enable = true }},
 	{"enable-opentelemetry", "false", func(*model.Global) {}},
 	{"enable-opentracing", "false", func(*model.Global) {}},
-	{"enable-owasp-modsecurity-crs", "false", func(*model.Global) {}},
+	{"enable-owasp-modsecurity-crs", "true", func(g *model.Global) { g.ModSecurity.OWASPCoreRules = true }},
 	{"gzip-min-length", "1024", func(g *model.Global) { g.GzipMinLength = 1024 }},
 	{"use-geoip", "false", func(*model.Global) {}},
 	{"use-geoip2", "false", func(*model.Global) {}},
@@ -182,7 +182,6 @@ var quotedConfigKeys = map[string]bool{
 // saying "not supported" and naming the module; "false" is none.
 func TestGlobalConfigNotSupported(t *testing.T) {
 	for key, module := range map[string]string{
-		"enable-modsecurity": "libnginx-mod-http-modsecurity", "enable-owasp-modsecurity-crs": "modsecurity-crs",
 		"enable-opentelemetry": "OpenTelemetry module", "use-geoip2": "libnginx-mod-http-geoip2", "enable-opentracing": "OpenTracing",
 	} {
 		g, problems := ParseConfigMap(testConfigMap, map[string]string{key: "true"})

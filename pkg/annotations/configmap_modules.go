@@ -8,9 +8,11 @@ import (
 )
 
 // nginx modules beyond the core: brotli compression (Debian's
-// libnginx-mod-http-brotli-filter, loaded only when enabled), gzip's
-// remaining keys, and the modules kubectl-ingress does not load
-// (ModSecurity, GeoIP2, OpenTelemetry, OpenTracing): their "false" is
+// libnginx-mod-http-brotli-filter, loaded only when enabled), ModSecurity
+// and the OWASP Core Rule Set (libnginx-mod-http-modsecurity and
+// modsecurity-crs, loaded only when enabled), gzip's remaining keys, and
+// the modules kubectl-ingress does not load (GeoIP2, OpenTelemetry,
+// OpenTracing): their "false" is
 // what we do anyway, their "true" is not supported, naming the module.
 
 // moduleConfigKeys are the ConfigMap keys of this family, sorted by key.
@@ -32,14 +34,14 @@ var moduleConfigKeys = []configKeySpec{
 		}},
 	{Key: "enable-brotli", Kind: kindBool, Default: "false", Description: "Compress answers with brotli for clients that accept it (nginx module libnginx-mod-http-brotli-filter).",
 		set: configBool(func(g *model.Global) *bool { return &g.Brotli.Enable })},
-	{Key: "enable-modsecurity", Kind: kindBool, Default: "false", Description: `The ModSecurity web application firewall; "true" is not supported.`,
-		set: configOffOnly("ModSecurity needs the nginx module libnginx-mod-http-modsecurity (Debian ships it) and a rule set, which kubectl-ingress does not load or configure")},
+	{Key: "enable-modsecurity", Kind: kindBool, Default: "false", Description: "The ModSecurity web application firewall (nginx module libnginx-mod-http-modsecurity) with the controller's own rules: SecRuleEngine DetectionOnly (matches are logged, requests still served), as ingress-nginx's default.",
+		set: configBool(func(g *model.Global) *bool { return &g.ModSecurity.Enable })},
 	{Key: "enable-opentelemetry", Kind: kindBool, Default: "false", Description: `OpenTelemetry tracing; "true" is not supported.`,
 		set: configOffOnly("OpenTelemetry tracing needs an nginx OpenTelemetry module, which Debian does not ship")},
 	{Key: "enable-opentracing", Kind: kindBool, Default: "false", Description: `OpenTracing (removed in ingress-nginx v1.10); "true" is not supported.`,
 		set: configOffOnly("OpenTracing needs the nginx OpenTracing module, which Debian does not ship and ingress-nginx removed in v1.10 (use OpenTelemetry)")},
-	{Key: "enable-owasp-modsecurity-crs", Kind: kindBool, Default: "false", Description: `The OWASP ModSecurity Core Rule Set; "true" is not supported.`,
-		set: configOffOnly("the OWASP Core Rule Set needs ModSecurity (libnginx-mod-http-modsecurity and modsecurity-crs in Debian), which kubectl-ingress does not load or configure")},
+	{Key: "enable-owasp-modsecurity-crs", Kind: kindBool, Default: "false", Description: "The OWASP ModSecurity Core Rule Set (Debian's modsecurity-crs under /usr/share/modsecurity-crs), only together with enable-modsecurity.",
+		set: configBool(func(g *model.Global) *bool { return &g.ModSecurity.OWASPCoreRules })},
 	{Key: "gzip-min-length", Kind: kindInt, Default: "256", Description: "Smallest answer (bytes) compressed with gzip.",
 		set: configInt(0, MaxInt32, func(g *model.Global) *int { return &g.GzipMinLength })},
 	{Key: "use-geoip", Kind: kindBool, Default: "true", Description: "The legacy GeoIP databases; no longer published by MaxMind, so it has no effect, as in ingress-nginx.",

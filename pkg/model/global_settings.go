@@ -163,6 +163,15 @@ type Brotli struct {
 	Types     []string // brotli-types
 }
 
+// ModSecurity is the ModSecurity web application firewall (Debian's
+// libnginx-mod-http-modsecurity, loaded only when Enable is set) with the
+// controller's fixed rules (DetectionOnly, as ingress-nginx's default) and,
+// with OWASPCoreRules, the OWASP Core Rule Set (Debian's modsecurity-crs).
+type ModSecurity struct {
+	Enable         bool // enable-modsecurity
+	OWASPCoreRules bool // enable-owasp-modsecurity-crs (only with Enable)
+}
+
 // Policy is the ConfigMap's policy on annotations.
 type Policy struct {
 	// RiskLevel is the highest risk of annotation accepted

@@ -230,6 +230,7 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 		w.line(types...)
 	}
 	writeBrotli(w, g)
+	writeModSecurity(w, g)
 	writeForwardedVariables(w, g, httpsPort)
 	writeFullForwardedFor(w, g)
 	writeBlocking(w, g)
