@@ -51,7 +51,7 @@ COPY --from=build /out/kubectl-ingress /kubectl-ingress
 # certs/, logs/, tmp/, nginx.pid), /etc/kubectl-ingress by default.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      nginx libnginx-mod-http-lua lua-resty-core lua-cjson libnginx-mod-stream libnginx-mod-stream-js libnginx-mod-http-headers-more-filter libnginx-mod-http-brotli-filter \
+      nginx libnginx-mod-http-lua lua-resty-core lua-cjson libnginx-mod-stream libnginx-mod-stream-js libnginx-mod-http-headers-more-filter libnginx-mod-http-brotli-filter libnginx-mod-http-modsecurity modsecurity-crs \
  && for m in ndk_http_module ngx_http_lua_module ngx_stream_module ngx_stream_js_module; do \
       test -f /usr/lib/nginx/modules/$m.so || { echo "missing nginx module $m" >&2; exit 1; }; \
     done \
