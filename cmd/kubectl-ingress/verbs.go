@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -88,30 +89,32 @@ func newCmdLint(streams genericiooptions.IOStreams) *cobra.Command {
 	var output string
 	o := &RenderOptions{IOStreams: streams, Render: reportingRenderFlags(), Manifests: NewManifestFlags()}
 	cmd := &cobra.Command{
-		Use:   "lint -f FILENAME [-o json|github]",
+		Use:   "lint -f FILENAME [-o json|github|sarif]",
 		Short: "List the problems of manifests and exit 2 when there are any (render --fail-on-problems)",
 		Long: `List the problems of the manifests given with -f, one "kind namespace/name: field: reason" line
 each (bad or unsupported annotations, snippets, missing Services, hosts claimed twice, Ingresses of
 old API versions or other classes, left out), then the summary line, on stdout. -o json gives the
 problems as a JSON array (kind, namespace, name, field, reason, skipped, text); -o github gives
-GitHub Actions workflow commands (::error, ::warning for input left out), the summary going to
-stderr. Exit status: 0 with no problem, 2 with problems, 3 on an error. It is "kubectl ingress
+GitHub Actions workflow commands (::error, ::warning for input left out), -o sarif a SARIF 2.1.0
+log for GitHub code scanning (a rule per class of problem: skipped, snippet, not-supported, unknown,
+invalid, problem; each result at its object's file and line), the summary going to stderr. Exit status: 0 with no problem, 2 with problems, 3 on an error. It is "kubectl ingress
 render --fail-on-problems" without the rendered files.`,
 		Example: `  kubectl ingress lint -R -f manifests/
-  kubectl ingress lint -f manifests/ -o github   # in a GitHub Actions step`,
+  kubectl ingress lint -f manifests/ -o github   # in a GitHub Actions step
+  kubectl ingress lint -R -f manifests/ -o sarif > lint.sarif   # for github/codeql-action/upload-sarif`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch output {
-			case "", "json", "github":
+			case "", "json", "github", "sarif":
 			default:
-				return &usageError{err: fmt.Errorf("--output must be json or github, got %q", output)}
+				return &usageError{err: fmt.Errorf("--output must be json, github or sarif, got %q", output)}
 			}
 			res, r, err := o.validateReadBuild()
 			if err != nil {
 				return err
 			}
 			summary := r.summary(res.Summary())
-			if err := printLint(streams, r, summary, output); err != nil {
+			if err := printLint(streams, res, r, summary, output); err != nil {
 				return err
 			}
 			if len(r.Problems) > 0 {
@@ -122,13 +125,16 @@ render --fail-on-problems" without the rendered files.`,
 	}
 	o.Manifests.AddFlags(cmd.Flags())
 	o.Render.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: empty for text, json, or github (GitHub Actions annotations)")
-	registerFixed(cmd, "output", "json", "github")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: empty for text, json, github (GitHub Actions annotations) or sarif (SARIF 2.1.0)")
+	registerFixed(cmd, "output", "json", "github", "sarif")
 	return cmd
 }
 
-func printLint(streams genericiooptions.IOStreams, r *rendered, summary, output string) error {
+func printLint(streams genericiooptions.IOStreams, res *manifest.Result, r *rendered, summary, output string) error {
 	switch output {
+	case "sarif":
+		fmt.Fprintln(streams.ErrOut, summary)
+		return writeLintSARIF(streams.Out, res, r.Problems)
 	case "json":
 		problems := []renderedProblem{}
 		for _, p := range r.Problems {
