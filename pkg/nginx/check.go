@@ -25,6 +25,9 @@ type TestError struct {
 }
 
 func (e *TestError) Error() string {
+	if p := MissingPackage(e.Output); p != "" {
+		return fmt.Sprintf("nginx -t: %v: %s (Debian's package %s is not installed)", e.Err, e.Output, p)
+	}
 	return fmt.Sprintf("nginx -t: %v: %s", e.Err, e.Output)
 }
 
@@ -72,6 +75,7 @@ func (in *Instance) test(ctx context.Context, conf []byte) error {
 		te := &TestError{Output: output, Err: err}
 		var file string
 		te.Message, file, te.Line = ParseTestOutput(output)
+		te.Message = withMissingPackage(te.Message)
 		if file != name {
 			te.Line = 0
 		}
