@@ -313,6 +313,10 @@ func writeStatusServer(w *confWriter, o ConfOptions) {
 	w.open("server")
 	w.line("listen", w.q(o.StatusAddress))
 	w.line("access_log", "off")
+	if w.global().ModSecurity.Enable {
+		// The payloads hold private keys: never inspected nor audit-logged.
+		w.line("modsecurity", "off")
+	}
 	w.line("client_max_body_size", statusBodyLimit(o.LuaDicts))
 	w.line("client_body_buffer_size", "64m")
 	w.open("location", "=", "/healthz")
