@@ -1,0 +1,199 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Issue 12 item 5 (c): the buffering settings observable in behaviour,
+// through a real nginx. proxy-request-buffering "off" streams a request
+// body to the backend as the client sends it, "on" (the default) holds it
+// until the client has sent all of it; proxy-buffering "off" (the default,
+// as in ingress-nginx) and a backend's "X-Accel-Buffering: no" pass a
+// response's first chunk on before the backend has finished. What "on"
+// does with a streamed response depends on nginx's buffers filling, so it
+// is not asserted.
+
+// bufferingWait bounds every wait of these tests.
+const bufferingWait = 10 * time.Second
+
+// oneWorker makes nginx run a single worker, so that one connection's
+// events are handled before those of a connection opened after it
+// (TestBufferingRequest's marker request relies on that).
+func oneWorker(conf string) string {
+	return regexp.MustCompile(`(?m)^worker_processes [^;]*;`).ReplaceAllString(conf, "worker_processes 1;")
+}
+
+// TestBufferingRequest: a client sends its headers and the first part of
+// a POST body, then waits. With proxy-request-buffering "off" the backend
+// gets the request and the first part while the client holds the rest.
+// With "on" a GET sent after the first part (handled by the same worker
+// once it has read that part) reaches the backend while the POST has not:
+// nginx waits for the whole body. Either way the backend gets it whole.
+func TestBufferingRequest(t *testing.T) {
+	const part, rest = "first-part|", "the-rest-of-the-body"
+	type probe struct {
+		posts   atomic.Int32  // POST requests the backend has started
+		gotPart chan struct{} // the backend read the first part
+	}
+	probes := map[string]*probe{}
+	var manifests strings.Builder
+	for i, tc := range []struct{ host, setting string }{{"off.test", "off"}, {"on.test", "on"}, {"default.test", ""}} {
+		p := &probe{gotPart: make(chan struct{}, 1)}
+		probes[tc.host] = p
+		name := "body-" + strings.TrimSuffix(tc.host, ".test") // not "on"/"off": YAML booleans
+		be := handlerBackend(t, name, func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPost {
+				fmt.Fprint(w, p.posts.Load())
+				return
+			}
+			p.posts.Add(1)
+			buf := make([]byte, len(part))
+			if _, err := io.ReadFull(r.Body, buf); err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			p.gotPart <- struct{}{}
+			tail, err := io.ReadAll(r.Body)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			fmt.Fprintf(w, "%s%s", buf, tail)
+		})
+		var annotations map[string]string
+		if tc.setting != "" {
+			annotations = map[string]string{"proxy-request-buffering": tc.setting}
+		}
+		manifests.WriteString(serviceOf(name, be) + ingressOf(name, tc.host, name, fmt.Sprintf("2026-01-01T00:00:0%dZ", i), annotations))
+	}
+	n := startNginxWith(t, manifests.String(), nginxOptions{editConf: oneWorker})
+
+	for host, streamed := range map[string]bool{"off.test": true, "on.test": false, "default.test": false} {
+		t.Run(host, func(t *testing.T) {
+			p := probes[host]
+			conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(n.httpPort), bufferingWait)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.SetDeadline(time.Now().Add(3 * bufferingWait)); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "POST /upload HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", host, len(part)+len(rest), part)
+			if streamed {
+				select {
+				case <-p.gotPart:
+				case <-time.After(bufferingWait):
+					t.Fatalf("proxy-request-buffering off: the backend did not get the first part of the body within %s while the client held the rest", bufferingWait)
+				}
+			} else {
+				status, body := n.get(t, host, "/marker")
+				if status != http.StatusOK || body != "0" {
+					t.Fatalf("buffered: a request sent after the first part of the body: %d %q; want 200 and no POST started at the backend (\"0\")", status, body)
+				}
+				select {
+				case <-p.gotPart:
+					t.Fatal("buffered: the backend got the first part of the body before the client sent the rest")
+				default:
+				}
+			}
+			if _, err := io.WriteString(conn, rest); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil || resp.StatusCode != http.StatusOK || string(body) != part+rest {
+				t.Fatalf("POST: %d %q (%v); want 200 and the whole body echoed", resp.StatusCode, body, err)
+			}
+			if !streamed {
+				<-p.gotPart // sent before the backend answered
+			}
+		})
+	}
+}
+
+// TestBufferingResponse: the backend writes and flushes a first chunk,
+// then waits for the test before it ends the response. The client gets the
+// first chunk while the backend waits with proxy-buffering "off" (and with
+// the default, "off" as in ingress-nginx), and with "on" when the backend
+// answers "X-Accel-Buffering: no", which nginx honours per response.
+func TestBufferingResponse(t *testing.T) {
+	// release is the channel that ends the response of the subtest that
+	// runs (they run one at a time).
+	var release atomic.Pointer[chan struct{}]
+	be := handlerBackend(t, "stream", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("accel") == "no" {
+			w.Header().Set("X-Accel-Buffering", "no")
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "first\n")
+		w.(http.Flusher).Flush()
+		select {
+		case <-*release.Load():
+		case <-r.Context().Done():
+			return
+		case <-time.After(3 * bufferingWait):
+			return
+		}
+		fmt.Fprint(w, "last\n")
+	})
+	n := startNginx(t, serviceOf("stream", be)+
+		ingressOf("stream-off", "off.test", "stream", "2026-01-01T00:00:00Z", map[string]string{"proxy-buffering": "off"})+
+		ingressOf("stream-default", "default.test", "stream", "2026-01-01T00:00:01Z", nil)+
+		ingressOf("stream-on", "on.test", "stream", "2026-01-01T00:00:02Z", map[string]string{"proxy-buffering": "on", "proxy-buffer-size": "4k"}))
+	for _, tc := range []struct{ host, query string }{
+		{"off.test", ""}, {"default.test", ""}, {"on.test", "accel=no"},
+	} {
+		t.Run(tc.host+"?"+tc.query, func(t *testing.T) {
+			done := make(chan struct{})
+			release.Store(&done)
+			conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(n.httpPort), bufferingWait)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := conn.SetDeadline(time.Now().Add(3 * bufferingWait)); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "GET /events?%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", tc.query, tc.host)
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			br := bufio.NewReader(resp.Body)
+			first := make(chan string, 1)
+			go func() {
+				line, _ := br.ReadString('\n')
+				first <- line
+			}()
+			select {
+			case line := <-first:
+				if line != "first\n" {
+					t.Fatalf("first line %q, want %q", line, "first\n")
+				}
+			case <-time.After(bufferingWait):
+				t.Fatalf("the first chunk did not reach the client within %s while the backend waited", bufferingWait)
+			}
+			close(done)
+			tail, err := io.ReadAll(br)
+			if err != nil || string(tail) != "last\n" {
+				t.Fatalf("after the release: %q (%v), want %q", tail, err, "last\n")
+			}
+		})
+	}
+}
