@@ -156,6 +156,7 @@ func annotationFamilies() []annotationFamily {
 		{"fastcgi", fastCGIAnnotations},
 		{"headers", headersAnnotations},
 		{"mirror", mirrorAnnotations},
+		{"modsecurity", modSecurityAnnotations},
 		{"proxy", proxyAnnotations},
 		{"proxy_location", proxyLocationAnnotations},
 		{"proxyssl", proxySSLAnnotations},

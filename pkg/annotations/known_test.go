@@ -120,11 +120,8 @@ func TestAnnotationNoOpValues(t *testing.T) {
 		name, value string
 		problem     bool
 	}{
-		{"enable-modsecurity", "false", false},
-		{"enable-modsecurity", "true", true},
 		{"enable-opentelemetry", "false", false},
 		{"enable-opentracing", "false", false},
-		{"enable-owasp-core-rules", "false", false},
 		{"enable-influxdb", "false", false},
 		{"http2-push-preload", "false", false},
 		{"disable-proxy-intercept-errors", "false", false},

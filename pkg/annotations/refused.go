@@ -57,15 +57,13 @@ func lookupUnsupportedAnnotation(name string) *unsupportedAnnotation {
 // aside) that kubectl-ingress does not implement, sorted. Each one on an
 // Ingress is a Problem saying it is ignored, unless its value is the NoOp
 // one: ingress-nginx's default where that is off and we do not have the
-// feature (enable-modsecurity "false", from-to-www-redirect "false",
+// feature (from-to-www-redirect "false",
 // proxy-ssl-verify "off", …), and enable-global-auth "false", an opt-out
 // of the global auth we never do. It is never modified.
 var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "enable-influxdb", NoOp: "false"},
-	{Name: "enable-modsecurity", NoOp: "false"},
 	{Name: "enable-opentelemetry", NoOp: "false"},
 	{Name: "enable-opentracing", NoOp: "false"},
-	{Name: "enable-owasp-core-rules", NoOp: "false"},
 	{Name: "global-rate-limit", Hint: "use limit-rps (per controller replica)"},
 	{Name: "global-rate-limit-ignored-cidrs"},
 	{Name: "global-rate-limit-key"},
@@ -75,7 +73,6 @@ var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "influxdb-measurement"},
 	{Name: "influxdb-port"},
 	{Name: "influxdb-server-name"},
-	{Name: "modsecurity-transaction-id"},
 	{Name: "opentelemetry-operation-name"},
 	{Name: "opentelemetry-trust-incoming-span", NoOp: "true"},
 	{Name: "opentracing-trust-incoming-span", NoOp: "true"},

@@ -135,6 +135,9 @@ type LocationSettings struct {
 	Logs LocationLogs
 	// PreserveTrailingSlash is preserve-trailing-slash (nil: the ConfigMap's).
 	PreserveTrailingSlash *bool
+	// ModSecurity is enable-modsecurity, enable-owasp-core-rules and
+	// modsecurity-transaction-id (nil: none given).
+	ModSecurity *LocationModSecurity
 	// Snippet is the translated configuration-snippet (nil for none).
 	Snippet *Snippet
 }

@@ -132,6 +132,9 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 	loadModule(w, o, "ngx_http_headers_more_filter_module.so")
 	writeStreamModules(w, c, o)
 	writeGlobalModules(w, c.Global, o)
+	if modSecurityLoaded(c) {
+		loadModule(w, o, modSecurityModule)
+	}
 	if o.User != "" {
 		w.line("user", w.q(o.User))
 	}

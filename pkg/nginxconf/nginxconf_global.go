@@ -90,15 +90,11 @@ func syslogTarget(l model.Logging) string {
 
 // writeGlobalModules loads the modules that a ConfigMap key turns on:
 // brotli (Debian's libnginx-mod-http-brotli-filter) only with
-// enable-brotli, and ModSecurity (libnginx-mod-http-modsecurity) only
-// with enable-modsecurity, so that a config without them needs neither
-// package.
+// enable-brotli, so that a config without it needs no brotli package
+// (ModSecurity: modSecurityLoaded).
 func writeGlobalModules(w *confWriter, g model.Global, o ConfOptions) {
 	if g.Brotli.Enable {
 		loadModule(w, o, "ngx_http_brotli_filter_module.so")
-	}
-	if g.ModSecurity.Enable {
-		loadModule(w, o, modSecurityModule)
 	}
 }
 

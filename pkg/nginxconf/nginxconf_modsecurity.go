@@ -4,7 +4,8 @@ import "github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 
 // ModSecurity (enable-modsecurity) and the OWASP Core Rule Set
 // (enable-owasp-modsecurity-crs), as ingress-nginx turns them on at http
-// level. The rules are the controller's own fixed lines, never a user's
+// level, and per location by an Ingress's annotations (enable-modsecurity,
+// enable-owasp-core-rules, modsecurity-transaction-id). The rules are the controller's own fixed lines, never a user's
 // value: ingress-nginx's default modsecurity.conf runs SecRuleEngine
 // DetectionOnly (a match is logged, the request still served), and so do
 // these. Each rule is one modsecurity_rules directive of its own, so no
@@ -43,6 +44,58 @@ const (
 	ModSecurityCRSRules = "/usr/share/modsecurity-crs/rules/*.conf"
 )
 
+// modSecurityLoaded says whether nginx.conf loads the ModSecurity module:
+// with the ConfigMap's enable-modsecurity or an Ingress's, and only then,
+// so that a config without them needs no ModSecurity package.
+func modSecurityLoaded(c *model.Config) bool {
+	if c.Global.ModSecurity.Enable {
+		return true
+	}
+	for i := range c.Servers {
+		for j := range c.Servers[i].Locations {
+			if m := c.Servers[i].Locations[j].Settings.ModSecurity; m != nil && m.Enable {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writeLocationModSecurity writes an Ingress's ModSecurity annotations in
+// its location, as ingress-nginx does: where the annotation or the
+// ConfigMap turns it on, the controller's rules when the ConfigMap has
+// not set them at http level, the Core Rule Set when asked for and not
+// already at http level, the transaction id; and enable-modsecurity
+// "false" turns the ConfigMap's off.
+func writeLocationModSecurity(w *confWriter, g *model.Global, st *model.LocationSettings) {
+	m := st.ModSecurity
+	if m == nil {
+		return
+	}
+	gm := g.ModSecurity
+	if m.EnableSet && !m.Enable {
+		if gm.Enable {
+			w.line("modsecurity", "off")
+		}
+		return
+	}
+	if !m.Enable && !gm.Enable {
+		return
+	}
+	if !gm.Enable {
+		w.line("modsecurity", "on")
+		for _, r := range modSecurityRules {
+			w.line("modsecurity_rules", w.q(r))
+		}
+	}
+	if m.OWASPRules && !(gm.Enable && gm.OWASPCoreRules) {
+		writeModSecurityCRS(w)
+	}
+	if m.TransactionID != "" {
+		w.line("modsecurity_transaction_id", w.q(m.TransactionID))
+	}
+}
+
 // writeModSecurity turns ModSecurity on for every server (http level).
 // The Core Rule Set is included only with ModSecurity on, as in
 // ingress-nginx.
@@ -56,7 +109,12 @@ func writeModSecurity(w *confWriter, g model.Global) {
 		w.line("modsecurity_rules", w.q(r))
 	}
 	if m.OWASPCoreRules {
-		w.line("modsecurity_rules", w.q("Include "+ModSecurityCRSSetup))
-		w.line("modsecurity_rules", w.q("Include "+ModSecurityCRSRules))
+		writeModSecurityCRS(w)
 	}
+}
+
+// writeModSecurityCRS includes Debian's Core Rule Set.
+func writeModSecurityCRS(w *confWriter) {
+	w.line("modsecurity_rules", w.q("Include "+ModSecurityCRSSetup))
+	w.line("modsecurity_rules", w.q("Include "+ModSecurityCRSRules))
 }

@@ -45,3 +45,61 @@ func TestModSecurityLines(t *testing.T) {
 		}
 	}
 }
+
+// The ModSecurity annotations join the nginx -t sweep (TestNGINXAcceptsSweep).
+var _ = func() bool {
+	for name, e := range map[string]sweepEntry{
+		"enable-modsecurity":         {values: []string{"true", "false"}},
+		"enable-owasp-core-rules":    {values: []string{"true", "false"}, needs: []string{"enable-modsecurity", "true"}},
+		"modsecurity-transaction-id": {values: []string{"$request_id", "web-$hostname:$pid.$msec"}, needs: []string{"enable-modsecurity", "true"}},
+	} {
+		sweepAnnotations[name] = e
+	}
+	return true
+}()
+
+// TestLocationModSecurityLines: the annotations in a location, against the
+// ConfigMap's keys, as ingress-nginx writes them.
+func TestLocationModSecurityLines(t *testing.T) {
+	const crs = "Include " + ModSecurityCRSRules
+	for _, tc := range []struct {
+		name       string
+		global     model.ModSecurity
+		loc        model.LocationModSecurity
+		want, none []string
+		loaded     bool
+	}{
+		{name: "on by the annotation", loc: model.LocationModSecurity{Enable: true, EnableSet: true, OWASPRules: true, TransactionID: "$request_id"},
+			want: []string{"modsecurity on;", `modsecurity_rules "SecRuleEngine DetectionOnly";`, crs, `modsecurity_transaction_id "$request_id";`}, loaded: true},
+		{name: "false turns the ConfigMap's off", global: model.ModSecurity{Enable: true}, loc: model.LocationModSecurity{EnableSet: true},
+			want: []string{"modsecurity off;"}, none: []string{"modsecurity on;", "modsecurity_rules"}, loaded: true},
+		{name: "false without the ConfigMap's", loc: model.LocationModSecurity{EnableSet: true}, none: []string{"modsecurity"}},
+		{name: "CRS already at http level", global: model.ModSecurity{Enable: true, OWASPCoreRules: true}, loc: model.LocationModSecurity{OWASPRules: true, TransactionID: "x"},
+			want: []string{`modsecurity_transaction_id "x";`}, none: []string{"modsecurity on;", "modsecurity_rules"}, loaded: true},
+		{name: "CRS for the location only", global: model.ModSecurity{Enable: true}, loc: model.LocationModSecurity{OWASPRules: true},
+			want: []string{crs}, none: []string{"modsecurity on;", "SecRuleEngine"}, loaded: true},
+		{name: "CRS without ModSecurity", loc: model.LocationModSecurity{OWASPRules: true, TransactionID: "x"}, none: []string{"modsecurity"}},
+	} {
+		g := model.DefaultGlobal()
+		g.ModSecurity = tc.global
+		loc := tc.loc
+		st := &model.LocationSettings{ModSecurity: &loc}
+		w := &confWriter{}
+		writeLocationModSecurity(w, &g, st)
+		got := w.b.String()
+		for _, s := range tc.want {
+			if !strings.Contains(got, s) {
+				t.Errorf("%s: lacks %q:\n%s", tc.name, s, got)
+			}
+		}
+		for _, s := range tc.none {
+			if strings.Contains(got, s) {
+				t.Errorf("%s: has %q:\n%s", tc.name, s, got)
+			}
+		}
+		c := &model.Config{Global: g, Servers: []model.Server{{Locations: []model.Location{{Settings: *st}}}}}
+		if l := modSecurityLoaded(c); l != tc.loaded {
+			t.Errorf("%s: module loaded %v, want %v", tc.name, l, tc.loaded)
+		}
+	}
+}

@@ -1,0 +1,17 @@
+package model
+
+// LocationModSecurity is ModSecurity for one Ingress's locations
+// (annotations enable-modsecurity, enable-owasp-core-rules,
+// modsecurity-transaction-id), on top of the ConfigMap's ModSecurity.
+type LocationModSecurity struct {
+	// Enable is enable-modsecurity; EnableSet says the annotation was
+	// given, so that "false" turns off the ConfigMap's ModSecurity for
+	// these locations, as in ingress-nginx.
+	Enable, EnableSet bool
+	// OWASPRules is enable-owasp-core-rules: the Core Rule Set for these
+	// locations (with Enable or the ConfigMap's ModSecurity).
+	OWASPRules bool
+	// TransactionID is modsecurity-transaction-id: literal text and nginx
+	// variables ("$request_id"), validated by annotations.
+	TransactionID string
+}
