@@ -38,6 +38,7 @@ var moduleSources = []struct{ file, source string }{
 	{"ngx_http_headers_more_filter_module.so", "headers-more-nginx-module"},
 	{"ngx_stream_js_module.so", "njs"},
 	{"ngx_http_brotli_filter_module.so", "ngx_brotli"},
+	{"ngx_http_modsecurity_module.so", "ModSecurity-nginx"},
 }
 
 // nginxInstall is what `nginx -V` says about an nginx.
