@@ -34,7 +34,7 @@ var moduleConfigKeys = []configKeySpec{
 		}},
 	{Key: "enable-brotli", Kind: kindBool, Default: "false", Description: "Compress answers with brotli for clients that accept it (nginx module libnginx-mod-http-brotli-filter).",
 		set: configBool(func(g *model.Global) *bool { return &g.Brotli.Enable })},
-	{Key: "enable-modsecurity", Kind: kindBool, Default: "false", Description: "The ModSecurity web application firewall (nginx module libnginx-mod-http-modsecurity) with the controller's own rules: SecRuleEngine DetectionOnly (matches are logged, requests still served), as ingress-nginx's default.",
+	{Key: "enable-modsecurity", Kind: kindBool, Default: "false", Description: "The ModSecurity web application firewall (nginx module libnginx-mod-http-modsecurity) with the controller's own rules: SecRuleEngine DetectionOnly (matches are logged, requests still served), as ingress-nginx's default; the audit log of relevant transactions is logs/modsecurity_audit.log under the nginx prefix.",
 		set: configBool(func(g *model.Global) *bool { return &g.ModSecurity.Enable })},
 	{Key: "enable-opentelemetry", Kind: kindBool, Default: "false", Description: `OpenTelemetry tracing; "true" is not supported.`,
 		set: configOffOnly("OpenTelemetry tracing needs an nginx OpenTelemetry module, which Debian does not ship")},

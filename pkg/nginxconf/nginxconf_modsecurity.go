@@ -17,8 +17,10 @@ const modSecurityModule = "ngx_http_modsecurity_module.so"
 
 // modSecurityRules are the engine's settings: detection only, request
 // bodies inspected (up to 13 MB, the common recommendation), responses
-// not, the audit log of relevant transactions on nginx's standard output
-// as ingress-nginx does.
+// not, the audit log of relevant transactions (a rule matched, or a 4xx
+// but 404, or 5xx answer) in ModSecurityAuditLog. Not on nginx's standard
+// output as ingress-nginx's: pkg/nginx reads what the master prints to
+// tell a refused reload, and an audit entry quotes the client's request.
 var modSecurityRules = []string{
 	"SecRuleEngine DetectionOnly",
 	"SecRequestBodyAccess On",
@@ -34,8 +36,13 @@ var modSecurityRules = []string{
 	`SecAuditLogRelevantStatus "^(?:5|4(?!04))"`,
 	"SecAuditLogParts ABIJDEFHZ",
 	"SecAuditLogType Serial",
-	"SecAuditLog /dev/stdout",
+	"SecAuditLog " + ModSecurityAuditLog,
 }
+
+// ModSecurityAuditLog is the audit log's file, relative to the nginx
+// prefix (nginx runs there, and libmodsecurity opens a relative path
+// from the working directory).
+const ModSecurityAuditLog = "logs/modsecurity_audit.log"
 
 // ModSecurityCRSSetup and ModSecurityCRSRules are where Debian's
 // modsecurity-crs installs the Core Rule Set's setup and rules.

@@ -54,6 +54,11 @@ func TestModSecurityConfigKeys(t *testing.T) {
 	if !strings.Contains(log, want) || !strings.Contains(log, "ModSecurity: Warning") {
 		t.Errorf("error log lacks the CRS detection %s:\n%s", want, tail(log, 4000))
 	}
+	// The audit log, under the prefix, has the transaction.
+	audit := waitForLog(t, filepath.Join(n.inst.Prefix(), "logs", "modsecurity_audit.log"), want)
+	if !strings.Contains(audit, want) || !strings.Contains(audit, "GET /?q=<script>alert(1)</script>") {
+		t.Errorf("audit log lacks the transaction:\n%s", tail(audit, 4000))
+	}
 }
 
 // tail is the end of s, at most n bytes.
