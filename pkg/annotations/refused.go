@@ -61,9 +61,9 @@ func lookupUnsupportedAnnotation(name string) *unsupportedAnnotation {
 // proxy-ssl-verify "off", …), and enable-global-auth "false", an opt-out
 // of the global auth we never do. It is never modified.
 var unsupportedAnnotations = []unsupportedAnnotation{
-	{Name: "enable-influxdb", NoOp: "false"},
-	{Name: "enable-opentelemetry", NoOp: "false"},
-	{Name: "enable-opentracing", NoOp: "false"},
+	{Name: "enable-influxdb", NoOp: "false", Hint: "InfluxDB metrics need the nginx-influxdb module, which Debian does not ship (ingress-nginx removed it in v1.10)"},
+	{Name: "enable-opentelemetry", NoOp: "false", Hint: "OpenTelemetry tracing needs an nginx OpenTelemetry module, which Debian does not ship"},
+	{Name: "enable-opentracing", NoOp: "false", Hint: "OpenTracing needs the nginx OpenTracing module, which Debian does not ship and ingress-nginx removed in v1.10"},
 	{Name: "global-rate-limit", Hint: "use limit-rps (per controller replica)"},
 	{Name: "global-rate-limit-ignored-cidrs"},
 	{Name: "global-rate-limit-key"},
@@ -73,9 +73,9 @@ var unsupportedAnnotations = []unsupportedAnnotation{
 	{Name: "influxdb-measurement"},
 	{Name: "influxdb-port"},
 	{Name: "influxdb-server-name"},
-	{Name: "opentelemetry-operation-name"},
-	{Name: "opentelemetry-trust-incoming-span", NoOp: "true"},
-	{Name: "opentracing-trust-incoming-span", NoOp: "true"},
+	{Name: "opentelemetry-operation-name", Hint: "OpenTelemetry tracing needs an nginx OpenTelemetry module, which Debian does not ship"},
+	{Name: "opentelemetry-trust-incoming-span", NoOp: "true", Hint: "OpenTelemetry tracing needs an nginx OpenTelemetry module, which Debian does not ship"},
+	{Name: "opentracing-trust-incoming-span", NoOp: "true", Hint: "OpenTracing needs the nginx OpenTracing module, which Debian does not ship and ingress-nginx removed in v1.10"},
 	{Name: "relative-redirects"},
 	{Name: "session-cookie-partitioned", NoOp: "false"},
 }
