@@ -186,8 +186,68 @@ func (in *Instance) waitServing(ctx context.Context, p *process, want string, ol
 // refused tells whether nginx's log says that the master gave up loading
 // a config: an [emerg] line, or an init_by_lua error (which nginx -t does
 // not catch: it does not run init_by_lua).
+//
+// Only nginx's own level and message start count, line by line: a client
+// can put "[emerg]" anywhere in a line nginx logs about its request (the
+// request line is quoted there), never at the start of a line or of its
+// message, so no request can make a good reload look refused.
 func refused(logged string) bool {
-	return strings.Contains(logged, "[emerg]") || strings.Contains(logged, ": init_by_lua error")
+	for line := range strings.SplitSeq(logged, "\n") {
+		level, msg, ok := splitLogLine(line)
+		if ok && (level == "emerg" || strings.HasPrefix(msg, "init_by_lua error")) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitLogLine reads the level and the message of an nginx log line:
+// "2026/12/03 21:09:20 [emerg] 7949#7949: MESSAGE" (logs/error.log) or
+// "nginx: [emerg] MESSAGE" (what the master prints at start-up).
+func splitLogLine(line string) (level, msg string, ok bool) {
+	rest, printed := strings.CutPrefix(line, "nginx: ")
+	if !printed {
+		// "YYYY/MM/DD HH:MM:SS "
+		if len(line) < 20 || line[4] != '/' || line[7] != '/' || line[10] != ' ' || line[13] != ':' || line[16] != ':' || line[19] != ' ' {
+			return "", "", false
+		}
+		rest = line[20:]
+	}
+	if !strings.HasPrefix(rest, "[") {
+		return "", "", false
+	}
+	end := strings.IndexByte(rest, ']')
+	if end < 0 {
+		return "", "", false
+	}
+	level, msg = rest[1:end], strings.TrimPrefix(rest[end+1:], " ")
+	if !printed {
+		// "PID#TID: "
+		pid, after, found := strings.Cut(msg, ": ")
+		if !found || !isPidTid(pid) {
+			return "", "", false
+		}
+		msg = after
+	}
+	return level, msg, true
+}
+
+// isPidTid tells whether v is nginx's "PID#TID".
+func isPidTid(v string) bool {
+	pid, tid, found := strings.Cut(v, "#")
+	return found && isDigits(pid) && isDigits(tid)
+}
+
+func isDigits(v string) bool {
+	if v == "" {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // quote returns what the master printed and the end of logs/error.log since
