@@ -82,15 +82,7 @@ func TestBufferingRequest(t *testing.T) {
 	for host, streamed := range map[string]bool{"off.test": true, "on.test": false, "default.test": false} {
 		t.Run(host, func(t *testing.T) {
 			p := probes[host]
-			conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(n.httpPort), bufferingWait)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if err := conn.SetDeadline(time.Now().Add(3 * bufferingWait)); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(conn, "POST /upload HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", host, len(part)+len(rest), part)
+			conn := sendRaw(t, n.httpPort, 3*bufferingWait, fmt.Sprintf("POST /upload HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", host, len(part)+len(rest), part))
 			if streamed {
 				select {
 				case <-p.gotPart:
@@ -155,15 +147,7 @@ func TestBufferingResponse(t *testing.T) {
 		t.Run(host, func(t *testing.T) {
 			done := make(chan struct{})
 			release.Store(&done)
-			conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(n.httpPort), bufferingWait)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if err := conn.SetDeadline(time.Now().Add(3 * bufferingWait)); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(conn, "GET /events HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host)
+			conn := sendRaw(t, n.httpPort, 3*bufferingWait, fmt.Sprintf("GET /events HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host))
 			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -222,15 +206,7 @@ func TestBufferingResponseHeld(t *testing.T) {
 		t.Run(tc.host+"?"+tc.query, func(t *testing.T) {
 			done := make(chan struct{})
 			finished.Store(&done)
-			conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(n.httpPort), bufferingWait)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			if err := conn.SetDeadline(time.Now().Add(6 * bufferingWait)); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(conn, "GET /big?%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", tc.query, tc.host)
+			conn := sendRaw(t, n.httpPort, 6*bufferingWait, fmt.Sprintf("GET /big?%s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", tc.query, tc.host))
 			select {
 			case <-done:
 			case <-time.After(bufferingWait):
@@ -247,4 +223,23 @@ func TestBufferingResponseHeld(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sendRaw dials nginx's port on loopback, sends request as it is and
+// returns the connection, closed when the test ends; reads and writes on
+// it fail after deadline.
+func sendRaw(t *testing.T, port int, deadline time.Duration, request string) net.Conn {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), bufferingWait)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	if err := conn.SetDeadline(time.Now().Add(deadline)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(conn, request); err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }
