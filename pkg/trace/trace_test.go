@@ -282,7 +282,9 @@ func TestCanary(t *testing.T) {
 		canary("c-value", model.TrafficShaping{Header: "X-Value", HeaderValue: "yes"}),
 		canary("c-weight", model.TrafficShaping{Weight: 30}),
 		primary)
-	req := func(h []Header, ck []Cookie) Request { return Request{Host: "h.com", Target: "/", Headers: h, Cookies: ck} }
+	req := func(h []Header, ck []Cookie) Request {
+		return Request{Host: "h.com", Target: "/", Headers: h, Cookies: ck}
+	}
 	for _, tc := range []struct {
 		name    string
 		req     Request
