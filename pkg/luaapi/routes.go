@@ -1,0 +1,370 @@
+package luaapi
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// The routes payload of --routing=lua (lua/router.lua): one HostRoutes per
+// host that Lua routes, sent to POST /configuration/routes only when its
+// Version changed. Every setting is resolved here (the ConfigMap's value
+// where the location inherits it), so that the Lua router only applies
+// values and needs no defaults of its own. Which hosts Lua may route is
+// decided by the writer (nginxconf.LuaRoutable); RoutesFromModel builds the
+// payload of the hosts it is given.
+
+// PathRoutes is the endpoint of the per-host route payloads.
+const PathRoutes = "/configuration/routes"
+
+// The kinds of RouteMatcher, in the order nginx tries them: exact ("="),
+// then the longest prefix, then the regexes in their order (case
+// insensitive, "~*"), the first that matches; else the longest prefix.
+const (
+	MatchExact  = "exact"
+	MatchPrefix = "prefix"
+	MatchRegex  = "regex"
+)
+
+// HostRoutes is the route payload of one host.
+type HostRoutes struct {
+	// Host is the model's hostname: an exact host, a "*." wildcard of one
+	// label, or "_" (model.CatchAllHost).
+	Host string `json:"host"`
+	// Version is a content hash of the entry (without Version): a host
+	// whose Version is unchanged needs no push.
+	Version string `json:"version"`
+	// AppRoot is the path that "/" redirects to (302, a relative
+	// Location); "" for none.
+	AppRoot string `json:"appRoot,omitempty"`
+	// Paths are in the order the classic writer writes their locations;
+	// the regexes are tried in this order.
+	Paths []RoutePath `json:"paths"`
+}
+
+// RouteMatcher is one nginx location of a path: Kind is MatchExact,
+// MatchPrefix or MatchRegex (Value is then the regex, "^" included).
+type RouteMatcher struct {
+	Kind  string `json:"kind"`
+	Value string `json:"value"`
+}
+
+// RoutePath is one path of a host (one model.Location), or the host's
+// fallback "/" (Fallback) that the classic writer adds when no path is
+// "/".
+type RoutePath struct {
+	// Path, PathType and Regex are the Ingress path as the model has it.
+	Path     string `json:"path"`
+	PathType string `json:"pathType"`
+	Regex    bool   `json:"regex,omitempty"`
+	// Matchers are the locations of the path (model.LocationMatchers).
+	Matchers []RouteMatcher `json:"matchers"`
+	// Backend is the backend that serves the path; "" when the default
+	// backend answers (DefaultBackend).
+	Backend string `json:"backend,omitempty"`
+	// DefaultBackend, for a path without Backend, is the backend that
+	// answers as nginx's default backend (told X-Code 404); "" answers 404.
+	DefaultBackend string `json:"defaultBackend,omitempty"`
+	// Fallback marks the "/" the classic writer adds to a host without one.
+	Fallback bool `json:"fallback,omitempty"`
+	// Namespace and Ingress name the owning Ingress; Service and
+	// ServicePort the path's Service (the log and metric labels).
+	Namespace   string `json:"namespace,omitempty"`
+	Ingress     string `json:"ingress,omitempty"`
+	Service     string `json:"service,omitempty"`
+	ServicePort string `json:"servicePort,omitempty"`
+	// LocationPath is $location_path (model.LocationPathValue).
+	LocationPath string `json:"locationPath"`
+	// AutoRedirect is true when nginx answers a request for the path
+	// without its trailing "/" with a 301 to it (a proxying prefix
+	// location whose name ends in "/" and no exact location of that
+	// request).
+	AutoRedirect bool          `json:"autoRedirect,omitempty"`
+	Settings     RouteSettings `json:"settings"`
+}
+
+// RouteSettings are the settings the Lua router applies, resolved.
+type RouteSettings struct {
+	// HTTPSRedirect redirects plain HTTP to HTTPS with this code (0: no).
+	HTTPSRedirect int `json:"httpsRedirect,omitempty"`
+	// PreserveTrailingSlash keeps the URI's trailing "/" in the HTTPS
+	// redirect.
+	PreserveTrailingSlash bool `json:"preserveTrailingSlash,omitempty"`
+	// Denied answers 503 (a setting could not be honoured).
+	Denied bool `json:"denied,omitempty"`
+	// Redirect answers every request with a redirect.
+	Redirect *RouteRedirect `json:"redirect,omitempty"`
+	// RewriteTarget replaces the URI sent upstream; $1..$9 are the
+	// captures of "(?i)^" + Path.
+	RewriteTarget string `json:"rewriteTarget,omitempty"`
+	// UpstreamVhost is the Host header sent upstream ("": the client's).
+	UpstreamVhost string `json:"upstreamVhost,omitempty"`
+	// XForwardedPrefix is the X-Forwarded-Prefix header sent upstream.
+	XForwardedPrefix string `json:"xForwardedPrefix,omitempty"`
+	// Timeouts are the proxy timeouts when one differs from the
+	// ConfigMap's (nil: nginx.conf's).
+	Timeouts *RouteTimeouts `json:"timeouts,omitempty"`
+	// Allow, Deny and DenyAll are the source ranges (CIDR): a client in
+	// Deny is refused (403); with Allow, only a client in it is served;
+	// DenyAll refuses every client.
+	Allow   []string `json:"allow,omitempty"`
+	Deny    []string `json:"deny,omitempty"`
+	DenyAll bool     `json:"denyAll,omitempty"`
+}
+
+// RouteRedirect is a permanent or temporal redirect.
+type RouteRedirect struct {
+	URL  string `json:"url"`
+	Code int    `json:"code"`
+}
+
+// RouteTimeouts are proxy timeouts in seconds, each resolved.
+type RouteTimeouts struct {
+	Connect int `json:"connect"`
+	Send    int `json:"send"`
+	Read    int `json:"read"`
+}
+
+// RoutesFromModel returns the route payloads of the hosts of c named in
+// hosts (model hostnames; unknown ones are skipped), sorted by host.
+func RoutesFromModel(c *model.Config, hosts []string) []HostRoutes {
+	want := make(map[string]bool, len(hosts))
+	for _, h := range hosts {
+		want[h] = true
+	}
+	out := make([]HostRoutes, 0, len(hosts))
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		if want[s.Hostname] {
+			out = append(out, HostRoutesOf(c, s))
+			want[s.Hostname] = false
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
+	return out
+}
+
+// HostRoutesOf returns the route payload of server s of c, Version set.
+func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
+	h := HostRoutes{Host: s.Hostname, AppRoot: s.AppRoot, Paths: []RoutePath{}}
+	exact := map[string]bool{}
+	hasRoot := false
+	for i := range s.Locations {
+		l := &s.Locations[i]
+		if l.PathType == model.PathExact {
+			exact[l.Path] = true
+		} else if l.Path == "/" {
+			hasRoot = true
+		}
+	}
+	for _, i := range locationOrder(s.Locations) {
+		h.Paths = append(h.Paths, routePath(c, &s.Locations[i], exact))
+	}
+	if !hasRoot {
+		h.Paths = append(h.Paths, fallbackPath(c, s))
+	}
+	markAutoRedirects(h.Paths)
+	h.Version = routesVersion(h)
+	return h
+}
+
+// locationOrder is the order of the classic writer: Exact paths ending in
+// "/" first (they are case-sensitive regexes written before the others),
+// then the others as the model sorts them.
+func locationOrder(locs []model.Location) []int {
+	exactSlash := func(l *model.Location) bool {
+		return l.PathType == model.PathExact && len(l.Path) > 1 && strings.HasSuffix(l.Path, "/")
+	}
+	order := make([]int, 0, len(locs))
+	for i := range locs {
+		if exactSlash(&locs[i]) {
+			order = append(order, i)
+		}
+	}
+	for i := range locs {
+		if !exactSlash(&locs[i]) {
+			order = append(order, i)
+		}
+	}
+	return order
+}
+
+func matchers(l *model.Location, exact map[string]bool) []RouteMatcher {
+	ms := model.LocationMatchers(l, exact)
+	out := make([]RouteMatcher, 0, len(ms))
+	for _, m := range ms {
+		kind := MatchPrefix
+		switch m.Modifier {
+		case "=":
+			kind = MatchExact
+		case "~*":
+			kind = MatchRegex
+		}
+		out = append(out, RouteMatcher{Kind: kind, Value: m.Path})
+	}
+	return out
+}
+
+func routePath(c *model.Config, l *model.Location, exact map[string]bool) RoutePath {
+	g := &c.Global
+	st := &l.Settings
+	p := RoutePath{
+		Path:         l.Path,
+		PathType:     string(l.PathType),
+		Regex:        l.Regex,
+		Matchers:     matchers(l, exact),
+		Backend:      l.Backend,
+		Namespace:    l.Ingress.Namespace,
+		Ingress:      l.Ingress.Name,
+		Service:      l.Service,
+		ServicePort:  l.ServicePort,
+		LocationPath: model.LocationPathValue(l.Path),
+	}
+	if l.Backend == "" {
+		p.DefaultBackend = defaultBackend(c)
+	}
+	rs := &p.Settings
+	if l.HTTPSRedirect {
+		rs.HTTPSRedirect = httpRedirectCode(g)
+		rs.PreserveTrailingSlash = g.PreserveTrailingSlash
+		if st.PreserveTrailingSlash != nil {
+			rs.PreserveTrailingSlash = *st.PreserveTrailingSlash
+		}
+	}
+	rs.Denied = st.Denied != ""
+	if st.Redirect != nil {
+		rs.Redirect = &RouteRedirect{URL: st.Redirect.URL, Code: st.Redirect.Code}
+	}
+	if l.Regex {
+		rs.RewriteTarget = st.RewriteTarget
+	}
+	rs.UpstreamVhost = st.UpstreamVhost
+	rs.XForwardedPrefix = st.XForwardedPrefix
+	t := RouteTimeouts{Connect: g.ProxyConnectTimeout, Send: g.ProxySendTimeout, Read: g.ProxyReadTimeout}
+	if st.Proxy.ConnectTimeout > 0 {
+		t.Connect = st.Proxy.ConnectTimeout
+	}
+	if st.Proxy.SendTimeout > 0 {
+		t.Send = st.Proxy.SendTimeout
+	}
+	if st.Proxy.ReadTimeout > 0 {
+		t.Read = st.Proxy.ReadTimeout
+	}
+	if t != (RouteTimeouts{Connect: g.ProxyConnectTimeout, Send: g.ProxySendTimeout, Read: g.ProxyReadTimeout}) {
+		rs.Timeouts = &t
+	}
+	if st.Access.DenyAll {
+		rs.DenyAll = true
+	} else {
+		rs.Allow = append([]string(nil), st.Access.Allow...)
+		rs.Deny = append([]string(nil), st.Access.Deny...)
+	}
+	return p
+}
+
+// fallbackPath is the "/" the classic writer gives a host without one:
+// the default backend, after the HTTPS redirect of a TLS host.
+func fallbackPath(c *model.Config, s *model.Server) RoutePath {
+	g := &c.Global
+	p := RoutePath{
+		Path:           "/",
+		PathType:       string(model.PathPrefix),
+		Matchers:       []RouteMatcher{{Kind: MatchPrefix, Value: "/"}},
+		DefaultBackend: defaultBackend(c),
+		Fallback:       true,
+		LocationPath:   "/",
+	}
+	if (s.TLS && g.SSLRedirect) || (g.Redirects.ForceSSLRedirect && s.Hostname != model.CatchAllHost) {
+		p.Settings.HTTPSRedirect = httpRedirectCode(g)
+		p.Settings.PreserveTrailingSlash = g.PreserveTrailingSlash
+	}
+	return p
+}
+
+// markAutoRedirects sets AutoRedirect on the proxying prefix paths whose
+// name ends in "/" (other than "/"), unless an exact matcher takes the
+// request without it: nginx answers that request with a 301 to the name.
+func markAutoRedirects(paths []RoutePath) {
+	exact := map[string]bool{}
+	for _, p := range paths {
+		for _, m := range p.Matchers {
+			if m.Kind == MatchExact {
+				exact[m.Value] = true
+			}
+		}
+	}
+	for i := range paths {
+		p := &paths[i]
+		proxies := !p.Settings.Denied && p.Settings.Redirect == nil && (p.Backend != "" || p.DefaultBackend != "")
+		if !proxies {
+			continue
+		}
+		for _, m := range p.Matchers {
+			if m.Kind == MatchPrefix && len(m.Value) > 1 && strings.HasSuffix(m.Value, "/") && !exact[strings.TrimSuffix(m.Value, "/")] {
+				p.AutoRedirect = true
+			}
+		}
+	}
+}
+
+func defaultBackend(c *model.Config) string {
+	if c.DefaultBackend == model.DefaultBackendName {
+		return ""
+	}
+	return c.DefaultBackend
+}
+
+func httpRedirectCode(g *model.Global) int {
+	if g.Redirects.HTTPRedirectCode != 0 {
+		return g.Redirects.HTTPRedirectCode
+	}
+	return 308
+}
+
+// routesVersion is the hex SHA-256 (first 16 bytes) of h's JSON without
+// its Version.
+func routesVersion(h HostRoutes) string {
+	h.Version = ""
+	data, err := json.Marshal(h)
+	if err != nil {
+		return "" // never: the payload holds strings, numbers and bools only
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
+}
+
+// RoutesUpdate is the body of POST /configuration/routes: the hosts to
+// add or replace, and the hosts to delete.
+type RoutesUpdate struct {
+	Hosts  []HostRoutes `json:"hosts"`
+	Delete []string     `json:"delete"`
+}
+
+// RoutesChanges returns the update that turns the routes running (nil for
+// none) into desired: the hosts that are new or whose Version moved, and
+// the hosts of running that desired no longer has, sorted.
+func RoutesChanges(running, desired []HostRoutes) RoutesUpdate {
+	old := make(map[string]string, len(running))
+	for _, h := range running {
+		old[h.Host] = h.Version
+	}
+	u := RoutesUpdate{Hosts: []HostRoutes{}, Delete: []string{}}
+	seen := make(map[string]bool, len(desired))
+	for _, h := range desired {
+		seen[h.Host] = true
+		if v, ok := old[h.Host]; !ok || v != h.Version {
+			u.Hosts = append(u.Hosts, h)
+		}
+	}
+	for _, h := range running {
+		if !seen[h.Host] {
+			u.Delete = append(u.Delete, h.Host)
+		}
+	}
+	sort.Strings(u.Delete)
+	return u
+}

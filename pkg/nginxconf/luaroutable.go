@@ -1,0 +1,229 @@
+package nginxconf
+
+import (
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// Hybrid routing by host (--routing=lua): a host is routed by lua/router.lua
+// when every setting of its server and locations is one the router applies
+// (the matching of every path type and regex, the backend with its canaries
+// and affinity, HTTPS and permanent/temporal redirects, app-root,
+// rewrite-target, upstream-vhost, x-forwarded-prefix, the proxy timeouts,
+// source ranges, a denied location), and keeps a classic server block of
+// its own otherwise. Each setting that keeps a host classic is a row of
+// classicServerSettings or classicLocationSettings: the test is exactly
+// the condition under which the classic writer writes a line for it, so a
+// location that inherits the ConfigMap's value stays Lua-routed. Add to
+// the tables as lua/router.lua learns to apply a setting (remove its row).
+
+// ClassicReason is one setting that keeps a host in a classic server
+// block: Setting names the annotation (or ConfigMap key) and Ingress the
+// Ingress that set it (zero for the ConfigMap or the server as a whole).
+type ClassicReason struct {
+	Setting string
+	Ingress model.ObjectRef
+}
+
+func (r ClassicReason) String() string {
+	if r.Ingress.Name == "" {
+		return r.Setting
+	}
+	return r.Setting + " on Ingress " + r.Ingress.String()
+}
+
+// classicServerSettings are the server settings the Lua router does not
+// apply.
+var classicServerSettings = []struct {
+	setting string
+	classic func(s *model.Server) bool
+}{
+	{"server-alias", func(s *model.Server) bool { return len(s.Aliases) > 0 }},
+	{"ssl-ciphers", func(s *model.Server) bool { return s.SSLCiphers != "" }},
+	{"ssl-prefer-server-ciphers", func(s *model.Server) bool { return s.SSLPreferServerCiphers != nil }},
+	{"auth-tls-secret", func(s *model.Server) bool { return s.ClientAuth != nil }},
+	{"server-snippet", func(s *model.Server) bool { return s.Snippet != nil }},
+}
+
+// classicLocationSettings are the location settings the Lua router does
+// not apply, each with the condition under which the classic writer
+// writes it (writeLocationBody and the functions it calls).
+var classicLocationSettings = []struct {
+	setting string
+	classic func(c *model.Config, l *model.Location) bool
+}{
+	{"configuration-snippet", func(_ *model.Config, l *model.Location) bool { return l.Settings.Snippet != nil }},
+	{"auth-url", func(c *model.Config, l *model.Location) bool {
+		return l.Settings.ExternalAuth != nil && authOf(c, l) != nil
+	}},
+	{"global-auth-url", func(c *model.Config, l *model.Location) bool {
+		return l.Settings.ExternalAuth == nil && authOf(c, l) != nil
+	}},
+	{"satisfy", func(_ *model.Config, l *model.Location) bool {
+		return l.Settings.Satisfy == "any" && !l.Settings.Access.DenyAll
+	}},
+	{"auth-type", func(_ *model.Config, l *model.Location) bool { return l.Settings.BasicAuth != nil }},
+	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
+	{"enable-cors", func(_ *model.Config, l *model.Location) bool { return l.Settings.CORS != nil }},
+	{"limit-rps", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.RPS > 0 }},
+	{"limit-rpm", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.RPM > 0 }},
+	{"limit-connections", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.Connections > 0 }},
+	{"limit-rate", func(c *model.Config, l *model.Location) bool {
+		r := l.Settings.Limits.Rate
+		return r != nil && *r != c.Global.LimitRate
+	}},
+	{"limit-rate-after", func(c *model.Config, l *model.Location) bool {
+		r := l.Settings.Limits.RateAfter
+		return r != nil && *r != c.Global.LimitRateAfter
+	}},
+	{"custom-http-errors", func(_ *model.Config, l *model.Location) bool { return len(l.Settings.ErrorPages.Codes) > 0 }},
+	{"default-backend", func(_ *model.Config, l *model.Location) bool { return l.Settings.ErrorPages.Fallback }},
+	{"mirror-target", func(_ *model.Config, l *model.Location) bool { return l.Settings.Mirror != nil }},
+	{"custom-headers", func(_ *model.Config, l *model.Location) bool { return len(l.Settings.CustomHeaders) > 0 }},
+	{"backend-protocol", func(_ *model.Config, l *model.Location) bool {
+		p := strings.ToUpper(l.Settings.BackendProtocol)
+		return p != "" && p != "HTTP"
+	}},
+	{"proxy-ssl-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ProxySSL != nil }},
+	{"enable-access-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.AccessOff }},
+	{"enable-rewrite-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.Rewrite }},
+	{"enable-modsecurity", func(_ *model.Config, l *model.Location) bool { return l.Settings.ModSecurity != nil }},
+	{"client-body-buffer-size", func(c *model.Config, l *model.Location) bool {
+		b := l.Settings.Proxy.ClientBodyBufferSize
+		return b != "" && b != c.Global.ClientBodyBufferSize
+	}},
+	{"proxy-body-size", func(c *model.Config, l *model.Location) bool {
+		b := l.Settings.Proxy.BodySize
+		return b != "" && b != c.Global.ProxyBodySize
+	}},
+	{"proxy-buffering", func(c *model.Config, l *model.Location) bool {
+		b := l.Settings.Proxy.Buffering
+		return b != nil && *b != c.Global.ProxyBuffering
+	}},
+	{"proxy-request-buffering", func(c *model.Config, l *model.Location) bool {
+		b := l.Settings.Proxy.RequestBuffering
+		return b != nil && *b != c.Global.ProxyRequestBuffering
+	}},
+	{"proxy-buffer-size", func(c *model.Config, l *model.Location) bool {
+		b := l.Settings.Proxy.BufferSize
+		return b != "" && b != c.Global.ProxyBufferSize
+	}},
+	{"proxy-buffers-number", func(c *model.Config, l *model.Location) bool {
+		n := l.Settings.Proxy.BuffersNumber
+		return n != 0 && n != c.Global.ProxyBuffersNumber
+	}},
+	{"proxy-busy-buffers-size", func(c *model.Config, l *model.Location) bool {
+		b := l.Settings.Proxy.BusyBuffersSize
+		return b != "" && b != c.Global.ProxyBusyBuffersSize
+	}},
+	{"proxy-max-temp-file-size", func(c *model.Config, l *model.Location) bool {
+		b := l.Settings.Proxy.MaxTempFileSize
+		return b != "" && b != c.Global.ProxyMaxTempFileSize
+	}},
+	{"proxy-http-version", func(c *model.Config, l *model.Location) bool {
+		v := l.Settings.Proxy.HTTPVersion
+		return v != "" && v != c.Global.ProxyHTTPVersion
+	}},
+	{"proxy-next-upstream", func(c *model.Config, l *model.Location) bool {
+		v := l.Settings.Proxy.NextUpstream
+		return v != nil && !slices.Equal(v, c.Global.ProxyNextUpstream)
+	}},
+	{"proxy-next-upstream-tries", func(c *model.Config, l *model.Location) bool {
+		v := l.Settings.Proxy.NextUpstreamTries
+		return v != nil && *v != c.Global.ProxyNextUpstreamTries
+	}},
+	{"proxy-next-upstream-timeout", func(c *model.Config, l *model.Location) bool {
+		v := l.Settings.Proxy.NextUpstreamTimeout
+		return v != nil && *v != c.Global.ProxyNextUpstreamTimeout
+	}},
+	{"proxy-cookie-domain", func(c *model.Config, l *model.Location) bool {
+		v := l.Settings.Proxy.CookieDomain
+		return v != nil && *v != c.Global.ProxyCookieDomain
+	}},
+	{"proxy-cookie-path", func(c *model.Config, l *model.Location) bool {
+		v := l.Settings.Proxy.CookiePath
+		return v != nil && *v != c.Global.ProxyCookiePath
+	}},
+	{"proxy-redirect-from", func(_ *model.Config, l *model.Location) bool {
+		r := l.Settings.Proxy.Redirect
+		return r != nil && !r.Off
+	}},
+	{"connection-proxy-header", func(_ *model.Config, l *model.Location) bool {
+		return l.Settings.Proxy.ConnectionHeader != ""
+	}},
+	{"rewrite-target", func(_ *model.Config, l *model.Location) bool {
+		// the classic writer rewrites only a regex location (render
+		// makes every path of a rewrite-target Ingress one)
+		return l.Settings.RewriteTarget != "" && !l.Regex
+	}},
+}
+
+// LuaRoutable returns the reasons why server s of c must keep a classic
+// server block, sorted and without repeats; none means lua/router.lua
+// routes it. The catch-all server is routed by Lua or the whole config is
+// classic (see LuaHosts).
+func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
+	var out []ClassicReason
+	owner := model.ObjectRef{}
+	if len(s.Locations) > 0 {
+		owner = s.Locations[0].Ingress
+	}
+	for _, row := range classicServerSettings {
+		if row.classic(s) {
+			out = append(out, ClassicReason{Setting: row.setting, Ingress: owner})
+		}
+	}
+	for i := range s.Locations {
+		l := &s.Locations[i]
+		for _, row := range classicLocationSettings {
+			if row.classic(c, l) {
+				out = append(out, ClassicReason{Setting: row.setting, Ingress: l.Ingress})
+			}
+		}
+	}
+	return sortReasons(out)
+}
+
+func sortReasons(rs []ClassicReason) []ClassicReason {
+	sort.Slice(rs, func(i, j int) bool {
+		if rs[i].Setting != rs[j].Setting {
+			return rs[i].Setting < rs[j].Setting
+		}
+		return compareRefs(rs[i].Ingress, rs[j].Ingress) < 0
+	})
+	return slices.Compact(rs)
+}
+
+// CatchAllClassic is the reason of every host when the catch-all server
+// is not Lua-routable: the default server of a Lua config is the router's.
+const CatchAllClassic = "catch-all server is classic"
+
+// LuaHosts splits the servers of c: the hostnames that lua/router.lua
+// routes (sorted as c.Servers) and, for each other host, why it keeps a
+// classic server block. When the catch-all server ("_") is not
+// Lua-routable, no host is: every host gets the reason CatchAllClassic
+// besides its own (the catch-all's own reasons are under "_").
+func LuaHosts(c *model.Config) (lua []string, classic map[string][]ClassicReason) {
+	classic = map[string][]ClassicReason{}
+	catchAll := false
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		if rs := LuaRoutable(c, s); len(rs) > 0 {
+			classic[s.Hostname] = rs
+			catchAll = catchAll || s.Hostname == model.CatchAllHost
+		}
+	}
+	for i := range c.Servers {
+		h := c.Servers[i].Hostname
+		switch {
+		case catchAll && h != model.CatchAllHost:
+			classic[h] = sortReasons(append(classic[h], ClassicReason{Setting: CatchAllClassic}))
+		case classic[h] == nil:
+			lua = append(lua, h)
+		}
+	}
+	return lua, classic
+}
