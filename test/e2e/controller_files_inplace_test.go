@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,10 +70,17 @@ func TestFilesControllerInPlaceEdits(t *testing.T) {
 	)
 	hosts := []string{"shop.example.com", "stable.example.com"}
 	for i := range 4 {
+		// A transport per client, used by one request at a time: it keeps
+		// one connection and never dials a spare one that no request uses
+		// (http.DefaultTransport shared by 4 clients does, and nginx's
+		// graceful stop waits for such a connection until its
+		// client_header_timeout). Closed when the traffic stops.
+		tr := &http.Transport{}
+		defer tr.CloseIdleConnections()
 		wg.Go(func() {
 			for n := i; !stop.Load(); n++ {
 				host := hosts[n%len(hosts)]
-				code, body := fc.get(host, "/")
+				code, body := fc.getVia(tr, host, "/")
 				requests.Add(1)
 				if code != 200 || !strings.HasPrefix(body, "alpha /") {
 					mu.Lock()

@@ -43,12 +43,17 @@ type runningController struct {
 
 // get sends GET http://host/path to nginx; status 0 for a transport error.
 func (rc *runningController) get(host, path string) (int, string) {
+	return rc.getVia(http.DefaultTransport, host, path)
+}
+
+// getVia is get through the transport tr.
+func (rc *runningController) getVia(tr http.RoundTripper, host, path string) (int, string) {
 	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(rc.httpPort)+path, nil)
 	if err != nil {
 		return 0, err.Error()
 	}
 	req.Host = host
-	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := &http.Client{Transport: tr, Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Do(req)
 	if err != nil {
 		return 0, err.Error()

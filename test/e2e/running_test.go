@@ -124,6 +124,11 @@ func (rc *runningController) run(t testing.TB, ctx context.Context, cancel conte
 	runErr := make(chan error, 1)
 	go func() { runErr <- rc.c.Run(ctx) }()
 	t.Cleanup(func() {
+		// The test's idle keep-alive connections, and any spare one its
+		// transport dialed and never used, would hold nginx's graceful stop
+		// until their client_header_timeout: nginx closes only connections
+		// that served a request and wait for the next.
+		http.DefaultTransport.(*http.Transport).CloseIdleConnections()
 		cancel()
 		select {
 		case err := <-runErr:
