@@ -131,7 +131,7 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 		return nil
 	case DynamicOnly:
 		backends, servers := luaapi.FromModel(desired.Config)
-		if err := push(ctx, p, backends, servers, plan.PushBackends, plan.PushServers); err != nil {
+		if err := pushDynamic(ctx, plan, running, desired, p, backends, servers); err != nil {
 			return err
 		}
 		if plan.PushStream {
@@ -168,10 +168,18 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 			return &ApplyError{Stage: StageBridge, Err: err}
 		}
 	}
+	if running.Config != nil {
+		if err := pushRoutes(ctx, p, routesBeforeReload(plan)); err != nil {
+			return bridgeStage(err)
+		}
+	}
 	if err := r.Reload(ctx, desired.NGINXConf); err != nil {
 		return &ApplyError{Stage: StageReload, Err: err}
 	}
 	if err := push(ctx, p, backends, servers, true, true); err != nil {
+		return err
+	}
+	if err := pushRoutes(ctx, p, routesAfterReload(plan, running, desired)); err != nil {
 		return err
 	}
 	return writeStream(ctx, sw, desired.Config)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
@@ -14,6 +15,9 @@ import (
 type State struct {
 	Config    *model.Config
 	NGINXConf []byte
+	// Routes are the route payloads of the hosts the Lua router serves
+	// (--routing=lua), sorted by host; nil in classic mode.
+	Routes []luaapi.HostRoutes
 }
 
 // Verdict says what applying a change costs.
@@ -90,6 +94,10 @@ type Plan struct {
 	// htpasswd file) has a new content to write (files.go); the files of
 	// a reload are written whatever it says.
 	PushFiles bool
+	// Routes are the host entries of the Lua router to post and delete
+	// (--routing=lua, routes.go); PushRoutes says that it is not empty.
+	Routes     luaapi.RoutesUpdate
+	PushRoutes bool
 }
 
 // Changes lists names added, removed and changed, each sorted.
@@ -117,6 +125,8 @@ func NewPlan(running, desired State) Plan {
 		}
 		p.Backends.Added = backendNames(desired.Config)
 		p.Certificates.Added = certificateIDs(desired.Config)
+		p.Routes = luaapi.RoutesChanges(nil, desired.Routes)
+		p.PushRoutes = len(p.Routes.Hosts) > 0
 		return p
 	}
 	reload := !bytes.Equal(running.NGINXConf, desired.NGINXConf)
@@ -145,12 +155,13 @@ func NewPlan(running, desired State) Plan {
 	fileReasons, pushFiles := diffFiles(running.Config, desired.Config)
 	p.PushFiles = pushFiles
 	p.Reasons = append(p.Reasons, fileReasons...)
+	p.Reasons = append(p.Reasons, planRoutes(&p, running, desired)...)
 	// Reload reasons first (a file added with a new name is one).
 	sort.SliceStable(p.Reasons, func(i, j int) bool { return p.Reasons[i].Reload && !p.Reasons[j].Reload })
 	switch {
 	case reload:
 		p.Verdict = ReloadRequired
-	case p.PushBackends || p.PushServers || p.PushStream || p.PushFiles:
+	case p.PushBackends || p.PushServers || p.PushStream || p.PushFiles || p.PushRoutes:
 		p.Verdict = DynamicOnly
 	}
 	return p

@@ -1,0 +1,176 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// Routes of --routing=lua. A State's Routes are the per-host route
+// payloads of the hosts Lua routes (nil in classic mode): a host whose
+// entry is new, changed or gone is posted to the Lua router, never the
+// whole set, and needs no reload, since nginx.conf does not name it.
+
+// routesDict is the lua_shared_dict of the route payloads (lua/router.lua).
+const routesDict = "routes_data"
+
+// StageRoutes posts the per-host route payloads (--routing=lua).
+const StageRoutes Stage = "routes"
+
+// RoutePusher posts route payloads to nginx's Lua router
+// (pkg/luaapi.Client implements it). A host entry it refuses on its own is
+// returned among the dropped ones, not as an error.
+type RoutePusher interface {
+	PostRoutes(ctx context.Context, u luaapi.RoutesUpdate) ([]luaapi.Dropped, error)
+}
+
+// RoutesRejectedError says which host entries the Lua router refused: the
+// others were applied, and each refused host keeps its last accepted
+// version.
+type RoutesRejectedError struct {
+	Dropped []luaapi.Dropped
+}
+
+func (e *RoutesRejectedError) Error() string {
+	parts := make([]string, 0, len(e.Dropped))
+	for _, d := range e.Dropped {
+		parts = append(parts, fmt.Sprintf("%s: %s", d.Name, d.Reason))
+	}
+	return "the Lua router refused " + plural(len(e.Dropped), "host", "hosts") + ": " + strings.Join(parts, "; ")
+}
+
+// planRoutes sets p.Routes and p.PushRoutes from the route payloads of
+// running and desired, and returns one dynamic reason per host posted or
+// deleted, each naming an Ingress of the host.
+func planRoutes(p *Plan, running, desired State) []Reason {
+	p.Routes = luaapi.RoutesChanges(running.Routes, desired.Routes)
+	p.PushRoutes = len(p.Routes.Hosts)+len(p.Routes.Delete) > 0
+	before := make(map[string]bool, len(running.Routes))
+	for _, h := range running.Routes {
+		before[h.Host] = true
+	}
+	var rs []Reason
+	for _, h := range p.Routes.Hosts {
+		what := "routes changed, pushed to the Lua router"
+		if !before[h.Host] {
+			what = "routes added, pushed to the Lua router"
+		}
+		rs = append(rs, Reason{Object: hostOwner(h), Message: fmt.Sprintf("host %s: %s", h.Host, what)})
+	}
+	for _, host := range p.Routes.Delete {
+		rs = append(rs, Reason{Object: hostOwner(hostRoutes(running.Routes, host)), Message: fmt.Sprintf("host %s: routes removed from the Lua router", host)})
+	}
+	return rs
+}
+
+// hostRoutes finds the entry of host in routes (zero when absent).
+func hostRoutes(routes []luaapi.HostRoutes, host string) luaapi.HostRoutes {
+	for _, h := range routes {
+		if h.Host == host {
+			return h
+		}
+	}
+	return luaapi.HostRoutes{Host: host}
+}
+
+// hostOwner names the Ingress of the first path of h that has one (the
+// host's oldest owner in the writer's order), else nothing.
+func hostOwner(h luaapi.HostRoutes) model.ObjectRef {
+	for _, p := range h.Paths {
+		if p.Ingress != "" {
+			return model.ObjectRef{Kind: "Ingress", Namespace: p.Namespace, Name: p.Ingress}
+		}
+	}
+	return model.ObjectRef{}
+}
+
+// pushRoutes posts u through p (a RoutePusher) with retries. Refused host
+// entries are a *RoutesRejectedError in an *ApplyError of StageRoutes,
+// after the rest was applied.
+func pushRoutes(ctx context.Context, p Pusher, u luaapi.RoutesUpdate) error {
+	if len(u.Hosts)+len(u.Delete) == 0 {
+		return nil
+	}
+	rp, ok := p.(RoutePusher)
+	if !ok {
+		return &ApplyError{Stage: StageRoutes, Err: errors.New("the config routes hosts in Lua but the pusher cannot post routes")}
+	}
+	var dropped []luaapi.Dropped
+	err := retry(ctx, func(ctx context.Context) error {
+		var err error
+		dropped, err = rp.PostRoutes(ctx, u)
+		return err
+	})
+	if err != nil {
+		return &ApplyError{Stage: StageRoutes, Err: err}
+	}
+	if len(dropped) > 0 {
+		return &ApplyError{Stage: StageRoutes, Err: &RoutesRejectedError{Dropped: dropped}}
+	}
+	return nil
+}
+
+// routesAfterReload is the update to post once nginx serves desired's
+// nginx.conf: the plan's, or every desired host when nginx starts or the
+// reload gave the routes dict a new, empty zone.
+func routesAfterReload(plan Plan, running, desired State) luaapi.RoutesUpdate {
+	if running.Config == nil || plan.Resized(routesDict) {
+		return luaapi.RoutesChanges(nil, desired.Routes)
+	}
+	return plan.Routes
+}
+
+// routesBeforeReload is the bridge of the routes: the hosts added or
+// changed, without the deletions. The running nginx.conf serves them as
+// well (a host that leaves a classic server block for the Lua router is
+// still caught by that block until the reload); a host that moves to a
+// classic block keeps its Lua entry until the reload made the block
+// serve. Nothing when the reload resizes the routes dict (its new zone is
+// filled after the reload).
+func routesBeforeReload(plan Plan) luaapi.RoutesUpdate {
+	if plan.Resized(routesDict) {
+		return luaapi.RoutesUpdate{}
+	}
+	return luaapi.RoutesUpdate{Hosts: plan.Routes.Hosts}
+}
+
+// pushDynamic posts what a DynamicOnly plan names: the backends, the
+// routes, then the servers. A route may name a backend that is new, so
+// the backends go first; when backends are also removed, the routes that
+// stop naming them must be in place before they go, so the bridge of the
+// backends (desired plus running's) goes first, then the routes, then the
+// desired backends.
+func pushDynamic(ctx context.Context, plan Plan, running, desired State, p Pusher, backends []luaapi.Backend, servers luaapi.Servers) error {
+	if plan.PushRoutes && len(plan.Backends.Removed) > 0 && running.Config != nil {
+		bridge, _ := Bridge(running.Config, desired.Config)
+		if err := push(ctx, p, bridge, luaapi.Servers{}, true, false); err != nil {
+			return bridgeStage(err)
+		}
+	}
+	if plan.PushBackends && !plan.PushRoutes {
+		return push(ctx, p, backends, servers, true, plan.PushServers)
+	}
+	if plan.PushBackends && len(plan.Backends.Removed) == 0 {
+		if err := push(ctx, p, backends, servers, true, false); err != nil {
+			return err
+		}
+	}
+	if err := pushRoutes(ctx, p, plan.Routes); err != nil {
+		return err
+	}
+	return push(ctx, p, backends, servers, plan.PushBackends && len(plan.Backends.Removed) > 0, plan.PushServers)
+}
+
+// bridgeStage marks an *ApplyError as StageBridge: it happened before
+// anything the plan changes was applied.
+func bridgeStage(err error) error {
+	var ae *ApplyError
+	if errors.As(err, &ae) {
+		ae.Stage = StageBridge
+	}
+	return err
+}

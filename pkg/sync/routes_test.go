@@ -1,0 +1,166 @@
+package sync_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
+)
+
+// routedNginx is a fakeNginx that also takes route payloads, recorded as
+// "routes a.example,b.example delete c.example"; dropHost names a host
+// whose entry it refuses.
+type routedNginx struct {
+	fakeNginx
+	dropHost string
+}
+
+func (f *routedNginx) PostRoutes(_ context.Context, u luaapi.RoutesUpdate) ([]luaapi.Dropped, error) {
+	var hosts []string
+	var dropped []luaapi.Dropped
+	for _, h := range u.Hosts {
+		hosts = append(hosts, h.Host)
+		if h.Host == f.dropHost {
+			dropped = append(dropped, luaapi.Dropped{Kind: luaapi.DroppedRoute, Name: h.Host, Reason: "paths[0].matchers[0].value: not a regex"})
+		}
+	}
+	detail := strings.Join(hosts, ",")
+	if len(u.Delete) > 0 {
+		detail += " delete " + strings.Join(u.Delete, ",")
+	}
+	return dropped, f.record("routes", detail)
+}
+
+// routes gives one entry per host, its version named after the host and
+// tag (a different tag is a changed entry), its path served by the
+// Ingress ns/<host>.
+func routes(tag string, hosts ...string) []luaapi.HostRoutes {
+	var out []luaapi.HostRoutes
+	for _, h := range hosts {
+		out = append(out, luaapi.HostRoutes{Host: h, Version: h + "-" + tag,
+			Paths: []luaapi.RoutePath{{Path: "/", Namespace: "ns", Ingress: h, Backend: "ns-" + h + "-80"}}})
+	}
+	return out
+}
+
+func routed(hosts []string, tag string, conf string, backends ...string) ksync.State {
+	return ksync.State{Config: config(nil, false, backends...), NGINXConf: []byte(conf), Routes: routes(tag, hosts...)}
+}
+
+func TestPlanRoutes(t *testing.T) {
+	running := routed([]string{"a.example", "b.example"}, "1", "fixed", "ns-a-80", "ns-b-80")
+	cases := []struct {
+		name        string
+		desired     ksync.State
+		verdict     ksync.Verdict
+		hosts, gone []string
+		reasons     []string
+	}{
+		{"same routes", running, ksync.NoChange, nil, nil, nil},
+		{"a host added: dynamic, that host only",
+			routed([]string{"a.example", "b.example", "c.example"}, "1", "fixed", "ns-a-80", "ns-b-80"),
+			ksync.DynamicOnly, []string{"c.example"}, nil,
+			[]string{"ingress ns/c.example: host c.example: routes added, pushed to the Lua router"}},
+		{"a host changed and one removed",
+			ksync.State{Config: running.Config, NGINXConf: []byte("fixed"), Routes: routes("2", "a.example")},
+			ksync.DynamicOnly, []string{"a.example"}, []string{"b.example"},
+			[]string{"ingress ns/a.example: host a.example: routes changed, pushed to the Lua router",
+				"ingress ns/b.example: host b.example: routes removed from the Lua router"}},
+		{"nginx.conf changed as well: reload, routes still planned",
+			routed([]string{"a.example", "b.example", "c.example"}, "1", "fixed+classic", "ns-a-80", "ns-b-80"),
+			ksync.ReloadRequired, []string{"c.example"}, nil, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := ksync.NewPlan(running, tc.desired)
+			if p.Verdict != tc.verdict {
+				t.Errorf("verdict %v, want %v (%v)", p.Verdict, tc.verdict, p.Reasons)
+			}
+			var hosts []string
+			for _, h := range p.Routes.Hosts {
+				hosts = append(hosts, h.Host)
+			}
+			if !slices.Equal(hosts, tc.hosts) || !slices.Equal(p.Routes.Delete, tc.gone) {
+				t.Errorf("routes posted %v deleted %v, want %v and %v", hosts, p.Routes.Delete, tc.hosts, tc.gone)
+			}
+			if p.PushRoutes != (len(tc.hosts)+len(tc.gone) > 0) {
+				t.Errorf("PushRoutes %v", p.PushRoutes)
+			}
+			for _, want := range tc.reasons {
+				if !slices.ContainsFunc(p.Reasons, func(r ksync.Reason) bool { return r.String() == want && !r.Reload }) {
+					t.Errorf("no dynamic reason %q in %v", want, p.Reasons)
+				}
+			}
+		})
+	}
+}
+
+func TestApplyRoutesOrder(t *testing.T) {
+	running := routed([]string{"a.example", "b.example"}, "1", "fixed", "ns-a-80", "ns-b-80")
+	cases := []struct {
+		name    string
+		running ksync.State
+		desired ksync.State
+		want    []string
+	}{
+		{"new host with a new backend: the backend first, then the route",
+			running, routed([]string{"a.example", "b.example", "c.example"}, "1", "fixed", "ns-a-80", "ns-b-80", "ns-c-80"),
+			[]string{"backends ns-a-80,ns-b-80,ns-c-80", "routes c.example"}},
+		{"host removed with its backend: the bridge, the routes, then the backends",
+			running, routed([]string{"a.example"}, "1", "fixed", "ns-a-80"),
+			[]string{"backends ns-a-80,ns-b-80", "routes  delete b.example", "backends ns-a-80"}},
+		{"route changed, backends the same: the route only",
+			running, ksync.State{Config: running.Config, NGINXConf: []byte("fixed"), Routes: append(routes("2", "a.example"), routes("1", "b.example")...)},
+			[]string{"routes a.example"}},
+		{"reload (a classic host): new routes before it, the deletions after",
+			running, routed([]string{"b.example", "c.example"}, "1", "fixed+classic", "ns-a-80", "ns-b-80"),
+			[]string{"routes c.example", "reload fixed+classic", "backends ns-a-80,ns-b-80", "servers  certs", "routes c.example delete a.example"}},
+		{"start: reload, payloads, then every route",
+			ksync.State{}, running,
+			[]string{"reload fixed", "backends ns-a-80,ns-b-80", "servers  certs", "routes a.example,b.example"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &routedNginx{}
+			plan := ksync.NewPlan(tc.running, tc.desired)
+			if err := ksync.Apply(context.Background(), plan, tc.running, tc.desired, f, f, nil); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(f.calls, tc.want) {
+				t.Errorf("calls\n%q\nwant\n%q", f.calls, tc.want)
+			}
+		})
+	}
+}
+
+func TestApplyRoutesRefusedHost(t *testing.T) {
+	running := routed([]string{"a.example"}, "1", "fixed", "ns-a-80")
+	desired := routed([]string{"a.example", "bad.example", "c.example"}, "1", "fixed", "ns-a-80")
+	f := &routedNginx{dropHost: "bad.example"}
+	err := ksync.Apply(context.Background(), ksync.NewPlan(running, desired), running, desired, f, f, nil)
+	var ae *ksync.ApplyError
+	var rejected *ksync.RoutesRejectedError
+	if !errors.As(err, &ae) || ae.Stage != ksync.StageRoutes || !errors.As(err, &rejected) {
+		t.Fatalf("err %v, want a RoutesRejectedError at stage routes", err)
+	}
+	if len(rejected.Dropped) != 1 || !strings.Contains(err.Error(), "bad.example: paths[0].matchers[0].value") {
+		t.Errorf("error %q does not name the refused host and field", err)
+	}
+	if !slices.Equal(f.calls, []string{"routes bad.example,c.example"}) {
+		t.Errorf("calls %q: the update goes once, with every host", f.calls)
+	}
+}
+
+func TestApplyRoutesNeedARoutePusher(t *testing.T) {
+	running := routed([]string{"a.example"}, "1", "fixed", "ns-a-80")
+	desired := routed([]string{"a.example", "b.example"}, "1", "fixed", "ns-a-80")
+	f := &fakeNginx{}
+	err := ksync.Apply(context.Background(), ksync.NewPlan(running, desired), running, desired, f, f, nil)
+	if err == nil || !strings.Contains(err.Error(), "cannot post routes") {
+		t.Fatalf("err %v", err)
+	}
+}
