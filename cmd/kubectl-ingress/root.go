@@ -86,6 +86,7 @@ func NewCmdRoot(streams genericiooptions.IOStreams) *cobra.Command {
 	cmd.AddCommand(NewCmdBackends(streams))
 	cmd.AddCommand(NewCmdCompletion(streams))
 	cmd.AddCommand(NewCmdExplain(streams))
+	cmd.AddCommand(NewCmdTrace(streams))
 	addPluginVerbs(cmd, streams)
 	registerCompletions(cmd, defaultClusterClients())
 	return cmd
