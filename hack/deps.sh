@@ -4,7 +4,7 @@
 # module with njs for TCP/UDP services and SSL passthrough (lua/STREAM.md).
 set -euo pipefail
 
-packages=(nginx libnginx-mod-http-lua lua-resty-core lua-cjson libnginx-mod-stream libnginx-mod-stream-js libnginx-mod-http-headers-more-filter libnginx-mod-http-brotli-filter libnginx-mod-http-modsecurity modsecurity-crs)
+packages=(nginx libnginx-mod-http-lua lua-resty-core lua-cjson libnginx-mod-stream libnginx-mod-stream-js libnginx-mod-http-headers-more-filter libnginx-mod-http-brotli-filter libnginx-mod-http-modsecurity modsecurity-crs libnginx-mod-http-geoip2)
 missing=()
 for p in "${packages[@]}"; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -108,6 +108,8 @@ var goodGlobalConfigCases = []configCase{
 	{"gzip-min-length", "1024", func(g *model.Global) { g.GzipMinLength = 1024 }},
 	{"use-geoip", "false", func(*model.Global) {}},
 	{"use-geoip2", "false", func(*model.Global) {}},
+	{"use-geoip2", "true", func(g *model.Global) { g.GeoIP2.Enable = true }},
+	{"geoip2-autoreload-in-minutes", "60", func(g *model.Global) { g.GeoIP2.AutoReloadMinutes = 60 }},
 
 	{"annotation-value-word-blocklist", "load_module,lua_package,_by_lua,location,root,proxy_pass,serviceaccount,{,},'", func(g *model.Global) {
 		g.Policy.WordBlocklist = []string{"load_module", "lua_package", "_by_lua", "location", "root", "proxy_pass", "serviceaccount", "{", "}", "'"}
@@ -160,6 +162,7 @@ var badGlobalConfigCases = []struct{ key, value string }{
 	{"brotli-level", "12"}, {"brotli-min-length", "-1"}, {"brotli-types", "text"}, {"enable-brotli", "on"},
 	{"enable-modsecurity", "on"}, {"enable-opentelemetry", "on"}, {"enable-opentracing", "on"},
 	{"enable-owasp-modsecurity-crs", "on"}, {"gzip-min-length", "x"}, {"use-geoip", "on"}, {"use-geoip2", "on"},
+	{"geoip2-autoreload-in-minutes", "-1"}, {"geoip2-autoreload-in-minutes", "5m"}, {"geoip2-autoreload-in-minutes", "527041"},
 
 	{"annotation-value-word-blocklist", "a,\x01"}, {"annotations-risk-level", "Extreme"},
 }
@@ -182,7 +185,7 @@ var quotedConfigKeys = map[string]bool{
 // saying "not supported" and naming the module; "false" is none.
 func TestGlobalConfigNotSupported(t *testing.T) {
 	for key, module := range map[string]string{
-		"enable-opentelemetry": "OpenTelemetry module", "use-geoip2": "libnginx-mod-http-geoip2", "enable-opentracing": "OpenTracing",
+		"enable-opentelemetry": "OpenTelemetry module", "enable-opentracing": "OpenTracing",
 	} {
 		g, problems := ParseConfigMap(testConfigMap, map[string]string{key: "true"})
 		if len(problems) != 1 || !strings.Contains(problems[0].Reason, "not supported by kubectl-ingress: ") ||

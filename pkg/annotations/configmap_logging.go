@@ -47,7 +47,7 @@ var loggingConfigKeys = []configKeySpec{
 		set: configBool(func(g *model.Global) *bool { return &g.Logging.EscapeJSON })},
 	{Key: "log-format-escape-none", Kind: kindBool, Default: "false", Description: "Do not escape variable values in the access log (wins over log-format-escape-json).",
 		set: configBool(func(g *model.Global) *bool { return &g.Logging.EscapeNone })},
-	{Key: "log-format-upstream", Kind: kindLogFormat, Default: model.DefaultLogFormatUpstream, Description: "Format of the access log: text and nginx variables from an allowlist (the nginx variables of requests, answers, upstreams, TLS and the PROXY protocol, and ingress-nginx's $proxy_upstream_name, $req_id, $namespace, $ingress_name, $service_name, $service_port, $location_path).",
+	{Key: "log-format-upstream", Kind: kindLogFormat, Default: model.DefaultLogFormatUpstream, Description: "Format of the access log: text and nginx variables from an allowlist (the nginx variables of requests, answers, upstreams, TLS and the PROXY protocol, and ingress-nginx's $proxy_upstream_name, $req_id, $namespace, $ingress_name, $service_name, $service_port, $location_path, and use-geoip2's $geoip2_* variables).",
 		set: configString(valueLogFormat, func(g *model.Global) *string { return &g.Logging.FormatUpstream })},
 	{Key: "skip-access-log-urls", Kind: kindPathList, NoDefault: true, Description: "Request URIs (exact, comma separated) not written to the access log.",
 		set: configStringList(64, func(v string) (string, error) { return valuePath(v, true) }, func(g *model.Global) *[]string { return &g.Logging.SkipURLs })},
@@ -85,10 +85,11 @@ func configString(check func(string) (string, error), field func(*model.Global) 
 
 // logFormatVars are the variables a log format may use: nginx's own (core,
 // upstream, proxy, realip, SSL, HTTP/2, gzip and PROXY protocol), the
-// ingress-nginx ones that kubectl-ingress defines, and the families of
-// header, cookie and argument variables. None has a side effect when read.
+// ingress-nginx ones that kubectl-ingress defines (with use-geoip2's
+// $geoip2_* of model.GeoIP2VariableNames), and the families of header,
+// cookie and argument variables. None has a side effect when read.
 var logFormatVars = varList{
-	names: sortedUnique([]string{
+	names: sortedUnique(append([]string{
 		"args", "binary_remote_addr", "body_bytes_sent", "bytes_sent", "connection", "connection_requests",
 		"connection_time", "content_length", "content_type", "document_uri", "gzip_ratio", "host", "hostname",
 		"http2", "https", "is_args", "msec", "nginx_version", "pid", "pipe", "proxy_add_x_forwarded_for",
@@ -106,7 +107,7 @@ var logFormatVars = varList{
 		"best_http_host", "ingress_name", "location_path", "namespace", "pass_access_scheme", "pass_port",
 		"pass_server_port", "proxy_alternative_upstream_name", "proxy_upstream_name", "req_id",
 		"service_name", "service_port",
-	}),
+	}, model.GeoIP2VariableNames()...)),
 	prefixes: []string{"arg_", "cookie_", "http_", "sent_http_", "sent_trailer_", "upstream_cookie_", "upstream_http_", "upstream_trailer_"},
 }
 

@@ -10,10 +10,14 @@ import (
 // nginx modules beyond the core: brotli compression (Debian's
 // libnginx-mod-http-brotli-filter, loaded only when enabled), ModSecurity
 // and the OWASP Core Rule Set (libnginx-mod-http-modsecurity and
-// modsecurity-crs, loaded only when enabled), gzip's remaining keys, and
-// the modules kubectl-ingress does not load (GeoIP2, OpenTelemetry,
-// OpenTracing): their "false" is
-// what we do anyway, their "true" is not supported, naming the module.
+// modsecurity-crs, loaded only when enabled), GeoIP2
+// (libnginx-mod-http-geoip2, loaded only when enabled and a database is
+// present), gzip's remaining keys, and the modules kubectl-ingress does not
+// load (OpenTelemetry, OpenTracing): their "false" is what we do anyway,
+// their "true" is not supported, naming the module.
+
+// maxGeoIP2AutoReload bounds geoip2-autoreload-in-minutes at a year.
+const maxGeoIP2AutoReload = 366 * 24 * 60
 
 // moduleConfigKeys are the ConfigMap keys of this family, sorted by key.
 var moduleConfigKeys = []configKeySpec{
@@ -42,6 +46,8 @@ var moduleConfigKeys = []configKeySpec{
 		set: configOffOnly("OpenTracing needs the nginx OpenTracing module, which Debian does not ship and ingress-nginx removed in v1.10 (use OpenTelemetry)")},
 	{Key: "enable-owasp-modsecurity-crs", Kind: kindBool, Default: "false", Description: "The OWASP ModSecurity Core Rule Set (Debian's modsecurity-crs under /usr/share/modsecurity-crs), only together with enable-modsecurity.",
 		set: configBool(func(g *model.Global) *bool { return &g.ModSecurity.OWASPCoreRules })},
+	{Key: "geoip2-autoreload-in-minutes", Kind: kindInt, Default: "0", Description: "With use-geoip2: nginx re-reads a GeoIP2 database file that changed every this many minutes; 0 never (restart or reload).",
+		set: configInt(0, maxGeoIP2AutoReload, func(g *model.Global) *int { return &g.GeoIP2.AutoReloadMinutes })},
 	{Key: "gzip-min-length", Kind: kindInt, Default: "256", Description: "Smallest answer (bytes) compressed with gzip.",
 		set: configInt(0, MaxInt32, func(g *model.Global) *int { return &g.GzipMinLength })},
 	{Key: "use-geoip", Kind: kindBool, Default: "true", Description: "The legacy GeoIP databases; no longer published by MaxMind, so it has no effect, as in ingress-nginx.",
@@ -49,6 +55,6 @@ var moduleConfigKeys = []configKeySpec{
 			_, err := valueBool(v)
 			return err
 		}},
-	{Key: "use-geoip2", Kind: kindBool, Default: "false", Description: `GeoIP2 variables; "true" is not supported.`,
-		set: configOffOnly("GeoIP2 needs the nginx module libnginx-mod-http-geoip2 (Debian ships it) and MaxMind databases downloaded with a licence key, which kubectl-ingress does not load")},
+	{Key: "use-geoip2", Kind: kindBool, Default: "false", Description: "The GeoIP2 variables of ingress-nginx ($geoip2_city_country_code, $geoip2_city, $geoip2_asn …; nginx module libnginx-mod-http-geoip2), looked up by the client address (the real IP with use-forwarded-headers, enable-real-ip or use-proxy-protocol): one geoip2 block per MaxMind database of --maxmind-edition-ids found in --maxmind-db-dir (/etc/ingress-controller/geoip by default), downloaded at the controller's start with --maxmind-license-key or --maxmind-mirror. A missing database is a Problem and its variables are empty.",
+		set: configBool(func(g *model.Global) *bool { return &g.GeoIP2.Enable })},
 }

@@ -24,9 +24,11 @@ import (
 // proxy-set-headers values may use the nginx variables of headerVars and
 // nothing else.
 
-// headerVars are the variables add-headers and proxy-set-headers values may hold.
+// headerVars are the variables add-headers and proxy-set-headers values
+// may hold (and snippet values, see snippetVars), use-geoip2's $geoip2_*
+// among them.
 var headerVars = varList{
-	names: []string{
+	names: sortedUnique(append([]string{
 		"args", "best_http_host", "binary_remote_addr", "connection", "content_length", "content_type",
 		"host", "hostname", "is_args", "msec", "nginx_version", "pass_access_scheme", "pass_port",
 		"pass_server_port", "proxy_add_x_forwarded_for", "proxy_upstream_name", "query_string",
@@ -35,7 +37,7 @@ var headerVars = varList{
 		"server_protocol", "ssl_cipher", "ssl_client_escaped_cert", "ssl_client_fingerprint",
 		"ssl_client_i_dn", "ssl_client_s_dn", "ssl_client_serial", "ssl_client_verify",
 		"ssl_protocol", "ssl_server_name", "time_iso8601", "time_local", "uri",
-	},
+	}, model.GeoIP2VariableNames()...)),
 	prefixes: []string{"arg_", "cookie_", "http_", "sent_http_", "upstream_http_"},
 }
 

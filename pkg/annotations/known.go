@@ -80,6 +80,7 @@ var ingressNginxConfigKeys = []string{
 	"enable-multi-accept", "enable-ocsp", "enable-opentelemetry", "enable-opentracing",
 	"enable-owasp-modsecurity-crs", "enable-real-ip", "enable-syslog", "enable-underscores-in-headers",
 	"error-log-level", "error-log-path", "force-ssl-redirect", "forwarded-for-header", "generate-request-id",
+	"geoip2-autoreload-in-minutes",
 	"global-allowed-response-headers", "global-auth-always-set-cookie", "global-auth-cache-duration",
 	"global-auth-cache-key", "global-auth-method", "global-auth-request-redirect",
 	"global-auth-response-headers", "global-auth-signin", "global-auth-signin-redirect-param",

@@ -123,6 +123,7 @@ type Global struct {
 	Redirects   Redirects   // force-ssl-redirect, no-tls-redirect-locations, http-redirect-code
 	Brotli      Brotli      // enable-brotli, brotli-*
 	ModSecurity ModSecurity // enable-modsecurity, enable-owasp-modsecurity-crs
+	GeoIP2      GeoIP2      // use-geoip2, geoip2-autoreload-in-minutes (geoip2.go)
 	Policy      Policy      // annotations-risk-level, annotation-value-word-blocklist
 }
 

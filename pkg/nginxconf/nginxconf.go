@@ -58,6 +58,11 @@ type ConfOptions struct {
 	// buckets (ingress-nginx's request metrics; nginxconf_monitor.go);
 	// nil leaves it off.
 	RequestMetricBuckets map[string][]float64
+
+	// GeoIP2Dir is the directory of the MaxMind databases that use-geoip2
+	// reads, <dir>/<edition>.mmdb (--maxmind-db-dir; "" for
+	// model.DefaultGeoIP2Dir).
+	GeoIP2Dir string
 }
 
 // TestRefusalDirective is the line ConfOptions.TestRefusal adds.
@@ -70,6 +75,7 @@ func DefaultConfOptions() ConfOptions {
 		HTTPSPort:     443,
 		StatusAddress: "127.0.0.1:10246",
 		ModulesDir:    "/usr/lib/nginx/modules",
+		GeoIP2Dir:     model.DefaultGeoIP2Dir,
 
 		SSLPassthroughProxyPort: 442,
 		SSLPassthroughHopPort:   441,
@@ -90,6 +96,7 @@ func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, erro
 	writeMain(w, c, o)
 	w.open("http")
 	writeRealIP(w, c, o)
+	writeGeoIP2(w, &c.Global, o)
 	writeHTTPSettings(w, c.Global, serverHTTPSPort(c, o))
 	writeServerNamesHash(w, c)
 	writeLua(w, c.Global, o)
@@ -105,6 +112,7 @@ func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, erro
 	}
 	writeWWWRedirects(w, c, o)
 	writeStatusServer(w, o)
+	writeGeoIP2Fallbacks(w)
 	w.close()
 	writeStream(w, c, o)
 	if w.err != nil {
@@ -135,6 +143,7 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 	if modSecurityLoaded(c) {
 		loadModule(w, o, modSecurityModule)
 	}
+	writeGeoIP2Module(w, &c.Global, o)
 	if o.User != "" {
 		w.line("user", w.q(o.User))
 	}

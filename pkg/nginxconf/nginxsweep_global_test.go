@@ -95,7 +95,8 @@ func withGlobalSweep(m map[string][]string) map[string][]string {
 		"enable-owasp-modsecurity-crs":    {"false", "true"},
 		"gzip-min-length":                 {"256", "0", strconv.Itoa(annotations.MaxInt32)},
 		"use-geoip":                       {"true", "false"},
-		"use-geoip2":                      {"false"},
+		"use-geoip2":                      {"false"}, // "true" with databases: TestGeoIP2NginxAccepts
+		"geoip2-autoreload-in-minutes":    {"0", "5", "527040"},
 		"annotations-risk-level":          {"Critical"},
 		"annotation-value-word-blocklist": {"kubectl_ingress_sweep_never_used"},
 	} {

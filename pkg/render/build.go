@@ -145,6 +145,7 @@ func newBuilder(s Snapshot, o Options) *builder {
 			b.problems = append(b.problems, ps...)
 			b.resolveGlobalHeaders(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, b.configMaps)
 			b.resolveTLSFiles(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name})
+			b.resolveGeoIP2(model.ObjectRef{Kind: "ConfigMap", Namespace: cm.Namespace, Name: cm.Name}, o.GeoIP2)
 		}
 	}
 	classes := newClassFilter(s.IngressClasses, o)

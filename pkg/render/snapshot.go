@@ -89,6 +89,10 @@ type Options struct {
 	// given), so that its absence is reported with ReportSkipped; the
 	// default name is often absent from manifests and then not reported.
 	ConfigMapRequired bool
+	// GeoIP2 are the MaxMind databases that the ConfigMap's use-geoip2
+	// reads (--maxmind-db-dir, --maxmind-edition-ids), as the caller found
+	// them: render does no I/O.
+	GeoIP2 GeoIP2Databases
 }
 
 // SkippedReason starts the reason of every Problem of ReportSkipped: input
@@ -101,5 +105,6 @@ func DefaultOptions() Options {
 		IngressClass:    "nginx",
 		ControllerClass: "k8s.io/ingress-nginx",
 		ConfigMap:       "ingress-nginx/ingress-nginx-controller",
+		GeoIP2:          DefaultGeoIP2Databases(),
 	}
 }
