@@ -274,6 +274,13 @@ function _M.balance()
   if tries < b:size() then
     ngx_balancer.set_more_tries(1) -- "reduced tries due to limit" is no error
   end
+  local timeouts = ctx.balancer_timeouts -- a route's own (router.lua)
+  if timeouts then
+    local tok, terr = ngx_balancer.set_timeouts(timeouts[1], timeouts[2], timeouts[3])
+    if not tok then
+      ngx_log(ngx_ERR, "balancer: set_timeouts: ", terr)
+    end
+  end
   local ok, err = ngx_balancer.set_current_peer(address, port)
   if not ok then
     ngx_log(ngx_ERR, "balancer: set_current_peer ", address, ":", port, ": ", err)

@@ -6,6 +6,7 @@
 --   POST     /configuration/servers    {"servers": {host: id}, "certificates": {id: PEM}}
 --   GET      /configuration/certs?hostname=H   the PEM served for H
 --   GET      /configuration/checksum   md5 of the nginx.conf these workers loaded
+--   GET|POST /configuration/routes     per-host route entries of --routing=lua (router.lua)
 --
 -- A POST is validated one entry at a time (validate.lua): a bad backend,
 -- host or certificate is dropped (or keeps its last accepted version),
@@ -514,12 +515,106 @@ local function get_checksum()
   return respond(ngx.HTTP_OK, checksum)
 end
 
+-- Routes (--routing=lua): one entry per host in the shared dict
+-- routes_data, "h:<host>" the entry's JSON and "v:<host>" its version
+-- (router.lua reads the version on every request and the JSON only when
+-- it moved). A host's JSON is stored before its version, and its version
+-- deleted before its JSON, so that a worker never finds a version without
+-- its entry. Each entry is applied or refused on its own.
+local ROUTES = "routes"
+
+local function routes_dict()
+  return ngx.shared.routes_data
+end
+
+-- apply_routes validates and applies a routes payload: deletes first, then
+-- the new and changed hosts.
+local function apply_routes(body)
+  local dict = routes_dict()
+  local good, gone, bad = validate.routes(body)
+  if not good then
+    return bad_request(bad)
+  end
+  for _, host in ipairs(gone) do
+    dict:delete("v:" .. host)
+    dict:delete("h:" .. host)
+  end
+  local dropped = {}
+  local function drop(b)
+    local kept = b.name ~= nil and not b.duplicate and dict:get("v:" .. b.name) ~= nil
+    dropped[#dropped + 1] = { kind = "route", name = b.name or "", index = b.index - 1, reason = b.reason, kept = kept }
+  end
+  for _, b in ipairs(bad) do
+    drop(b)
+  end
+  for _, g in ipairs(good) do
+    local text = cjson.encode(g.entry)
+    local ok, err = dict:safe_set("h:" .. g.host, text)
+    if ok then
+      ok, err = dict:safe_set("v:" .. g.host, g.entry.version)
+    end
+    if not ok then
+      -- the old JSON may be gone: the host is not served rather than
+      -- served by an entry that does not match its version
+      dict:delete("v:" .. g.host)
+      dict:delete("h:" .. g.host)
+      drop({ index = g.index, name = g.host, reason = "hosts[" .. (g.index - 1) .. "]: cannot store: " .. tostring(err) })
+    end
+  end
+  table_sort(dropped, function(a, b) return a.index < b.index end)
+  return result(ngx.HTTP_CREATED, nil, dropped)
+end
+
+local function post_routes()
+  local dict = routes_dict()
+  if not dict then
+    return respond(ngx.HTTP_NOT_FOUND, "routes: this nginx.conf does not route in Lua\n")
+  end
+  local body, err, big, size = read_body(dict:capacity())
+  if big then
+    return answer(too_large(ROUTES, size, dict))
+  end
+  if not body then
+    return answer(bad_request(ROUTES .. ": " .. err))
+  end
+  local r = apply_routes(body)
+  log_dropped(ROUTES, r.dropped)
+  return answer(r)
+end
+
+-- get_routes answers the entry of ?host=H, or without it
+-- {"hosts": {host: version}}.
+local function get_routes()
+  local dict = routes_dict()
+  if not dict then
+    return respond(ngx.HTTP_NOT_FOUND, "routes: this nginx.conf does not route in Lua\n")
+  end
+  local host = ngx.var.arg_host
+  if host and host ~= "" then
+    host = ngx.unescape_uri(host)
+    local text = dict:get("v:" .. host) and dict:get("h:" .. host)
+    if not text then
+      return respond(ngx.HTTP_NOT_FOUND, "no routes for " .. host .. "\n")
+    end
+    return respond(ngx.HTTP_OK, text, JSON)
+  end
+  local versions = {}
+  for _, k in ipairs(dict:get_keys(0)) do
+    if k:sub(1, 2) == "v:" then
+      versions[k:sub(3)] = dict:get(k)
+    end
+  end
+  local text = next(versions) and cjson.encode({ hosts = versions }) or '{"hosts":{}}'
+  return respond(ngx.HTTP_OK, text, JSON)
+end
+
 local routes = {
   ["/configuration/backends"] = { GET = get_backends, POST = post_backends },
   ["/configuration/general"] = { GET = get_general, POST = post_general },
   ["/configuration/servers"] = { POST = post_servers },
   ["/configuration/certs"] = { GET = get_certs },
   ["/configuration/checksum"] = { GET = get_checksum },
+  ["/configuration/routes"] = { GET = get_routes, POST = post_routes },
 }
 
 local function allowed(methods)

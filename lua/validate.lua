@@ -326,4 +326,203 @@ function _M.servers(body)
   return hosts, good_certs, bad
 end
 
+-- Routes (--routing=lua, router.lua): POST /configuration/routes carries
+-- {"hosts": [entry, …], "delete": [host, …]}; each entry is checked on its
+-- own (see CONTRACT.md) and the router reads only what passed.
+local cidr = require("cidr")
+local ngx_re_find = ngx.re.find
+
+local MATCH_KINDS = { exact = true, prefix = true, regex = true }
+local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
+
+local PATH_FIELDS = {
+  { "path", a_string }, { "pathType", a_string }, { "regex", a_boolean },
+  { "backend", a_string }, { "defaultBackend", a_string }, { "fallback", a_boolean },
+  { "namespace", a_string }, { "ingress", a_string }, { "service", a_string },
+  { "servicePort", a_string }, { "locationPath", a_string }, { "autoRedirect", a_boolean },
+  { "settings", an_object },
+}
+local SETTINGS_FIELDS = {
+  { "httpsRedirect", a_count }, { "preserveTrailingSlash", a_boolean }, { "denied", a_boolean },
+  { "redirect", an_object }, { "rewriteTarget", a_string }, { "upstreamVhost", a_string },
+  { "xForwardedPrefix", a_string }, { "timeouts", an_object }, { "allow", names_list },
+  { "deny", names_list }, { "denyAll", a_boolean },
+}
+local TIMEOUT_FIELDS = { { "connect", a_count }, { "send", a_count }, { "read", a_count } }
+
+-- check_matcher returns the reason why m is not a usable matcher.
+local function check_matcher(m)
+  if not util.is_object(m) then
+    return "must be an object"
+  end
+  if not MATCH_KINDS[m.kind] then
+    return "kind must be exact, prefix or regex"
+  end
+  if type(m.value) ~= "string" or m.value == "" then
+    return "value must be a non-empty string"
+  end
+  if m.kind == "regex" then
+    local _, _, err = ngx_re_find("", m.value, "ij")
+    if err then
+      return "value: the regex does not compile: " .. tostring(err)
+    end
+  end
+end
+
+-- check_settings returns the path (below settings) and reason of the first
+-- bad field of s.
+local function check_settings(s)
+  local f, err = fields(s, SETTINGS_FIELDS)
+  if f then
+    return f, err
+  end
+  local r = s.redirect
+  if not is_null(r) then
+    if type(r.url) ~= "string" or r.url == "" then
+      return "redirect.url", "must be a non-empty string"
+    end
+    if not REDIRECT_CODES[r.code] then
+      return "redirect.code", "must be 301, 302, 303, 307 or 308"
+    end
+  end
+  if not is_null(s.timeouts) then
+    f, err = fields(s.timeouts, TIMEOUT_FIELDS)
+    if f then
+      return "timeouts." .. f, err
+    end
+  end
+  for _, list in ipairs({ "allow", "deny" }) do
+    if not is_null(s[list]) then
+      for j, net in ipairs(s[list]) do
+        local _, perr = cidr.parse(net)
+        if perr then
+          return list .. "[" .. (j - 1) .. "]", perr
+        end
+      end
+    end
+  end
+  local code = s.httpsRedirect
+  if not is_null(code) and code ~= 0 and code ~= "" and not REDIRECT_CODES[tonumber(code)] then
+    return "httpsRedirect", "must be 0, 301, 302, 303, 307 or 308"
+  end
+end
+
+-- check_route returns the path (below the entry) and reason of the first
+-- bad field of a host entry.
+local function check_route(e)
+  if type(e.version) ~= "string" or e.version == "" then
+    return "version", "must be a non-empty string"
+  end
+  if not is_null(e.appRoot) and type(e.appRoot) ~= "string" then
+    return "appRoot", "must be a string"
+  end
+  if not util.is_array(e.paths) or #e.paths == 0 then
+    return "paths", "must be a non-empty array"
+  end
+  for i, p in ipairs(e.paths) do
+    local where = "paths[" .. (i - 1) .. "]"
+    if not util.is_object(p) then
+      return where, "must be an object"
+    end
+    local f, err = fields(p, PATH_FIELDS)
+    if f then
+      return where .. "." .. f, err
+    end
+    if not util.is_array(p.matchers) or #p.matchers == 0 then
+      return where .. ".matchers", "must be a non-empty array"
+    end
+    for j, m in ipairs(p.matchers) do
+      err = check_matcher(m)
+      if err then
+        return where .. ".matchers[" .. (j - 1) .. "]", err
+      end
+    end
+    if not is_null(p.settings) then
+      f, err = check_settings(p.settings)
+      if f then
+        return where .. ".settings." .. f, err
+      end
+    end
+  end
+end
+
+-- route_host_error tells why h cannot be a host key: an exact host, a "*."
+-- wildcard or "_", lower case.
+local function route_host_error(h)
+  if type(h) ~= "string" or h == "" then
+    return "must be a non-empty string"
+  end
+  if h ~= string_lower(h) then
+    return "must be lower case"
+  end
+  if h ~= "_" and not string.match(h, "^[%w%-%._*]+$") then
+    return "must be a host name, a *. wildcard or _"
+  end
+end
+
+-- routes checks a POST /configuration/routes body. It returns the list of
+-- good entries {index = i (1-based), host = …, entry = decoded}, the list
+-- of hosts to delete, and the bad entries {index, name (the host or nil),
+-- reason, duplicate}; or nil, nil, nil and a message when the body is not
+-- an object or hosts or delete is not an array.
+function _M.routes(body)
+  local payload, derr = cjson.decode(body)
+  if payload == nil then
+    return nil, nil, nil, "routes: invalid JSON: " .. tostring(derr)
+  end
+  if util.first_char(body) ~= "{" or not util.is_object(payload) then
+    return nil, nil, nil, "routes: the body must be a JSON object"
+  end
+  local hosts = is_null(payload.hosts) and {} or payload.hosts
+  local delete = is_null(payload.delete) and {} or payload.delete
+  if not util.is_array(hosts) then
+    return nil, nil, nil, "routes: hosts must be an array"
+  end
+  if not util.is_array(delete) then
+    return nil, nil, nil, "routes: delete must be an array"
+  end
+  local good, bad, seen, gone = {}, {}, {}, {}
+  for i, h in ipairs(delete) do
+    local err = route_host_error(h)
+    if err then
+      bad[#bad + 1] = { index = i, name = type(h) == "string" and h or nil, reason = "delete[" .. (i - 1) .. "]: " .. err }
+    else
+      gone[#gone + 1] = h
+    end
+  end
+  for i, e in ipairs(hosts) do
+    local where = "hosts[" .. (i - 1) .. "]"
+    local host = util.is_object(e) and e.host or nil
+    local path, err, duplicate
+    if not util.is_object(e) then
+      path, err = where, "must be an object"
+    else
+      err = route_host_error(host)
+      if err then
+        path = where .. ".host"
+      elseif seen[host] then
+        path, err, duplicate = where .. ".host", "duplicate host " .. host .. " (the first one is used)", true
+      else
+        local p
+        p, err = check_route(e)
+        if p then
+          path = where .. "." .. p
+        end
+      end
+    end
+    if type(host) ~= "string" or host == "" then
+      host = nil
+    end
+    if path then
+      bad[#bad + 1] = { index = i, name = host, reason = path .. ": " .. err, duplicate = duplicate }
+    else
+      good[#good + 1] = { index = i, host = host, entry = e }
+    end
+    if host then
+      seen[host] = true
+    end
+  end
+  return good, gone, bad
+end
+
 return _M

@@ -29,6 +29,9 @@ type confWriter struct {
 	monitor bool
 	// snippet is the state of translated snippets (nginxconf_snippet.go).
 	snippet snippetState
+	// router, when not nil, writes the Lua router of --routing=lua
+	// (nginxconf_lua.go).
+	router *LuaRouting
 }
 
 // confEvent is one directive (or block end) as written: its tokens as they

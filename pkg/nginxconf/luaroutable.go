@@ -13,7 +13,8 @@ import (
 // (the matching of every path type and regex, the backend with its canaries
 // and affinity, HTTPS and permanent/temporal redirects, app-root,
 // rewrite-target, upstream-vhost, x-forwarded-prefix, the proxy timeouts,
-// source ranges, a denied location), and keeps a classic server block of
+// source ranges, a denied location; rewrite-target as the classic writer,
+// on regex locations only), and keeps a classic server block of
 // its own otherwise. Each setting that keeps a host classic is a row of
 // classicServerSettings or classicLocationSettings: the test is exactly
 // the condition under which the classic writer writes a line for it, so a
@@ -154,11 +155,6 @@ var classicLocationSettings = []struct {
 	{"connection-proxy-header", func(_ *model.Config, l *model.Location) bool {
 		return l.Settings.Proxy.ConnectionHeader != ""
 	}},
-	{"rewrite-target", func(_ *model.Config, l *model.Location) bool {
-		// the classic writer rewrites only a regex location (render
-		// makes every path of a rewrite-target Ingress one)
-		return l.Settings.RewriteTarget != "" && !l.Regex
-	}},
 }
 
 // LuaRoutable returns the reasons why server s of c must keep a classic
@@ -175,6 +171,10 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 		if row.classic(s) {
 			out = append(out, ClassicReason{Setting: row.setting, Ingress: owner})
 		}
+	}
+	if s.Hostname == model.CatchAllHost && c.Global.TLS.RejectHandshake {
+		// the router's default server serves every Lua-routed host's TLS
+		out = append(out, ClassicReason{Setting: "ssl-reject-handshake"})
 	}
 	for i := range s.Locations {
 		l := &s.Locations[i]
@@ -201,19 +201,39 @@ func sortReasons(rs []ClassicReason) []ClassicReason {
 // is not Lua-routable: the default server of a Lua config is the router's.
 const CatchAllClassic = "catch-all server is classic"
 
+// WildcardClassic is the reason of a host that a classic wildcard server
+// covers: nginx would give the request to that server_name before the
+// router's default server sees it.
+const WildcardClassic = "covered by the classic wildcard host "
+
 // LuaHosts splits the servers of c: the hostnames that lua/router.lua
 // routes (sorted as c.Servers) and, for each other host, why it keeps a
 // classic server block. When the catch-all server ("_") is not
 // Lua-routable, no host is: every host gets the reason CatchAllClassic
-// besides its own (the catch-all's own reasons are under "_").
+// besides its own (the catch-all's own reasons are under "_"). A host of
+// one label under a classic wildcard is classic too (WildcardClassic).
 func LuaHosts(c *model.Config) (lua []string, classic map[string][]ClassicReason) {
 	classic = map[string][]ClassicReason{}
 	catchAll := false
+	var wildcards []string
 	for i := range c.Servers {
 		s := &c.Servers[i]
 		if rs := LuaRoutable(c, s); len(rs) > 0 {
 			classic[s.Hostname] = rs
 			catchAll = catchAll || s.Hostname == model.CatchAllHost
+			if isRegexName(s.Hostname) {
+				wildcards = append(wildcards, s.Hostname)
+			}
+		}
+	}
+	for i := range c.Servers {
+		h := c.Servers[i].Hostname
+		if classic[h] == nil && h != model.CatchAllHost {
+			for _, wc := range wildcards {
+				if coversOneLabel(wc, h) {
+					classic[h] = append(classic[h], ClassicReason{Setting: WildcardClassic + wc})
+				}
+			}
 		}
 	}
 	for i := range c.Servers {
@@ -226,4 +246,21 @@ func LuaHosts(c *model.Config) (lua []string, classic map[string][]ClassicReason
 		}
 	}
 	return lua, classic
+}
+
+// coversOneLabel says whether wildcard "*.rest" matches host as the
+// classic server_name regex does (serverName): one label of letters,
+// digits, "_" and "-" before ".rest".
+func coversOneLabel(wildcard, host string) bool {
+	rest := strings.TrimPrefix(wildcard, "*")
+	label, ok := strings.CutSuffix(host, rest)
+	if !ok || label == "" {
+		return false
+	}
+	for _, r := range label {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

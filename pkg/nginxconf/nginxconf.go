@@ -90,6 +90,17 @@ func NGINXConf(c *model.Config, o ConfOptions) ([]byte, error) {
 }
 
 func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, error) {
+	return writeConfServers(w, c, o, func() {
+		for i := range c.Servers {
+			writeServer(w, c, &c.Servers[i], o)
+		}
+	})
+}
+
+// writeConfServers writes the whole nginx.conf of c; servers writes the server
+// blocks of the hosts (the classic writer's one per host, or the Lua
+// writer's, nginxconf_lua.go).
+func writeConfServers(w *confWriter, c *model.Config, o ConfOptions, servers func()) ([]byte, error) {
 	w.b.Grow(4096 + 400*countLocations(c))
 	w.g = &c.Global
 	w.monitor = monitorOn(o)
@@ -107,9 +118,7 @@ func writeNGINXConf(w *confWriter, c *model.Config, o ConfOptions) ([]byte, erro
 	writeResolver(w, o)
 	writeRedirectURIMap(w, c)
 	writeHeaderGlobals(w, c, o)
-	for i := range c.Servers {
-		writeServer(w, c, &c.Servers[i], o)
-	}
+	servers()
 	writeWWWRedirects(w, c, o)
 	writeStatusServer(w, o)
 	writeGeoIP2Fallbacks(w)
@@ -282,6 +291,7 @@ func writeProxyBuffers(w *confWriter, number int, size string) {
 func writeLua(w *confWriter, g model.Global, o ConfOptions) {
 	w.line("lua_package_path", `"$prefix/lua/?.lua;;"`)
 	writeLuaDicts(w, o.LuaDicts)
+	writeRouterHTTP(w)
 	writeOCSPDict(w, g)
 	writeMonitorDict(w, o)
 	w.open("init_by_lua_block")
@@ -289,12 +299,14 @@ func writeLua(w *confWriter, g model.Global, o ConfOptions) {
 	w.raw(`configuration = require("configuration")`)
 	w.raw(`balancer = require("balancer")`)
 	w.raw(`certificate = require("certificate")`)
+	writeRouterInit(w)
 	w.raw(certificateInit(g))
 	writeMonitorInit(w, o)
 	w.raw(`configuration.init()`)
 	w.close()
 	w.open("init_worker_by_lua_block")
 	w.raw(`balancer.init_worker()`)
+	writeRouterWorker(w)
 	writeMonitorWorker(w, o)
 	w.close()
 	// ewma learns each endpoint's response time after the answer

@@ -30,19 +30,10 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 		names = append(names, w.q(serverName(a)))
 	}
 	w.line(names...)
-	httpListen := append([]string{"listen", w.q(listenAddr(o, o.HTTPPort))}, w.listenOptions()...)
 	if s.Hostname == model.CatchAllHost {
-		defaults := []string{"default_server", "reuseport", "backlog=4096"}
-		if !c.Global.Tuning.ReusePort {
-			defaults = []string{"default_server", "backlog=4096"}
-		}
-		w.line(append(httpListen, defaults...)...)
-		w.line(append(httpsListen(w, c, o), defaults...)...)
-		if c.Global.TLS.RejectHandshake {
-			w.line("ssl_reject_handshake", "on")
-		}
+		writeDefaultListen(w, c, o)
 	} else {
-		w.line(httpListen...)
+		w.line(append([]string{"listen", w.q(listenAddr(o, o.HTTPPort))}, w.listenOptions()...)...)
 		w.line(httpsListen(w, c, o)...)
 	}
 	writeServerBlocking(w, &c.Global)
@@ -107,6 +98,21 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 	w.close()
 	w.endOwned(server)
 	w.comment("end server " + s.Hostname)
+}
+
+// writeDefaultListen writes the listeners of the default server (the
+// catch-all's, or the Lua router's).
+func writeDefaultListen(w *confWriter, c *model.Config, o ConfOptions) {
+	httpListen := append([]string{"listen", w.q(listenAddr(o, o.HTTPPort))}, w.listenOptions()...)
+	defaults := []string{"default_server", "reuseport", "backlog=4096"}
+	if !c.Global.Tuning.ReusePort {
+		defaults = []string{"default_server", "backlog=4096"}
+	}
+	w.line(append(httpListen, defaults...)...)
+	w.line(append(httpsListen(w, c, o), defaults...)...)
+	if c.Global.TLS.RejectHandshake {
+		w.line("ssl_reject_handshake", "on")
+	}
 }
 
 func quoteAll(w *confWriter, m model.Matcher) []string {

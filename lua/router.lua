@@ -1,0 +1,418 @@
+-- router: --routing=lua. Routes each request of the default server's
+-- `location /` (pkg/nginxconf's Lua writer) by the route entry of its host,
+-- as the classic writer's server and location blocks would (see
+-- CONTRACT.md, "Lua routing"):
+--
+--   host:  the entry of $host, else of "*." and $host without its first
+--          label (one label only, as the classic server_name regex), else
+--          of "_" (the catch-all); no entry at all answers 404.
+--   path:  an exact matcher of $uri; else nginx's automatic 301 of a
+--          proxying prefix location named $uri .. "/"; else the regexes in
+--          the entry's order, case-insensitive, the first that matches;
+--          else the longest prefix ($uri is already normalised by nginx).
+--
+-- rewrite() (rewrite_by_lua) applies, in the classic location's order:
+-- app-root (server level, first), the HTTPS redirect, a denied location
+-- (503), a permanent/temporal redirect, the default backend of a path
+-- without backend, then the backend ($proxy_upstream_name), the log and
+-- metric labels, $location_path, the upstream Host and X-Forwarded-Prefix,
+-- rewrite-target (ngx.req.set_uri, as nginx's "rewrite … break") and the
+-- proxy timeouts (balancer.lua sets them), and last balancer.rewrite()
+-- (503 without endpoints, canary). access() (access_by_lua) applies the
+-- source ranges (403), after the rewrite phase as nginx's allow/deny.
+--
+-- Entries live in the shared dict routes_data (configuration.lua stores
+-- them): "v:<host>" the version, "h:<host>" the JSON. Each worker keeps an
+-- LRU of compiled entries; an entry is compiled on the first request after
+-- its version moved. Nothing global is rebuilt on a change.
+local cjson = require("cjson.safe")
+local lrucache = require("resty.lrucache")
+local balancer = require("balancer")
+local cidr = require("cidr")
+
+local ngx = ngx
+local ngx_var = ngx.var
+local ngx_log = ngx.log
+local ngx_ERR = ngx.ERR
+local ngx_exit = ngx.exit
+local ngx_redirect = ngx.redirect
+local re_find = ngx.re.find
+local re_match = ngx.re.match
+local re_gsub = ngx.re.gsub
+local escape_uri = ngx.escape_uri
+local type = type
+local ipairs = ipairs
+local tonumber = tonumber
+local tostring = tostring
+local string_sub = string.sub
+local string_byte = string.byte
+local string_find = string.find
+local string_match = string.match
+local table_sort = table.sort
+
+local SLASH = 47 -- "/"
+local QUESTION = 63 -- "?"
+
+local _M = {}
+
+local cache -- host -> compiled entry (see compile)
+local DEFAULT_CACHE = 10000
+
+-- init_worker runs in init_worker_by_lua; size bounds the compiled
+-- entries each worker keeps.
+function _M.init_worker(size)
+  local c, err = lrucache.new(size or DEFAULT_CACHE)
+  if not c then
+    ngx_log(ngx_ERR, "router: cannot create the route cache: ", err)
+    return
+  end
+  cache = c
+end
+
+local function nets(list)
+  local out = {}
+  if type(list) == "table" then
+    for _, s in ipairs(list) do
+      local n = cidr.parse(s)
+      if n then -- validate.lua refused an entry with a bad one
+        out[#out + 1] = n
+      end
+    end
+  end
+  return out
+end
+
+local function str(v)
+  if type(v) == "string" then
+    return v
+  end
+  return ""
+end
+
+-- compile_path turns a path of an entry into what rewrite() applies.
+local function compile_path(p)
+  local s = type(p.settings) == "table" and p.settings or {}
+  local r = {
+    backend = str(p.backend),
+    default_backend = str(p.defaultBackend),
+    namespace = str(p.namespace),
+    ingress = str(p.ingress),
+    service = str(p.service),
+    service_port = str(p.servicePort),
+    location_path = str(p.locationPath),
+    https_redirect = tonumber(s.httpsRedirect) or 0,
+    preserve = s.preserveTrailingSlash == true,
+    denied = s.denied == true,
+    upstream_vhost = str(s.upstreamVhost),
+    x_forwarded_prefix = str(s.xForwardedPrefix),
+    deny_all = s.denyAll == true,
+    allow = nets(s.allow),
+    deny = nets(s.deny),
+  }
+  if type(s.redirect) == "table" then
+    r.redirect = { url = s.redirect.url, code = s.redirect.code }
+  end
+  if type(s.rewriteTarget) == "string" and s.rewriteTarget ~= "" and type(p.path) == "string" then
+    r.rewrite_target = s.rewriteTarget
+    r.rewrite_regex = "^" .. p.path
+  end
+  local t = s.timeouts
+  if type(t) == "table" then
+    r.timeouts = { tonumber(t.connect) or 0, tonumber(t.send) or 0, tonumber(t.read) or 0 }
+  end
+  r.access = r.deny_all or #r.allow > 0 or #r.deny > 0
+  return r
+end
+
+-- compile builds the matcher of an entry: exact map, prefix map with its
+-- lengths (longest first), automatic redirects, regexes in order.
+local function compile(entry)
+  local c = {
+    version = entry.version,
+    app_root = type(entry.appRoot) == "string" and entry.appRoot ~= "" and entry.appRoot or nil,
+    exact = {}, prefix = {}, lengths = {}, auto = {}, regexes = {},
+  }
+  local seen_len = {}
+  for _, p in ipairs(entry.paths) do
+    local route = compile_path(p)
+    for _, m in ipairs(p.matchers) do
+      local v = m.value
+      if m.kind == "exact" then
+        if c.exact[v] == nil then
+          c.exact[v] = route
+        end
+      elseif m.kind == "prefix" then
+        if c.prefix[v] == nil then
+          c.prefix[v] = route
+          if not seen_len[#v] then
+            seen_len[#v] = true
+            c.lengths[#c.lengths + 1] = #v
+          end
+          if p.autoRedirect == true and #v > 1 and string_byte(v, -1) == SLASH then
+            c.auto[string_sub(v, 1, -2)] = { route = route, name = v }
+            c.has_auto = true
+          end
+        end
+      elseif m.kind == "regex" then
+        c.regexes[#c.regexes + 1] = { v, route }
+      end
+    end
+  end
+  table_sort(c.lengths, function(a, b) return a > b end)
+  return c
+end
+
+-- entry returns the compiled entry of host (a dict key), nil when there
+-- is none.
+local function entry(dict, host)
+  local version = dict:get("v:" .. host)
+  if not version then
+    return nil
+  end
+  local c = cache and cache:get(host)
+  if c and c.version == version then
+    return c
+  end
+  local raw = dict:get("h:" .. host)
+  if not raw then
+    return nil -- deleted meanwhile
+  end
+  local decoded, err = cjson.decode(raw)
+  if type(decoded) ~= "table" or type(decoded.paths) ~= "table" then
+    ngx_log(ngx_ERR, "router: cannot decode the routes of ", host, ": ", tostring(err))
+    return nil
+  end
+  c = compile(decoded)
+  if cache then
+    cache:set(host, c)
+  end
+  return c
+end
+
+-- find returns the entry that serves host.
+local function find(host)
+  local dict = ngx.shared.routes_data
+  if not dict then
+    return nil
+  end
+  local c = entry(dict, host)
+  if c then
+    return c
+  end
+  local dot = string_find(host, ".", 2, true)
+  if dot and string_match(string_sub(host, 1, dot - 1), "^[%w_-]+$") then
+    c = entry(dict, "*" .. string_sub(host, dot))
+    if c then
+      return c
+    end
+  end
+  return entry(dict, "_")
+end
+
+-- match returns the route of uri in c and, for nginx's automatic redirect,
+-- the location name to redirect to.
+local function match(c, uri)
+  local r = c.exact[uri]
+  if r then
+    return r
+  end
+  if c.has_auto then
+    local a = c.auto[uri]
+    if a then
+      return a.route, a.name
+    end
+  end
+  local best
+  local n = #uri
+  for _, len in ipairs(c.lengths) do
+    if len <= n then
+      best = c.prefix[string_sub(uri, 1, len)]
+      if best then
+        break
+      end
+    end
+  end
+  for _, rx in ipairs(c.regexes) do
+    if re_find(uri, rx[1], "ijo") then
+      return rx[2]
+    end
+  end
+  return best
+end
+
+-- absolute makes a redirect target absolute as nginx's absolute_redirect
+-- does for a location of a server without app-root: scheme, $host and the
+-- port unless it is the scheme's own.
+local function absolute(c, location)
+  if c.app_root or string_byte(location, 1) ~= SLASH then
+    return location -- app-root turns absolute_redirect off in that server
+  end
+  local scheme = ngx_var.scheme
+  local port = ngx_var.server_port
+  local host = ngx_var.host
+  if (scheme == "https" and port == "443") or (scheme == "http" and port == "80") then
+    return scheme .. "://" .. host .. location
+  end
+  return scheme .. "://" .. host .. ":" .. port .. location
+end
+
+-- expand replaces $1..$9 in target by the captures m (a capture that did
+-- not take part is empty).
+local function expand(target, m)
+  if not string_find(target, "$", 1, true) then
+    return target
+  end
+  local out = re_gsub(target, [[\$([1-9])]], function(c)
+    return m[tonumber(c[1])] or ""
+  end, "jo")
+  return out
+end
+
+-- rewrite_target applies rewrite-target as nginx's "rewrite (?i)^path
+-- target break": the new URI, and the arguments after a "?" of the target
+-- followed by the request's (none when the target ends in "?"); a target
+-- that starts with http:// or https:// redirects (302).
+local function rewrite_target(c, r, uri)
+  local m = re_match(uri, r.rewrite_regex, "ijo")
+  if not m then
+    return
+  end
+  local out = expand(r.rewrite_target, m)
+  local args = ngx_var.args or ""
+  local path, new_args = out, nil
+  local q = string_find(out, "?", 1, true)
+  if q then
+    path = string_sub(out, 1, q - 1)
+    if string_byte(out, -1) == QUESTION and q == #out then
+      new_args = ""
+    else
+      new_args = string_sub(out, q + 1)
+      if string_byte(new_args, -1) == QUESTION then
+        new_args = string_sub(new_args, 1, -2)
+      elseif args ~= "" then
+        new_args = new_args .. "&" .. args
+      end
+    end
+  end
+  if string_sub(out, 1, 7) == "http://" or string_sub(out, 1, 8) == "https://" then
+    local target = path
+    if new_args then
+      if new_args ~= "" then
+        target = target .. "?" .. new_args
+      end
+    elseif args ~= "" then
+      target = target .. "?" .. args
+    end
+    return ngx_redirect(target, 302)
+  end
+  if path == "" then
+    ngx_log(ngx_ERR, "router: rewrite-target gave an empty URI for ", uri)
+    return ngx_exit(ngx.HTTP_INTERNAL_SERVER_ERROR)
+  end
+  ngx.req.set_uri(path, false)
+  if new_args then
+    ngx.req.set_uri_args(new_args)
+  end
+  return c
+end
+
+-- https_redirect redirects plain HTTP as the classic location does.
+local function https_redirect(r)
+  if r.https_redirect == 0 or ngx_var.pass_access_scheme ~= "http" then
+    return
+  end
+  local uri = ngx_var.request_uri
+  if not r.preserve and string_byte(uri, -1) == SLASH then
+    uri = string_sub(uri, 1, -2)
+  end
+  return ngx_redirect("https://" .. ngx_var.kubectl_ingress_redirect_host .. uri, r.https_redirect)
+end
+
+local function set_labels(r)
+  ngx_var.namespace = r.namespace
+  ngx_var.ingress_name = r.ingress
+  ngx_var.service_name = r.service
+  ngx_var.service_port = r.service_port
+  ngx_var.location_path = r.location_path
+end
+
+-- rewrite runs in rewrite_by_lua of the Lua location.
+function _M.rewrite()
+  local c = find(ngx_var.host or "_")
+  if not c then
+    return ngx_exit(ngx.HTTP_NOT_FOUND)
+  end
+  local uri = ngx_var.uri
+  if c.app_root and uri == "/" then
+    return ngx_redirect(c.app_root, 302)
+  end
+  local r, auto = match(c, uri)
+  if not r then
+    return ngx_exit(ngx.HTTP_NOT_FOUND)
+  end
+  if auto then
+    local location = escape_uri(auto, 0)
+    local args = ngx_var.args
+    if args and args ~= "" then
+      location = location .. "?" .. args
+    end
+    return ngx_redirect(absolute(c, location), 301)
+  end
+  ngx.ctx.route = r
+  set_labels(r)
+  https_redirect(r)
+  if r.denied then
+    return ngx_exit(ngx.HTTP_SERVICE_UNAVAILABLE)
+  end
+  if r.redirect then
+    return ngx_redirect(r.redirect.url, r.redirect.code)
+  end
+  if r.backend == "" then
+    if r.default_backend == "" then
+      return ngx_exit(ngx.HTTP_NOT_FOUND)
+    end
+    ngx_var.proxy_upstream_name = r.default_backend
+    ngx_var.kubectl_ingress_x_code = "404"
+    ngx_var.kubectl_ingress_x_format = ngx_var.http_accept or ""
+    return balancer.rewrite()
+  end
+  ngx_var.proxy_upstream_name = r.backend
+  if r.upstream_vhost ~= "" then
+    ngx_var.kubectl_ingress_upstream_host = r.upstream_vhost
+  end
+  if r.x_forwarded_prefix ~= "" then
+    ngx_var.kubectl_ingress_x_forwarded_prefix = r.x_forwarded_prefix
+  end
+  if r.rewrite_target then
+    rewrite_target(c, r, uri)
+  end
+  if r.timeouts then
+    ngx.ctx.balancer_timeouts = r.timeouts
+  end
+  return balancer.rewrite()
+end
+
+-- access runs in access_by_lua of the Lua location: the source ranges of
+-- the route, as nginx's deny/allow lines (deny first, then allow, then
+-- deny all when there is an allow list).
+function _M.access()
+  local r = ngx.ctx.route
+  if not r or not r.access then
+    return
+  end
+  if r.deny_all then
+    return ngx_exit(ngx.HTTP_FORBIDDEN)
+  end
+  local bin = ngx_var.binary_remote_addr
+  if not bin then
+    return ngx_exit(ngx.HTTP_FORBIDDEN)
+  end
+  if cidr.any(r.deny, bin) then
+    return ngx_exit(ngx.HTTP_FORBIDDEN)
+  end
+  if #r.allow > 0 and not cidr.any(r.allow, bin) then
+    return ngx_exit(ngx.HTTP_FORBIDDEN)
+  end
+end
+
+return _M

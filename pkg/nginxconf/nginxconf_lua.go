@@ -1,0 +1,140 @@
+package nginxconf
+
+import (
+	"strconv"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// The writer of --routing=lua: the classic writer's main and http levels
+// (the same functions), a classic server block for each host that
+// LuaRoutable keeps classic, and one default server (HTTP and HTTPS
+// listeners, as the classic catch-all) whose only location sends every
+// request through lua/router.lua, which routes it by the per-host entries
+// of POST /configuration/routes (luaapi.RoutesFromModel). Nothing of a
+// Lua-routed host reaches nginx.conf: its size does not depend on them.
+
+// LuaRouting sizes the Lua router (zero: the defaults).
+type LuaRouting struct {
+	// RoutesDict is the size in bytes of the shared dict routes_data that
+	// holds the host entries (default 8 MiB; luaapi.SizeRoutesDict).
+	RoutesDict int64
+	// RouteCache is the number of compiled host entries each worker keeps
+	// (default 10,000).
+	RouteCache int
+	// RegexCache is lua_regex_cache_max_entries: the compiled path
+	// regexes each worker keeps (default 1024; luaapi.RegexCacheSize).
+	RegexCache int
+}
+
+func (r LuaRouting) withDefaults() LuaRouting {
+	if r.RoutesDict <= 0 {
+		r.RoutesDict = 8 << 20
+	}
+	if r.RouteCache <= 0 {
+		r.RouteCache = 10000
+	}
+	if r.RegexCache <= 0 {
+		r.RegexCache = 1024
+	}
+	return r
+}
+
+// DictRoutes is the shared dict of the route entries (lua/CONTRACT.md).
+const DictRoutes = "routes_data"
+
+// NGINXConfLua writes the nginx.conf of --routing=lua for c. The hosts that
+// LuaHosts gives as Lua-routed get no server block: their routes go to
+// Lua. When the catch-all server is not Lua-routable every host is
+// written as the classic writer writes it (the Lua router is still
+// declared, with no server using it). An error means a value reached the
+// writer that Build should have refused.
+func NGINXConfLua(c *model.Config, o ConfOptions, r LuaRouting) ([]byte, error) {
+	r = r.withDefaults()
+	_, classic := LuaHosts(c)
+	w := &confWriter{router: &r}
+	if len(classic[model.CatchAllHost]) > 0 {
+		return writeNGINXConf(w, c, o)
+	}
+	// The http-level writers see the classic hosts and the catch-all (which
+	// holds nothing they write: it is Lua-routable).
+	cc := *c
+	cc.Servers = make([]model.Server, 0, len(classic)+1)
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		if s.Hostname == model.CatchAllHost || len(classic[s.Hostname]) > 0 {
+			cc.Servers = append(cc.Servers, *s)
+		}
+	}
+	return writeConfServers(w, &cc, o, func() {
+		for i := range cc.Servers {
+			if cc.Servers[i].Hostname != model.CatchAllHost {
+				writeServer(w, &cc, &cc.Servers[i], o)
+			}
+		}
+		writeLuaServer(w, &cc, o)
+	})
+}
+
+// writeRouterHTTP writes the router's dict and regex cache at http level.
+func writeRouterHTTP(w *confWriter) {
+	if w.router == nil {
+		return
+	}
+	w.line("lua_shared_dict", DictRoutes, nginxSize(w.router.RoutesDict))
+	w.line("lua_regex_cache_max_entries", strconv.Itoa(w.router.RegexCache))
+}
+
+func writeRouterInit(w *confWriter) {
+	if w.router != nil {
+		w.raw(`router = require("router")`)
+	}
+}
+
+func writeRouterWorker(w *confWriter) {
+	if w.router != nil {
+		w.raw(`router.init_worker(` + strconv.Itoa(w.router.RouteCache) + `)`)
+	}
+}
+
+// luaLocationVars are the variables the router sets per request, declared
+// empty in its location: the log and metric labels (writeLogLocationVars)
+// and $location_path (writeLocationPath), the upstream Host, the
+// X-Forwarded-Prefix, and the X-Code and X-Format of the default backend
+// (writeNoRuleHeaders); a header with an empty value is not sent.
+var luaLocationVars = []string{"$location_path", "$namespace", "$ingress_name", "$service_name", "$service_port",
+	"$kubectl_ingress_x_forwarded_prefix", "$kubectl_ingress_x_code", "$kubectl_ingress_x_format"}
+
+// writeLuaServer writes the default server of the Lua router. Its
+// redirects are made absolute by the router where the classic server's
+// would be (absolute_redirect off here: a host with app-root has it off).
+func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions) {
+	w.comment("start server _ (Lua routing: lua/router.lua)")
+	w.open("server")
+	w.line("server_name", w.q(serverName(model.CatchAllHost)))
+	writeDefaultListen(w, c, o)
+	writeServerBlocking(w, &c.Global)
+	w.line("absolute_redirect", "off")
+	w.line("set", "$proxy_upstream_name", `"-"`)
+	w.open("location", `"/"`)
+	for _, v := range luaLocationVars {
+		w.line("set", v, `""`)
+	}
+	w.line("set", "$kubectl_ingress_upstream_host", "$best_http_host")
+	writeLocationClient(w, &c.Global, &model.LocationSettings{})
+	w.open("rewrite_by_lua_block")
+	w.raw(`router.rewrite()`)
+	w.close()
+	w.open("access_by_lua_block")
+	w.raw(`router.access()`)
+	w.close()
+	writeProxyHeadersConn(w, "$kubectl_ingress_upstream_host", "$connection_upgrade")
+	writeBackendHeaders(w, c.Global.BackendHeaders)
+	w.line("proxy_set_header", "X-Forwarded-Prefix", "$kubectl_ingress_x_forwarded_prefix")
+	w.line("proxy_set_header", "X-Code", "$kubectl_ingress_x_code")
+	w.line("proxy_set_header", "X-Format", "$kubectl_ingress_x_format")
+	w.line("proxy_pass", "http://upstream_balancer")
+	w.close()
+	w.close()
+	w.comment("end server _")
+}

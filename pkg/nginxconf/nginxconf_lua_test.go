@@ -1,0 +1,135 @@
+package nginxconf
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// luaSnapshot has n hosts the Lua router serves (paths of every type,
+// regexes, rewrite-target, redirects, timeouts, source ranges) and one
+// classic host (enable-cors).
+func luaSnapshot(n int) render.Snapshot {
+	class := "nginx"
+	prefix, exact, impl := networkingv1.PathTypePrefix, networkingv1.PathTypeExact, networkingv1.PathTypeImplementationSpecific
+	path := func(p string, t *networkingv1.PathType) networkingv1.HTTPIngressPath {
+		return networkingv1.HTTPIngressPath{Path: p, PathType: t, Backend: networkingv1.IngressBackend{
+			Service: &networkingv1.IngressServiceBackend{Name: "svc", Port: networkingv1.ServiceBackendPort{Number: 80}}}}
+	}
+	ing := func(name, host string, ann map[string]string, paths ...networkingv1.HTTPIngressPath) *networkingv1.Ingress {
+		a := map[string]string{}
+		for k, v := range ann {
+			a[annotations.Prefix+k] = v
+		}
+		return &networkingv1.Ingress{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: a},
+			Spec: networkingv1.IngressSpec{IngressClassName: &class, Rules: []networkingv1.IngressRule{{
+				Host: host, IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: paths}},
+			}}},
+		}
+	}
+	snap := render.Snapshot{Services: []*corev1.Service{{
+		ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "default"},
+		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
+	}}}
+	snap.Ingresses = append(snap.Ingresses, ing("cors", "cors.example.com", map[string]string{"enable-cors": "true"}, path("/", &prefix)))
+	for i := 0; i < n; i++ {
+		var ann map[string]string
+		switch i % 4 {
+		case 1:
+			ann = map[string]string{"rewrite-target": "/$1", "upstream-vhost": "in.example", "proxy-read-timeout": "5"}
+		case 2:
+			ann = map[string]string{"permanent-redirect": "https://example.org/", "allowlist-source-range": "10.0.0.0/8"}
+		case 3:
+			ann = map[string]string{"app-root": "/app", "x-forwarded-prefix": "/x"}
+		}
+		host := fmt.Sprintf("h%d.example.com", i)
+		if i%5 == 4 {
+			host = "*." + host
+		}
+		snap.Ingresses = append(snap.Ingresses, ing(fmt.Sprintf("i%d", i), host, ann,
+			path("/", &prefix), path("/exact/", &exact), path("/api", &prefix), path("/v1/(.*)", &impl)))
+	}
+	return snap
+}
+
+// TestNGINXConfLua: the Lua writer's nginx.conf has the classic host's
+// server block and nothing of the Lua-routed hosts, so it is the same for
+// 10 and 200 of them, and nginx -t accepts it.
+func TestNGINXConfLua(t *testing.T) {
+	confOf := func(n int) ([]byte, *model.Config) {
+		cfg, _ := render.Build(luaSnapshot(n), render.DefaultOptions())
+		conf, err := NGINXConfLua(cfg, DefaultConfOptions(), LuaRouting{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conf, cfg
+	}
+	small, cfg := confOf(10)
+	large, _ := confOf(200)
+	if !bytes.Equal(small, large) {
+		t.Errorf("nginx.conf depends on the number of Lua-routed hosts: %d bytes for 10, %d for 200", len(small), len(large))
+	}
+	lua, classic := LuaHosts(cfg)
+	if len(lua) != 11 || len(classic) != 1 || classic["cors.example.com"][0].String() != "enable-cors on Ingress default/cors" {
+		t.Fatalf("lua %v, classic %v", lua, classic)
+	}
+	conf := string(small)
+	for _, want := range []string{`server_name "cors.example.com";`, "lua_shared_dict routes_data 8m;", "lua_regex_cache_max_entries 1024;",
+		`router = require("router")`, "router.init_worker(10000)", "router.rewrite()", "router.access()", "absolute_redirect off;"} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("nginx.conf has no %q", want)
+		}
+	}
+	if strings.Contains(conf, "h1.example.com") || strings.Contains(conf, "/v1/") {
+		t.Error("a Lua-routed host reached nginx.conf")
+	}
+	if n := strings.Count(conf, "default_server"); n != 2 {
+		t.Errorf("%d default_server listeners, want the router's 2", n)
+	}
+	// The classic writer's output has none of the router.
+	classicConf, err := NGINXConf(cfg, DefaultConfOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(classicConf, []byte("router")) || bytes.Contains(classicConf, []byte(DictRoutes)) {
+		t.Error("the classic nginx.conf names the router")
+	}
+	nginxtest.Require(t)
+	nginxAccepts(t, small)
+}
+
+// TestNGINXConfLuaCatchAllClassic: a catch-all the router cannot serve
+// gives every host a classic server block (and still declares the router).
+func TestNGINXConfLuaCatchAllClassic(t *testing.T) {
+	snap := luaSnapshot(2)
+	snap.Ingresses[1].Spec.Rules[0].Host = ""
+	snap.Ingresses[1].Annotations[annotations.Prefix+"enable-cors"] = "true"
+	cfg, _ := render.Build(snap, render.DefaultOptions())
+	lua, _ := LuaHosts(cfg)
+	if len(lua) != 0 {
+		t.Fatalf("lua hosts %v with a classic catch-all", lua)
+	}
+	conf, err := NGINXConfLua(cfg, DefaultConfOptions(), LuaRouting{RoutesDict: 16 << 20, RouteCache: 5, RegexCache: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`server_name "h1.example.com";`, "lua_shared_dict routes_data 16m;", "lua_regex_cache_max_entries 4096;", "router.init_worker(5)"} {
+		if !bytes.Contains(conf, []byte(want)) {
+			t.Errorf("nginx.conf has no %q", want)
+		}
+	}
+	if bytes.Contains(conf, []byte("router.rewrite()")) {
+		t.Error("the router serves with a classic catch-all")
+	}
+}

@@ -1,0 +1,444 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
+)
+
+// --routing=lua through real nginx: the fixed nginx.conf of
+// nginxconf.NGINXConfLua, the backends, servers and per-host routes
+// pushed to Lua, and HTTP over loopback to local backends.
+
+// luaNginx is a started nginx that routes in Lua.
+type luaNginx struct {
+	*liveNginx
+	routes []luaapi.HostRoutes // what was pushed last
+}
+
+// uriBackend starts a loopback backend that answers "<name> <request
+// URI>" with X-Backend name and, in X-Got-Host and X-Got-Prefix, the Host
+// and X-Forwarded-Prefix it got. A request for a path starting with
+// /slow waits for the client to go (at most 10 s).
+func uriBackend(t *testing.T, name string) int {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/slow") {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+			return
+		}
+		w.Header().Set("X-Backend", name)
+		w.Header().Set("X-Got-Host", r.Host)
+		w.Header().Set("X-Got-Prefix", r.Header.Get("X-Forwarded-Prefix"))
+		fmt.Fprintf(w, "%s %s", name, r.RequestURI)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.Listener.Addr().(*net.TCPAddr).Port
+}
+
+// luaService is a Service of namespace e2e whose one endpoint is
+// 127.0.0.1:port.
+func luaService(name string, port int) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata: {name: %[1]s, namespace: e2e}
+spec:
+  ports: [{name: http, port: 80, targetPort: 8080}]
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: %[1]s-0
+  namespace: e2e
+  labels: {kubernetes.io/service-name: %[1]s}
+addressType: IPv4
+ports: [{name: http, port: %[2]d}]
+endpoints: [{addresses: ["127.0.0.1"], conditions: {ready: true}}]
+---
+`, name, port)
+}
+
+// luaIngress is an Ingress of namespace e2e for host ("" for none) with
+// the annotations given (without their prefix) and the paths given as
+// "PathType path service"; tls lists host under spec.tls.
+func luaIngress(name, host string, tls bool, annotations map[string]string, paths ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: %s\n  namespace: e2e\n", name)
+	if len(annotations) > 0 {
+		b.WriteString("  annotations:\n")
+		for _, k := range slices.Sorted(maps.Keys(annotations)) {
+			fmt.Fprintf(&b, "    nginx.ingress.kubernetes.io/%s: %q\n", k, annotations[k])
+		}
+	}
+	b.WriteString("spec:\n  ingressClassName: nginx\n")
+	if tls {
+		fmt.Fprintf(&b, "  tls: [{hosts: [%q]}]\n", host)
+	}
+	b.WriteString("  rules:\n  - ")
+	if host != "" {
+		fmt.Fprintf(&b, "host: %q\n    ", host)
+	}
+	b.WriteString("http:\n      paths:\n")
+	for _, p := range paths {
+		f := strings.Fields(p)
+		fmt.Fprintf(&b, "      - {pathType: %s, path: %q, backend: {service: {name: %s, port: {number: 80}}}}\n", f[0], f[1], f[2])
+	}
+	b.WriteString("---\n")
+	return b.String()
+}
+
+// startLuaNginx renders manifests, starts nginx with the Lua routing
+// nginx.conf on loopback (two workers) and pushes backends, servers and
+// routes.
+func startLuaNginx(t *testing.T, manifests string) *luaNginx {
+	t.Helper()
+	nginxtest.Require(t)
+	cfg, problems := buildConfig(t, manifests)
+	n := &luaNginx{liveNginx: &liveNginx{httpPort: freePort(t), httpsPort: freePort(t), config: cfg, problems: problems}}
+	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	co := nginxconf.DefaultConfOptions()
+	co.ListenAddress = "127.0.0.1"
+	co.HTTPPort, co.HTTPSPort, co.StatusAddress = n.httpPort, n.httpsPort, statusAddr
+	co.WorkerProcesses = "2"
+	n.confOpts = co
+	conf, err := nginxconf.NGINXConfLua(cfg, co, nginxconf.LuaRouting{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.conf = conf
+	n.inst = nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
+	if err := n.inst.Layout(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := n.inst.WriteFiles(ctx, controller.ToNginxFiles(cfg.Files)); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.inst.Start(ctx, conf); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = n.inst.Stop(ctx)
+		checkLuaErrors(t, filepath.Join(n.inst.Prefix(), "logs", "error.log"))
+	})
+	n.statusURL = "http://" + statusAddr
+	n.lua = luaapi.NewClient(n.statusURL, &http.Client{Timeout: 5 * time.Second})
+	n.pushAll(t, ctx, cfgRoutes(cfg))
+	return n
+}
+
+// cfgRoutes returns the routes of the Lua-routed hosts of the model n
+// renders.
+func cfgRoutes(c *model.Config) []luaapi.HostRoutes {
+	lua, _ := nginxconf.LuaHosts(c)
+	return luaapi.RoutesFromModel(c, lua)
+}
+
+// pushAll posts the backends and servers of n.config and the routes that
+// changed since the last push; a dropped entry fails the test.
+func (n *luaNginx) pushAll(t *testing.T, ctx context.Context, routes []luaapi.HostRoutes) {
+	t.Helper()
+	backends, servers := luaapi.FromModel(n.config)
+	if err := n.lua.PostBackends(ctx, backends); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.lua.PostServers(ctx, servers); err != nil {
+		t.Fatal(err)
+	}
+	dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesChanges(n.routes, routes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dropped) > 0 {
+		t.Fatalf("nginx dropped route entries: %v", dropped)
+	}
+	n.routes = routes
+}
+
+// update renders manifests and pushes them without a reload: the new
+// nginx.conf must be byte for byte the running one.
+func (n *luaNginx) update(t *testing.T, manifests string) {
+	t.Helper()
+	cfg, _ := buildConfig(t, manifests)
+	conf, err := nginxconf.NGINXConfLua(cfg, n.confOpts, nginxconf.LuaRouting{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(conf, n.conf) {
+		t.Fatalf("the change needs a reload: nginx.conf differs from the running one")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n.config = cfg
+	n.pushAll(t, ctx, cfgRoutes(cfg))
+}
+
+// luaReq is one request and what must answer it: status, and the body
+// ("<backend> <URI>") or the Location header when not "".
+type luaReq struct {
+	host, path string
+	status     int
+	body       string
+	location   string
+	headers    []string // name, value pairs the answer must have
+}
+
+// check sends r (on a new connection each time, so that both workers
+// answer some) and reports a difference.
+func (n *luaNginx) check(t *testing.T, r luaReq) {
+	t.Helper()
+	resp, body := n.call(t, http.MethodGet, r.host, r.path, "")
+	where := fmt.Sprintf("GET http://%s%s", r.host, r.path)
+	if resp.StatusCode != r.status {
+		t.Errorf("%s: status %d, want %d (body %.80q)", where, resp.StatusCode, r.status, body)
+		return
+	}
+	if r.body != "" && string(body) != r.body {
+		t.Errorf("%s: body %q, want %q", where, body, r.body)
+	}
+	loc := strings.ReplaceAll(r.location, "PORT", strconv.Itoa(n.httpPort))
+	if got := resp.Header.Get("Location"); r.location != "" && got != loc {
+		t.Errorf("%s: Location %q, want %q", where, got, loc)
+	}
+	for i := 0; i+1 < len(r.headers); i += 2 {
+		if got := resp.Header.Get(r.headers[i]); got != r.headers[i+1] {
+			t.Errorf("%s: %s %q, want %q", where, r.headers[i], got, r.headers[i+1])
+		}
+	}
+}
+
+// luaRoutingManifests are the Services of the ports and the Ingresses of
+// the routing test; v2 is the changed set.
+func luaRoutingManifests(ports map[string]int, v2 bool) string {
+	var b strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(ports)) {
+		b.WriteString(luaService(name, ports[name]))
+	}
+	apiPaths := []string{"Prefix / root", "Prefix /api api", "Exact /exact exact", "ImplementationSpecific /docs/ api"}
+	if v2 {
+		apiPaths = append(apiPaths, "Prefix /new exact")
+	}
+	b.WriteString(luaIngress("site", "a.example.com", false, nil, apiPaths...))
+	b.WriteString(luaIngress("regex", "r.example.com", false, map[string]string{"use-regex": "true"},
+		"ImplementationSpecific /v[0-9]+/items re", "Prefix / root"))
+	target := "/$2"
+	if v2 {
+		target = "/v2/$2"
+	}
+	b.WriteString(luaIngress("rewrite", "rw.example.com", false, map[string]string{
+		"rewrite-target": target, "upstream-vhost": "internal.example", "x-forwarded-prefix": "/app"},
+		"ImplementationSpecific /app(/|$)(.*) api"))
+	b.WriteString(luaIngress("wild", "*.w.example.com", false, nil, "Prefix / wild"))
+	if !v2 {
+		b.WriteString(luaIngress("redir", "redir.example.com", false, map[string]string{
+			"permanent-redirect": "https://new.example.com/landing"}, "Prefix / root"))
+	} else {
+		b.WriteString(luaIngress("fresh", "fresh.example.com", false, nil, "Prefix / wild"))
+	}
+	b.WriteString(luaIngress("secure", "secure.example.com", true, nil, "Prefix / root"))
+	b.WriteString(luaIngress("approot", "approot.example.com", false, map[string]string{"app-root": "/home"}, "Prefix / root"))
+	b.WriteString(luaIngress("allow", "allow.example.com", false, map[string]string{"allowlist-source-range": "10.0.0.0/8"}, "Prefix / root"))
+	b.WriteString(luaIngress("allowme", "allowme.example.com", false, map[string]string{"allowlist-source-range": "10.0.0.0/8, 127.0.0.0/8"}, "Prefix / root"))
+	b.WriteString(luaIngress("deny", "deny.example.com", false, map[string]string{"denylist-source-range": "127.0.0.1/32"}, "Prefix / root"))
+	b.WriteString(luaIngress("slow", "slow.example.com", false, map[string]string{"proxy-read-timeout": "1"}, "Prefix / root"))
+	b.WriteString(luaIngress("cors", "cors.example.com", false, map[string]string{"enable-cors": "true"}, "Prefix / api"))
+	b.WriteString(luaIngress("catch", "", false, nil, "Prefix /catch catch"))
+	return b.String()
+}
+
+func TestLuaRouting(t *testing.T) {
+	ports := map[string]int{}
+	for _, name := range []string{"root", "api", "exact", "re", "wild", "catch"} {
+		ports[name] = uriBackend(t, name)
+	}
+	n := startLuaNginx(t, luaRoutingManifests(ports, false))
+	t.Logf("nginx.conf: %d bytes", len(n.conf))
+	if !bytes.Contains(n.conf, []byte(`server_name "cors.example.com"`)) || bytes.Contains(n.conf, []byte("a.example.com")) {
+		t.Fatalf("the classic host (enable-cors) must have a server block and no Lua-routed host any:\n%s", n.conf)
+	}
+	for _, r := range []luaReq{
+		{host: "a.example.com", path: "/", status: 200, body: "root /"},
+		{host: "a.example.com", path: "/api", status: 200, body: "api /api"},
+		{host: "a.example.com", path: "/api/x?q=1", status: 200, body: "api /api/x?q=1"},
+		{host: "a.example.com", path: "/apix", status: 200, body: "root /apix"},
+		{host: "a.example.com", path: "/exact", status: 200, body: "exact /exact"},
+		{host: "a.example.com", path: "/exact/", status: 200, body: "root /exact/"},
+		{host: "A.Example.COM", path: "/api", status: 200, body: "api /api"},
+		{host: "a.example.com", path: "/docs/x", status: 200, body: "api /docs/x"},
+		{host: "a.example.com", path: "/docs?x=1", status: 301, location: "http://a.example.com:PORT/docs/?x=1"},
+		{host: "r.example.com", path: "/V12/items/3", status: 200, body: "re /V12/items/3"},
+		{host: "r.example.com", path: "/v/items", status: 200, body: "root /v/items"},
+		{host: "rw.example.com", path: "/app/x/y?q=1", status: 200, body: "api /x/y?q=1",
+			headers: []string{"X-Got-Host", "internal.example", "X-Got-Prefix", "/app"}},
+		{host: "rw.example.com", path: "/APP", status: 200, body: "api /"},
+		{host: "rw.example.com", path: "/other", status: 404},
+		{host: "x.w.example.com", path: "/p", status: 200, body: "wild /p"},
+		{host: "y.x.w.example.com", path: "/p", status: 404},
+		{host: "w.example.com", path: "/catch/1", status: 200, body: "catch /catch/1"},
+		{host: "unknown.example.org", path: "/catch", status: 200, body: "catch /catch"},
+		{host: "unknown.example.org", path: "/", status: 404},
+		{host: "redir.example.com", path: "/x", status: 301, location: "https://new.example.com/landing"},
+		{host: "secure.example.com", path: "/path/?a=1", status: 308, location: "https://secure.example.com/path/?a=1"},
+		{host: "secure.example.com", path: "/path/", status: 308, location: "https://secure.example.com/path"},
+		{host: "approot.example.com", path: "/", status: 302, location: "/home"},
+		{host: "approot.example.com", path: "/home", status: 200, body: "root /home"},
+		{host: "allow.example.com", path: "/", status: 403},
+		{host: "allowme.example.com", path: "/", status: 200, body: "root /"},
+		{host: "deny.example.com", path: "/", status: 403},
+		{host: "slow.example.com", path: "/slow", status: 504},
+		{host: "cors.example.com", path: "/c", status: 200, body: "api /c"},
+	} {
+		n.check(t, r)
+	}
+	if t.Failed() {
+		return
+	}
+
+	// Changes go to Lua only: nginx.conf stays (update checks it), and the
+	// master and workers stay, while a stable host is asked throughout.
+	master := n.inst.Pid()
+	workers, err := n.inst.WorkerPids()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var sent, bad atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c := newClient(4)
+		defer c.CloseIdleConnections()
+		for i := 0; i < 20000; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+"/api/load", nil)
+			req.Host = "a.example.com"
+			resp, err := c.Do(req)
+			sent.Add(1)
+			if err != nil {
+				bad.Add(1)
+				continue
+			}
+			if resp.StatusCode != 200 || resp.Header.Get("X-Backend") != "api" {
+				bad.Add(1)
+			}
+			resp.Body.Close()
+		}
+	}()
+	steps := []struct {
+		manifests string
+		checks    []luaReq
+	}{
+		{luaRoutingManifests(ports, true), []luaReq{
+			{host: "fresh.example.com", path: "/f", status: 200, body: "wild /f"},
+			{host: "a.example.com", path: "/new/1", status: 200, body: "exact /new/1"},
+			{host: "a.example.com", path: "/new", status: 200, body: "exact /new"},
+			{host: "redir.example.com", path: "/x", status: 404},
+			{host: "rw.example.com", path: "/app/x", status: 200, body: "api /v2/x"},
+		}},
+		{luaRoutingManifests(ports, false), []luaReq{
+			{host: "fresh.example.com", path: "/f", status: 404},
+			{host: "a.example.com", path: "/new/1", status: 200, body: "root /new/1"},
+			{host: "redir.example.com", path: "/x", status: 301, location: "https://new.example.com/landing"},
+			{host: "rw.example.com", path: "/app/x", status: 200, body: "api /x"},
+		}},
+	}
+	for round := 0; round < 3; round++ {
+		for _, st := range steps {
+			n.update(t, st.manifests)
+			for _, r := range st.checks {
+				for i := 0; i < 4; i++ { // new connections: both workers
+					n.check(t, r)
+				}
+			}
+			if t.Failed() {
+				break
+			}
+		}
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("steady traffic: %d requests, %d failed", sent.Load(), bad.Load())
+	if bad.Load() > 0 || sent.Load() == 0 {
+		t.Errorf("steady traffic during the updates: %d of %d requests failed", bad.Load(), sent.Load())
+	}
+	after, err := n.inst.WorkerPids()
+	if n.inst.Pid() != master || err != nil || !slices.Equal(workers, after) {
+		t.Errorf("master %d → %d, workers %v → %v (%v): nginx reloaded", master, n.inst.Pid(), workers, after, err)
+	}
+}
+
+// TestLuaRoutingDropsOneBadHost: a host entry with a regex that does not
+// compile is dropped alone; the others of the payload are applied, and a
+// host's last good entry stays when its new one is bad.
+func TestLuaRoutingDropsOneBadHost(t *testing.T) {
+	ports := map[string]int{"root": uriBackend(t, "root"), "api": uriBackend(t, "api")}
+	manifests := luaService("root", ports["root"]) + luaService("api", ports["api"]) +
+		luaIngress("a", "a.example.com", false, nil, "Prefix / root") +
+		luaIngress("c", "c.example.com", false, nil, "Prefix / api")
+	n := startLuaNginx(t, manifests)
+	good := n.routes[len(n.routes)-2]
+	if good.Host != "a.example.com" {
+		t.Fatalf("routes %+v", n.routes)
+	}
+	bad := good
+	bad.Paths = slices.Clone(good.Paths)
+	bad.Paths[0].Matchers = []luaapi.RouteMatcher{{Kind: luaapi.MatchRegex, Value: "^/(unclosed"}}
+	bad.Version = "bad"
+	other := good
+	other.Host = "b.example.com"
+	other.Paths = []luaapi.RoutePath{good.Paths[0]}
+	other.Paths[0].Backend = "e2e-api-80"
+	other.Version = "other"
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: []luaapi.HostRoutes{bad, other}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dropped) != 1 || dropped[0].Name != "a.example.com" || !dropped[0].Kept || !strings.Contains(dropped[0].Reason, "regex") {
+		t.Fatalf("dropped = %+v, want a.example.com kept for its regex", dropped)
+	}
+	n.check(t, luaReq{host: "a.example.com", path: "/", status: 200, body: "root /"})
+	n.check(t, luaReq{host: "b.example.com", path: "/x", status: 200, body: "api /x"})
+	got, err := n.lua.GetRoutes(ctx, "b.example.com")
+	if err != nil || got.Version != "other" {
+		t.Errorf("GET routes b.example.com = %+v, %v", got, err)
+	}
+	if _, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Delete: []string{"b.example.com"}}); err != nil {
+		t.Fatal(err)
+	}
+	n.check(t, luaReq{host: "b.example.com", path: "/x", status: 404})
+	if _, err := n.lua.GetRoutes(ctx, "b.example.com"); !luaapi.IsStatus(err, http.StatusNotFound) {
+		t.Errorf("GET routes of a deleted host: %v, want 404", err)
+	}
+}
