@@ -1,0 +1,112 @@
+package luaapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Sizing of the Lua router (--routing=lua): the shared dict routes_data
+// and lua_regex_cache_max_entries, both in nginx.conf
+// (nginxconf.LuaRouting), so a new size reloads nginx. Both keep their
+// running value while it holds what the routes need and is at most four
+// times the new size, as the payload dicts do (SizeDicts).
+
+// DictRoutes is the shared dict of the route entries.
+const DictRoutes = "routes_data"
+
+// Floors of the router's sizes (nginxconf.LuaRouting's defaults).
+const (
+	DefaultRoutesDict = 8 << 20
+	DefaultRegexCache = 1024
+)
+
+// RoutesNeeds returns the bytes routes_data needs for routes: per host its
+// entry ("h:<host>", the JSON as Lua's cjson writes it, which escapes
+// every "/") and its version ("v:<host>"), in slab sizes, half again for
+// fragmentation and one entry being replaced, plus the pool's overhead.
+func RoutesNeeds(routes []HostRoutes) (int64, error) {
+	var n int64
+	for i := range routes {
+		data, err := json.Marshal(routes[i])
+		if err != nil {
+			return 0, fmt.Errorf("encoding the routes of %s: %w", routes[i].Host, err)
+		}
+		key := 2 + len(routes[i].Host)
+		n += slab(key, len(data)+bytes.Count(data, []byte("/"))) + slab(key, len(routes[i].Version))
+	}
+	return withOverhead(n + n/2), nil
+}
+
+// SizeRoutesDict returns the size of routes_data for routes given the size
+// of the running nginx.conf's (0 when none runs; RoutesDictSizeOf). The
+// error is RoutesNeeds's; the size is then current, or the default.
+func SizeRoutesDict(routes []HostRoutes, current int64) (int64, error) {
+	need, err := RoutesNeeds(routes)
+	if err != nil {
+		if current > 0 {
+			return current, err
+		}
+		return DefaultRoutesDict, err
+	}
+	return sizeDict(need, current, DefaultRoutesDict), nil
+}
+
+// RegexCacheSize returns lua_regex_cache_max_entries for routes: room for
+// every distinct path regex (a rewrite-target's regex is its path's) of
+// every host, twice over, as a power of two of at least
+// DefaultRegexCache; current (0 when none runs) stays while it holds them
+// and is at most four times that.
+func RegexCacheSize(routes []HostRoutes, current int) int {
+	seen := map[string]bool{}
+	for i := range routes {
+		for _, p := range routes[i].Paths {
+			for _, m := range p.Matchers {
+				if m.Kind == MatchRegex {
+					seen[m.Value] = true
+				}
+			}
+		}
+	}
+	need := 2 * len(seen)
+	target := DefaultRegexCache
+	for target < need {
+		target *= 2
+	}
+	if current >= need && current >= DefaultRegexCache && current <= 4*target {
+		return current
+	}
+	return target
+}
+
+// RoutesDictSizeOf reads the size of routes_data from an nginx.conf (0
+// when it declares none: classic routing).
+func RoutesDictSizeOf(conf []byte) int64 {
+	line := []byte("lua_shared_dict " + DictRoutes + " ")
+	i := bytes.Index(conf, line)
+	if i < 0 {
+		return 0
+	}
+	rest := conf[i+len(line):]
+	end := bytes.IndexByte(rest, ';')
+	if end < 0 {
+		return 0
+	}
+	return parseSize(string(bytes.TrimSpace(rest[:end])))
+}
+
+// RegexCacheSizeOf reads lua_regex_cache_max_entries from an nginx.conf (0
+// when it has none).
+func RegexCacheSizeOf(conf []byte) int {
+	line := []byte("lua_regex_cache_max_entries ")
+	i := bytes.Index(conf, line)
+	if i < 0 {
+		return 0
+	}
+	rest := conf[i+len(line):]
+	end := bytes.IndexByte(rest, ';')
+	if end < 0 {
+		return 0
+	}
+	return int(parseSize(string(bytes.TrimSpace(rest[:end]))))
+}
