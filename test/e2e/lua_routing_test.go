@@ -442,3 +442,78 @@ func TestLuaRoutingDropsOneBadHost(t *testing.T) {
 		t.Errorf("GET routes of a deleted host: %v, want 404", err)
 	}
 }
+
+// TestLuaRoutingMatchesClassic sends the same requests (every host × a
+// set of paths with near misses: trailing slashes, case, extra segments,
+// dot segments, wildcard depths, unknown hosts) to a classic nginx and a
+// Lua-routing nginx of the same manifests: the status, the backend and
+// the URI it got, its Host and X-Forwarded-Prefix, and the Location
+// (ports aside) must be the same.
+func TestLuaRoutingMatchesClassic(t *testing.T) {
+	ports := map[string]int{}
+	for _, name := range []string{"root", "api", "exact", "re", "wild", "catch"} {
+		ports[name] = uriBackend(t, name)
+	}
+	manifests := luaRoutingManifests(ports, false) +
+		luaIngress("paths", "p.example.com", false, nil, "Prefix /a root", "Prefix /a/b api", "Exact /a/b exact",
+			"ImplementationSpecific /a/b/c re", "ImplementationSpecific /x/ wild", "Exact /e/ catch", "ImplementationSpecific /docs api") +
+		luaIngress("regexes", "q.example.com", false, map[string]string{"use-regex": "true"},
+			"ImplementationSpecific /p/[a-z]+ api", "ImplementationSpecific /p/.* exact", "Prefix /p re", "Exact /p/x wild", "Prefix /z/ root") +
+		luaIngress("tlsapi", "t.example.com", true, map[string]string{"preserve-trailing-slash": "true"}, "Prefix /api api")
+	classic := startNginx(t, manifests)
+	lua := startLuaNginx(t, manifests)
+	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
+		"redir.example.com", "secure.example.com", "approot.example.com", "allow.example.com", "allowme.example.com",
+		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "unknown.example.org"}
+	paths := []string{"/", "/a", "/a/", "/A", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/b/c/", "/a/b/cd", "/a/b/c/d",
+		"/x", "/x/", "/x/y", "/e", "/e/", "/e/x", "/p", "/p/", "/p/abc", "/p/ABC", "/p/x", "/p/1", "/z", "/z/", "/z/1",
+		"/docs", "/docs/", "/docs?q=1", "/api", "/api/", "/api/x?q=1", "/apix", "/exact", "/exact/", "/v1/items",
+		"/V2/items/x", "/app", "/app/", "/app/x?y=1", "/home", "/catch", "/catch/x", "/other", "/a//b", "/a/./b/", "/a/../x", "/%7Ea"}
+	port := regexpPorts(classic.httpPort, lua.httpPort)
+	differ := 0
+	kinds := map[string]int{} // status and backend: the test must see many
+	for _, host := range hosts {
+		for _, path := range paths {
+			cr, cb := classic.call(t, http.MethodGet, host, path, "")
+			lr, lb := lua.call(t, http.MethodGet, host, path, "")
+			c := fmt.Sprintf("%d %q %s %q %q", cr.StatusCode, cb, port(cr.Header.Get("Location")), cr.Header.Get("X-Got-Host"), cr.Header.Get("X-Got-Prefix"))
+			l := fmt.Sprintf("%d %q %s %q %q", lr.StatusCode, lb, port(lr.Header.Get("Location")), lr.Header.Get("X-Got-Host"), lr.Header.Get("X-Got-Prefix"))
+			kinds[fmt.Sprintf("%d %s", cr.StatusCode, cr.Header.Get("X-Backend"))]++
+			if c != l {
+				differ++
+				if differ <= 30 {
+					t.Errorf("GET http://%s%s: classic %.200s, lua %.200s", host, path, c, l)
+				}
+			}
+		}
+	}
+	// Over HTTPS (SNI the host): no HTTPS redirect, the same routes.
+	for _, host := range hosts {
+		for _, path := range []string{"/", "/a/b", "/api/x?q=1", "/docs", "/app/x", "/p/abc", "/catch"} {
+			cs, cb := classic.getTLS(t, host, path)
+			ls, lb := lua.getTLS(t, host, path)
+			if cs != ls || port(cb) != port(lb) {
+				differ++
+				t.Errorf("GET https://%s%s: classic %d %.100q, lua %d %.100q", host, path, cs, cb, ls, lb)
+			}
+		}
+	}
+	t.Logf("%d requests, answers by status and backend: %v", len(hosts)*len(paths), kinds)
+	if differ > 0 {
+		t.Errorf("%d of %d requests differ", differ, len(hosts)*len(paths))
+	}
+	if len(kinds) < 10 {
+		t.Errorf("only %d kinds of answer: the requests do not exercise the routing", len(kinds))
+	}
+}
+
+// regexpPorts returns a function that replaces the given ports in a
+// Location by "PORT".
+func regexpPorts(ports ...int) func(string) string {
+	return func(s string) string {
+		for _, p := range ports {
+			s = strings.ReplaceAll(s, ":"+strconv.Itoa(p), ":PORT")
+		}
+		return s
+	}
+}
