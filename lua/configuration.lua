@@ -49,6 +49,7 @@ local HTTP_TOO_LARGE = 413 -- no ngx.HTTP_REQUEST_ENTITY_TOO_LARGE in lua-nginx-
 -- writes them).
 local PRELOAD_BACKENDS = "preload/backends.json"
 local PRELOAD_SERVERS = "preload/servers.json"
+local PRELOAD_ROUTES = "preload/routes.json"
 
 local _M = {}
 
@@ -454,67 +455,6 @@ local function post_servers()
   return answer(r)
 end
 
--- preload applies the payload file name (relative to the prefix) with
--- apply when it exists, and logs the outcome.
-local function preload(name, what, apply)
-  local body = read_file(prefix_path(name))
-  if not body or body == "" then
-    return
-  end
-  local r = apply(body)
-  if r.status >= 300 then
-    ngx.log(ngx.ERR, "configuration: preload ", name, ": ", r.message)
-    return
-  end
-  log_dropped(what, r.dropped)
-  ngx.log(ngx.NOTICE, "configuration: preloaded ", what, " from ", name, " (", #body, " bytes)")
-end
-
--- init runs in init_by_lua, in the master, at every start and reload: it
--- computes the md5 hex of $prefix/nginx.conf (the empty string when that
--- file cannot be read), then loads the preload payloads into the shared
--- dicts that hold none yet: at a start, and at a reload that changed a
--- dict's size (nginx then gives the new workers a new, empty zone). A dict
--- that survived the reload keeps what the controller pushed last: the old
--- workers, draining, share it.
-function _M.init()
-  local data = read_file(prefix_path("nginx.conf"))
-  checksum = data and ngx.md5(data) or ""
-  local preloaded = false
-  local dict = ngx.shared.configuration_data
-  if dict and store.version(dict, BACKENDS) == nil then
-    preload(PRELOAD_BACKENDS, BACKENDS, apply_backends)
-    preloaded = true
-  end
-  local certs, index = ngx.shared.certificate_data, ngx.shared.certificate_servers
-  if certs and index and #certs:get_keys(1) == 0 and #index:get_keys(1) == 0 then
-    preload(PRELOAD_SERVERS, "servers", apply_servers)
-    preloaded = true
-  end
-  if preloaded then
-    -- the decoded payloads are garbage now: do not hand them to every
-    -- worker this master forks
-    collectgarbage("collect")
-  end
-end
-
-local function get_certs()
-  local hostname = ngx.var.arg_hostname
-  if not hostname or hostname == "" then
-    return answer(bad_request("certs: the hostname query parameter is required"))
-  end
-  hostname = ngx.unescape_uri(hostname)
-  local pem = certificate.lookup(hostname)
-  if not pem then
-    return respond(ngx.HTTP_NOT_FOUND, "no certificate for " .. hostname .. "\n")
-  end
-  return respond(ngx.HTTP_OK, pem)
-end
-
-local function get_checksum()
-  return respond(ngx.HTTP_OK, checksum)
-end
-
 -- Routes (--routing=lua): one entry per host in the shared dict
 -- routes_data, "h:<host>" the entry's JSON and "v:<host>" its version
 -- (router.lua reads the version on every request and the JSON only when
@@ -606,6 +546,72 @@ local function get_routes()
   end
   local text = next(versions) and cjson.encode({ hosts = versions }) or '{"hosts":{}}'
   return respond(ngx.HTTP_OK, text, JSON)
+end
+
+-- preload applies the payload file name (relative to the prefix) with
+-- apply when it exists, and logs the outcome.
+local function preload(name, what, apply)
+  local body = read_file(prefix_path(name))
+  if not body or body == "" then
+    return
+  end
+  local r = apply(body)
+  if r.status >= 300 then
+    ngx.log(ngx.ERR, "configuration: preload ", name, ": ", r.message)
+    return
+  end
+  log_dropped(what, r.dropped)
+  ngx.log(ngx.NOTICE, "configuration: preloaded ", what, " from ", name, " (", #body, " bytes)")
+end
+
+-- init runs in init_by_lua, in the master, at every start and reload: it
+-- computes the md5 hex of $prefix/nginx.conf (the empty string when that
+-- file cannot be read), then loads the preload payloads into the shared
+-- dicts that hold none yet: at a start, and at a reload that changed a
+-- dict's size (nginx then gives the new workers a new, empty zone). A dict
+-- that survived the reload keeps what the controller pushed last: the old
+-- workers, draining, share it.
+function _M.init()
+  local data = read_file(prefix_path("nginx.conf"))
+  checksum = data and ngx.md5(data) or ""
+  local preloaded = false
+  local dict = ngx.shared.configuration_data
+  if dict and store.version(dict, BACKENDS) == nil then
+    preload(PRELOAD_BACKENDS, BACKENDS, apply_backends)
+    preloaded = true
+  end
+  local certs, index = ngx.shared.certificate_data, ngx.shared.certificate_servers
+  if certs and index and #certs:get_keys(1) == 0 and #index:get_keys(1) == 0 then
+    preload(PRELOAD_SERVERS, "servers", apply_servers)
+    preloaded = true
+  end
+  local routes = ngx.shared.routes_data
+  if routes and #routes:get_keys(1) == 0 then
+    preload(PRELOAD_ROUTES, ROUTES, apply_routes)
+    preloaded = true
+  end
+  if preloaded then
+    -- the decoded payloads are garbage now: do not hand them to every
+    -- worker this master forks
+    collectgarbage("collect")
+  end
+end
+
+local function get_certs()
+  local hostname = ngx.var.arg_hostname
+  if not hostname or hostname == "" then
+    return answer(bad_request("certs: the hostname query parameter is required"))
+  end
+  hostname = ngx.unescape_uri(hostname)
+  local pem = certificate.lookup(hostname)
+  if not pem then
+    return respond(ngx.HTTP_NOT_FOUND, "no certificate for " .. hostname .. "\n")
+  end
+  return respond(ngx.HTTP_OK, pem)
+end
+
+local function get_checksum()
+  return respond(ngx.HTTP_OK, checksum)
 end
 
 local routes = {

@@ -233,8 +233,12 @@ local function match(c, uri)
     end
   end
   for _, rx in ipairs(c.regexes) do
-    if re_find(uri, rx[1], "ijo") then
+    local from, _, err = re_find(uri, rx[1], "ijo")
+    if from then
       return rx[2]
+    end
+    if err then
+      ngx_log(ngx_ERR, "router: path regex ", rx[1], ": ", err)
     end
   end
   return best

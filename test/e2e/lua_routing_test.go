@@ -3,11 +3,13 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -114,6 +116,14 @@ func luaIngress(name, host string, tls bool, annotations map[string]string, path
 // routes.
 func startLuaNginx(t *testing.T, manifests string) *luaNginx {
 	t.Helper()
+	return startLuaNginxWith(t, manifests, false)
+}
+
+// startLuaNginxWith is startLuaNginx; with preload, the payloads are
+// written to the preload files before the start instead of posted after
+// it.
+func startLuaNginxWith(t *testing.T, manifests string, preload bool) *luaNginx {
+	t.Helper()
 	nginxtest.Require(t)
 	cfg, problems := buildConfig(t, manifests)
 	n := &luaNginx{liveNginx: &liveNginx{httpPort: freePort(t), httpsPort: freePort(t), config: cfg, problems: problems}}
@@ -137,6 +147,28 @@ func startLuaNginx(t *testing.T, manifests string) *luaNginx {
 	if err := n.inst.WriteFiles(ctx, controller.ToNginxFiles(cfg.Files)); err != nil {
 		t.Fatal(err)
 	}
+	if preload {
+		backends, servers := luaapi.FromModel(cfg)
+		bj, err := json.Marshal(backends)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sj, err := json.Marshal(servers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := n.inst.Preload(ctx, bj, sj); err != nil {
+			t.Fatal(err)
+		}
+		n.routes = cfgRoutes(cfg)
+		rj, err := json.Marshal(luaapi.RoutesChanges(nil, n.routes))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(n.inst.Prefix(), "preload", "routes.json"), rj, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err := n.inst.Start(ctx, conf); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +180,9 @@ func startLuaNginx(t *testing.T, manifests string) *luaNginx {
 	})
 	n.statusURL = "http://" + statusAddr
 	n.lua = luaapi.NewClient(n.statusURL, &http.Client{Timeout: 5 * time.Second})
-	n.pushAll(t, ctx, cfgRoutes(cfg))
+	if !preload {
+		n.pushAll(t, ctx, cfgRoutes(cfg))
+	}
 	return n
 }
 
@@ -516,4 +550,18 @@ func regexpPorts(ports ...int) func(string) string {
 		}
 		return s
 	}
+}
+
+// TestLuaRoutingPreload: routes written to preload/routes.json before the
+// start (as backends and servers) serve from the first request, before
+// anything is posted.
+func TestLuaRoutingPreload(t *testing.T) {
+	ports := map[string]int{"root": uriBackend(t, "root"), "api": uriBackend(t, "api")}
+	manifests := luaService("root", ports["root"]) + luaService("api", ports["api"]) +
+		luaIngress("a", "a.example.com", false, nil, "Prefix / root", "Prefix /api api") +
+		luaIngress("r", "r.example.com", false, map[string]string{"use-regex": "true"}, "ImplementationSpecific /v[0-9]+ api")
+	n := startLuaNginxWith(t, manifests, true)
+	n.check(t, luaReq{host: "a.example.com", path: "/api/1", status: 200, body: "api /api/1"})
+	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
+	n.check(t, luaReq{host: "r.example.com", path: "/V2", status: 200, body: "api /V2"})
 }
