@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -323,6 +325,22 @@ func (r *diffReport) text(color *textdiff.Colors) string {
 	if d := confDiff(r.oldConf, r.newConf, color); d != "" {
 		b.WriteString("\nnginx.conf:\n--- a/nginx.conf\n+++ b/nginx.conf\n")
 		b.WriteString(d)
+	}
+	if r.Routes != nil && len(r.Routes.Pushed)+len(r.Routes.Deleted) > 0 {
+		b.WriteString("\nLua router (--routing=lua):\n")
+		for _, h := range r.Routes.Pushed {
+			b.WriteString("  host pushed   " + h + "\n")
+		}
+		for _, h := range r.Routes.Deleted {
+			b.WriteString("  host deleted  " + h + "\n")
+		}
+	}
+	if len(r.ClassicHosts) > 0 {
+		var lines []string
+		for _, host := range slices.Sorted(maps.Keys(r.ClassicHosts)) {
+			lines = append(lines, host+": "+strings.Join(r.ClassicHosts[host], "; "))
+		}
+		section("Hosts with a classic server block (--routing=lua)", lines)
 	}
 	if len(r.Backends) > 0 || !r.Certificates.Empty() {
 		b.WriteString("\nLua payloads:\n")

@@ -19,6 +19,11 @@ type diffReport struct {
 	Backends       []backendChange `json:"backends"`
 	Certificates   ksync.Changes   `json:"certificates"`
 	Problems       problemChanges  `json:"problems"`
+	// Routes are the hosts posted to and deleted from the Lua router
+	// (--routing=lua); ClassicHosts the hosts that keep a server block in
+	// that mode after the change, each with why.
+	Routes       *routeChanges       `json:"routes,omitempty"`
+	ClassicHosts map[string][]string `json:"classicHosts,omitempty"`
 
 	plan    ksync.Plan
 	oldConf []byte
@@ -50,8 +55,15 @@ type problemChanges struct {
 	Fixed      []string `json:"fixed"`
 }
 
+// routeChanges are the host entries of the Lua router a change posts
+// and deletes.
+type routeChanges struct {
+	Pushed  []string `json:"pushed"`
+	Deleted []string `json:"deleted"`
+}
+
 func newDiffReport(old, cur *rendered) *diffReport {
-	plan := ksync.NewPlan(ksync.State{Config: old.Config, NGINXConf: old.NGINXConf}, ksync.State{Config: cur.Config, NGINXConf: cur.NGINXConf})
+	plan := ksync.NewPlan(old.state, cur.state)
 	r := &diffReport{
 		Verdict:        plan.Verdict.String(),
 		Reasons:        []diffReason{},
@@ -62,6 +74,18 @@ func newDiffReport(old, cur *rendered) *diffReport {
 		plan:           plan,
 		oldConf:        old.NGINXConf,
 		newConf:        cur.NGINXConf,
+	}
+	if cur.state.Routes != nil {
+		r.Routes = &routeChanges{Pushed: []string{}, Deleted: append([]string{}, plan.Routes.Delete...)}
+		for _, h := range plan.Routes.Hosts {
+			r.Routes.Pushed = append(r.Routes.Pushed, h.Host)
+		}
+		r.ClassicHosts = map[string][]string{}
+		for host, reasons := range cur.Classic {
+			for _, reason := range reasons {
+				r.ClassicHosts[host] = append(r.ClassicHosts[host], reason.String())
+			}
+		}
 	}
 	for _, reason := range plan.Reasons {
 		r.Reasons = append(r.Reasons, diffReason{

@@ -91,6 +91,9 @@ type RenderFlags struct {
 	// render.Options.ReportSkipped): set by the commands that read files,
 	// never by a controller on a cluster. No flag binds it.
 	ReportSkipped bool
+	// Routing is --routing: nginxconf.RoutingNginx (classic) or
+	// nginxconf.RoutingLua.
+	Routing string
 	// flags is the flag set AddFlags registered on: whether --configmap
 	// was given decides whether its absence is reported.
 	flags *pflag.FlagSet
@@ -112,6 +115,7 @@ func NewRenderFlags() RenderFlags {
 		HTTPSPort:       c.HTTPSPort,
 		StatusAddress:   c.StatusAddress,
 		ControllerPorts: []int{defaultControllerPort},
+		Routing:         nginxconf.RoutingNginx,
 
 		SSLPassthroughProxyPort: c.SSLPassthroughProxyPort,
 		SSLPassthroughHopPort:   c.SSLPassthroughHopPort,
@@ -138,6 +142,7 @@ func (f *RenderFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.SSLPassthroughProxyPort, "ssl-passthrough-proxy-port", f.SSLPassthroughProxyPort, "With --enable-ssl-passthrough: the loopback port of the HTTPS servers behind the SNI router")
 	fs.BoolVar(&f.AllowCrossNamespaceHostSharing, "allow-cross-namespace-host-sharing", false, "Merge the paths of a host across namespaces as ingress-nginx does: a younger Ingress may then take requests from an older one of another namespace (a longer prefix, an Exact path, a regex, a canary), and use-regex on one Ingress makes every path of the host a regex")
 	fs.IntVar(&f.SSLPassthroughHopPort, "ssl-passthrough-hop-port", f.SSLPassthroughHopPort, "With --enable-ssl-passthrough: the loopback port through which passthrough connections reach their backend")
+	fs.StringVar(&f.Routing, "routing", f.Routing, `How nginx routes requests: "nginx", a server block per host and a location per path (a new host or path reloads nginx), or "lua", a fixed nginx.conf and the hosts as Lua data (no reload; a host with a setting the Lua router cannot apply keeps a server block, and render and diff say why)`)
 	fs.StringVar(&f.ModulesDir, "nginx-modules-dir", "", "The directory of nginx's dynamic modules (Lua, NDK, headers-more, stream) that nginx.conf loads; default: what 'nginx -V' says where nginx runs (--validate, controller), else Debian's /usr/lib/nginx/modules")
 }
 
@@ -163,6 +168,9 @@ func (f *RenderFlags) Validate() error {
 				return fmt.Errorf("--http-port, --https-port, --ssl-passthrough-proxy-port and --ssl-passthrough-hop-port must differ, got %v", ports)
 			}
 		}
+	}
+	if err := nginxconf.CheckRouting(f.Routing); err != nil {
+		return err
 	}
 	return validateStatusAddress(f.StatusAddress)
 }
@@ -233,5 +241,6 @@ func (f *RenderFlags) ConfOptions() nginxconf.ConfOptions {
 		c.ModulesDir = f.ModulesDir
 	}
 	c.BuiltinModules = f.BuiltinModules
+	c.Routing = f.Routing
 	return c
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
 
 const renderExample = `  # Render the examples shipped with kubectl-ingress to a directory and check them with nginx -t
@@ -199,6 +201,14 @@ type rendered struct {
 	// Dicts are the sizes of the shared dicts of the Lua payloads in
 	// NGINXConf.
 	Dicts luaapi.DictSizes
+	// Routes is routes.json, the route payloads of the hosts the Lua
+	// router serves (--routing=lua); nil in classic mode. Classic are the
+	// hosts that keep a server block in that mode, each with why.
+	Routes  []byte
+	Classic map[string][]nginxconf.ClassicReason
+	// state is what the controller would plan with: the model, NGINXConf
+	// and the route payloads.
+	state ksync.State
 }
 
 // renderBundle renders s as the controller would at its first start: the
@@ -280,11 +290,19 @@ func (r *rendered) writeConf(f RenderFlags) error {
 	// nginxconf.LuaDicts and luaapi.DictSizes have the same fields: a
 	// conversion, checked by the compiler.
 	o.LuaDicts = nginxconf.LuaDicts(r.Dicts)
-	conf, err := nginxconf.NGINXConf(r.Config, o)
+	state, err := ksync.DesiredState(r.Config, o)
 	if err != nil {
-		return fmt.Errorf("writing nginx.conf: %w", err)
+		return err
 	}
-	r.NGINXConf = conf
+	r.NGINXConf, r.state = state.NGINXConf, state
+	if state.Routes == nil {
+		return nil
+	}
+	if r.Routes, err = json.MarshalIndent(state.Routes, "", "  "); err != nil {
+		return fmt.Errorf("encoding the routes: %w", err)
+	}
+	r.Routes = append(r.Routes, '\n')
+	_, r.Classic = nginxconf.LuaHosts(r.Config)
 	return nil
 }
 
@@ -385,6 +403,13 @@ func (r *rendered) problemsText() []byte {
 // directives translated: add_header ×3"), after the problems.
 func (r *rendered) notices() []string {
 	ns := render.SnippetNotices(r.Config)
+	for _, host := range slices.Sorted(maps.Keys(r.Classic)) {
+		reasons := make([]string, 0, len(r.Classic[host]))
+		for _, reason := range r.Classic[host] {
+			reasons = append(reasons, reason.String())
+		}
+		ns = append(ns, fmt.Sprintf("host %s keeps a classic server block (--routing=lua): %s", host, strings.Join(reasons, "; ")))
+	}
 	for i := range ns {
 		ns[i] = "notice: " + ns[i]
 	}
@@ -407,6 +432,9 @@ func (r *rendered) files() []renderedFile {
 	}
 	if r.Stream != nil {
 		files = append(files, renderedFile{"stream.json", r.Stream})
+	}
+	if r.Routes != nil {
+		files = append(files, renderedFile{"routes.json", r.Routes})
 	}
 	return append(files, r.confFiles()...)
 }
@@ -433,9 +461,12 @@ func (r *rendered) writeDir(dir string) error {
 			return fmt.Errorf("writing %s: %w", f.name, err)
 		}
 	}
-	if r.Stream == nil {
-		if err := os.Remove(filepath.Join(dir, "stream.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("removing the stale stream.json: %w", err)
+	for name, data := range map[string][]byte{"stream.json": r.Stream, "routes.json": r.Routes} {
+		if data != nil {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing the stale %s: %w", name, err)
 		}
 	}
 	return nil

@@ -29,6 +29,10 @@ type renderDocument struct {
 	Backends  json.RawMessage `json:"backends"`
 	Servers   json.RawMessage `json:"servers"`
 	Stream    json.RawMessage `json:"stream,omitempty"`
+	// Routes are routes.json (--routing=lua); ClassicHosts the hosts
+	// that keep a server block in that mode, each with why.
+	Routes       json.RawMessage     `json:"routes,omitempty"`
+	ClassicHosts map[string][]string `json:"classicHosts,omitempty"`
 }
 
 // renderedProblem is a model.Problem for machines.
@@ -54,6 +58,17 @@ func newRenderDocument(r *rendered, summary string) renderDocument {
 	}
 	if r.Stream != nil {
 		d.Stream = json.RawMessage(r.Stream)
+	}
+	if r.Routes != nil {
+		d.Routes = json.RawMessage(r.Routes)
+	}
+	for host, reasons := range r.Classic {
+		if d.ClassicHosts == nil {
+			d.ClassicHosts = map[string][]string{}
+		}
+		for _, reason := range reasons {
+			d.ClassicHosts[host] = append(d.ClassicHosts[host], reason.String())
+		}
 	}
 	for _, p := range r.Problems {
 		skipped := render.IsSkipped(p)

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"k8s.io/klog/v2"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
@@ -34,6 +35,10 @@ type loopState struct {
 	// (an apply failed part way, or bridge payloads were posted): the next
 	// sync posts them again.
 	luaDirty bool
+	// routedHosts are the hosts the Lua router may hold (--routing=lua):
+	// running's, plus every host an apply since posted. A dirty plan
+	// deletes those desired does not have.
+	routedHosts map[string]bool
 	// rejected is the checksum of the last nginx.conf that nginx -t
 	// rejected; retryAt is when the backoff retry of the last failure
 	// comes. Until then the same bytes are not tested again.
@@ -92,12 +97,11 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	// the final list: a quarantine below replaces problems with a list
 	// that has its own Problem.
 	defer func() { c.reportProblems(ctx, problems) }()
-	conf, err := nginxconf.NGINXConf(cfg, c.confOptions(cfg))
+	desired, err := ksync.DesiredState(cfg, c.confOptions(cfg))
 	if err != nil {
-		return fmt.Errorf("writing nginx.conf: %w", err)
+		return err
 	}
-	desired := ksync.State{Config: cfg, NGINXConf: conf}
-	checksum := nginx.Checksum(conf)
+	checksum := nginx.Checksum(desired.NGINXConf)
 
 	s := &c.state
 	plan := c.newPlan(desired)
@@ -135,7 +139,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	if err := ksync.WriteFiles(ctx, c.cfg.Files, desired.Config); err != nil {
 		return err
 	}
-	err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua, c.cfg.Stream)
+	err = c.apply(ctx, plan, desired, reloader)
 	if res, ok := c.quarantine(ctx, snap, build, c.confOptions, cfg, err); ok {
 		// nginx -t refused desired; res leaves out the Ingresses that
 		// made it (quarantine.go) and passes. Lua may hold the bridge
@@ -143,7 +147,9 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		s.luaDirty = s.luaDirty || s.running.Config != nil
 		problems = res.problems
 		cfg, checksum = res.cfg, nginx.Checksum(res.conf)
-		desired = ksync.State{Config: cfg, NGINXConf: res.conf}
+		if desired, err = ksync.DesiredState(cfg, c.confOptions(cfg)); err != nil {
+			return err
+		}
 		plan = c.newPlan(desired)
 		observed.Desired, observed.Verdict = cfg, plan.Verdict
 		verdict = verdictLabel(plan.Verdict)
@@ -151,7 +157,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		if werr := ksync.WriteFiles(ctx, c.cfg.Files, desired.Config); werr != nil {
 			return werr
 		}
-		err = ksync.Apply(ctx, plan, s.running, desired, reloader, c.cfg.Lua, c.cfg.Stream)
+		err = c.apply(ctx, plan, desired, reloader)
 	}
 	err = c.settle(plan, desired, checksum, err)
 	if s.running.Config == cfg {
@@ -192,7 +198,44 @@ func (c *Controller) newPlan(desired ksync.State) ksync.Plan {
 	}
 	plan.PushBackends, plan.PushServers = true, true
 	plan.PushStream = !desired.Config.Stream.Empty()
+	if desired.Routes != nil {
+		// Every host again, and every host Lua may hold that desired
+		// does not have is deleted (a failed attempt may have posted it).
+		plan.Routes.Hosts = desired.Routes
+		want := make(map[string]bool, len(desired.Routes))
+		for _, h := range desired.Routes {
+			want[h.Host] = true
+		}
+		plan.Routes.Delete = nil
+		for _, host := range slices.Sorted(maps.Keys(s.routedHosts)) {
+			if !want[host] {
+				plan.Routes.Delete = append(plan.Routes.Delete, host)
+			}
+		}
+		plan.PushRoutes = len(plan.Routes.Hosts)+len(plan.Routes.Delete) > 0
+	}
 	return plan
+}
+
+// apply is ksync.Apply, with the hosts it may post to the Lua router
+// remembered first (routedHosts), and running's hosts only once it
+// succeeded.
+func (c *Controller) apply(ctx context.Context, plan ksync.Plan, desired ksync.State, r ksync.Reloader) error {
+	s := &c.state
+	if s.routedHosts == nil {
+		s.routedHosts = map[string]bool{}
+	}
+	for _, h := range plan.Routes.Hosts {
+		s.routedHosts[h.Host] = true
+	}
+	err := ksync.Apply(ctx, plan, s.running, desired, r, c.cfg.Lua, c.cfg.Stream)
+	if err == nil {
+		s.routedHosts = make(map[string]bool, len(desired.Routes))
+		for _, h := range desired.Routes {
+			s.routedHosts[h.Host] = true
+		}
+	}
+	return err
 }
 
 // settle updates the state and the metrics after Apply.
@@ -206,7 +249,7 @@ func (c *Controller) settle(plan ksync.Plan, desired ksync.State, checksum strin
 	if ae != nil {
 		stage = ae.Stage
 	}
-	pushFailed := stage == ksync.StageBackends || stage == ksync.StageServers || stage == ksync.StageStream
+	pushFailed := stage == ksync.StageBackends || stage == ksync.StageServers || stage == ksync.StageStream || stage == ksync.StageRoutes
 	if plan.Verdict == ksync.ReloadRequired && (err == nil || pushFailed) {
 		// nginx serves desired's nginx.conf.
 		c.metrics.reloads.Inc()

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -19,6 +20,7 @@ import (
 const (
 	luaEndpointBackends = "backends"
 	luaEndpointServers  = "servers"
+	luaEndpointRoutes   = "routes"
 )
 
 // maxLoggedDrops bounds the entries one "dropped" log line names;
@@ -60,7 +62,10 @@ type timedPusher struct {
 	last map[string][]luaapi.Dropped // endpoint -> what the last POST dropped
 }
 
-var _ ksync.Pusher = (*timedPusher)(nil)
+var (
+	_ ksync.Pusher      = (*timedPusher)(nil)
+	_ ksync.RoutePusher = (*timedPusher)(nil)
+)
 
 // newTimedPusher wraps next and registers its drop metrics on m.
 func newTimedPusher(next ksync.Pusher, m *loopMetrics) *timedPusher {
@@ -94,6 +99,23 @@ func (p *timedPusher) PostServers(ctx context.Context, servers luaapi.Servers) e
 	return p.post(ctx, luaEndpointServers,
 		func(r reportingPusher) ([]luaapi.Dropped, error) { return r.PostServersReport(ctx, servers) },
 		func() error { return p.next.PostServers(ctx, servers) })
+}
+
+// PostRoutes posts the route payloads of --routing=lua (next must be a
+// ksync.RoutePusher), timed as the other payloads; the host entries nginx
+// dropped are in the drop metrics and returned.
+func (p *timedPusher) PostRoutes(ctx context.Context, u luaapi.RoutesUpdate) ([]luaapi.Dropped, error) {
+	rp, ok := p.next.(ksync.RoutePusher)
+	if !ok {
+		return nil, errors.New("the Lua pusher cannot post routes")
+	}
+	start := time.Now()
+	dropped, err := rp.PostRoutes(ctx, u)
+	p.observe(luaEndpointRoutes, start, err)
+	if err == nil {
+		p.report(ctx, luaEndpointRoutes, dropped)
+	}
+	return dropped, err
 }
 
 // post makes one POST to endpoint, through report when next says what

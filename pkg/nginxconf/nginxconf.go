@@ -36,6 +36,10 @@ type ConfOptions struct {
 	SSLPassthroughHopPort   int
 	// LuaDicts size the shared dicts of the Lua payloads (zero: defaults).
 	LuaDicts LuaDicts
+	// Routing is RoutingNginx ("" too) or RoutingLua (routing.go);
+	// LuaRouting sizes the Lua router of RoutingLua.
+	Routing    string
+	LuaRouting LuaRouting
 	// Resolvers are the DNS servers (IP addresses) nginx asks for the
 	// host names it resolves per request, those of auth-url
 	// (nginxconf_auth.go); the controller reads them from
@@ -86,6 +90,9 @@ func DefaultConfOptions() ConfOptions {
 // o. An error means a value reached the writer that Build should have
 // refused; nothing is written then.
 func NGINXConf(c *model.Config, o ConfOptions) ([]byte, error) {
+	if o.LuaRouted() {
+		return NGINXConfLua(c, o, o.LuaRouting)
+	}
 	return writeNGINXConf(&confWriter{}, c, o)
 }
 
