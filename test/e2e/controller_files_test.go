@@ -46,13 +46,17 @@ func (rc *runningController) get(host, path string) (int, string) {
 	return rc.getVia(http.DefaultTransport, host, path)
 }
 
-// getVia is get through the transport tr.
-func (rc *runningController) getVia(tr http.RoundTripper, host, path string) (int, string) {
+// getVia is get through the transport tr, with headers (name, value
+// pairs).
+func (rc *runningController) getVia(tr http.RoundTripper, host, path string, headers ...string) (int, string) {
 	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(rc.httpPort)+path, nil)
 	if err != nil {
 		return 0, err.Error()
 	}
 	req.Host = host
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
 	c := &http.Client{Transport: tr, Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Do(req)
 	if err != nil {

@@ -35,6 +35,8 @@ type controllerOptions struct {
 	// problems, when set, is given every sync's Problems too (beside the
 	// log or the Events).
 	problems controller.ProblemReporter
+	// routing is the nginx.conf writer's --routing ("" for classic).
+	routing string
 }
 
 // reporter is base, with o.problems told as well when set.
@@ -64,6 +66,7 @@ func (o controllerOptions) buildOptions() render.Options {
 
 // conf is co with the seam applied when o asks for it.
 func (o controllerOptions) conf(co nginxconf.ConfOptions) nginxconf.ConfOptions {
+	co.Routing = o.routing
 	if o.seam {
 		return nginxrefuses.Seam(co)
 	}
