@@ -11,7 +11,8 @@
 --          the entry's order, case-insensitive, the first that matches;
 --          else the longest prefix ($uri is already normalised by nginx).
 --
--- rewrite() (rewrite_by_lua) applies, in the classic location's order:
+-- rewrite() (rewrite_by_lua) applies, in the classic location's order
+-- (the route's access log first: $kubectl_ingress_loggable "0" when off):
 -- app-root (server level, first), the HTTPS redirect, a denied location
 -- (503), a permanent/temporal redirect, the default backend of a path
 -- without backend, then the backend ($proxy_upstream_name), the log and
@@ -100,6 +101,7 @@ local function compile_path(p)
     service = str(p.service),
     service_port = str(p.servicePort),
     location_path = str(p.locationPath),
+    log_off = p.accessLogOff == true,
     https_redirect = tonumber(s.httpsRedirect) or 0,
     preserve = s.preserveTrailingSlash == true,
     denied = s.denied == true,
@@ -353,6 +355,9 @@ function _M.rewrite()
   local r, auto = match(c, uri)
   if not r then
     return ngx_exit(ngx.HTTP_NOT_FOUND)
+  end
+  if r.log_off then
+    ngx_var.kubectl_ingress_loggable = "0"
   end
   if auto then
     local location = escape_uri(auto, 0)

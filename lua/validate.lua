@@ -340,6 +340,7 @@ local PATH_FIELDS = {
   { "backend", a_string }, { "defaultBackend", a_string }, { "fallback", a_boolean },
   { "namespace", a_string }, { "ingress", a_string }, { "service", a_string },
   { "servicePort", a_string }, { "locationPath", a_string }, { "autoRedirect", a_boolean },
+  { "accessLogOff", a_boolean },
   { "settings", an_object },
 }
 local SETTINGS_FIELDS = {

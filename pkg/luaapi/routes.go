@@ -83,7 +83,11 @@ type RoutePath struct {
 	// without its trailing "/" with a 301 to it (a proxying prefix
 	// location whose name ends in "/" and no exact location of that
 	// request).
-	AutoRedirect bool          `json:"autoRedirect,omitempty"`
+	AutoRedirect bool `json:"autoRedirect,omitempty"`
+	// AccessLogOff leaves the request out of the access log
+	// (enable-access-log "false"; the catch-all's fallback without
+	// enable-access-log-for-default-backend).
+	AccessLogOff bool          `json:"accessLogOff,omitempty"`
 	Settings     RouteSettings `json:"settings"`
 }
 
@@ -223,6 +227,7 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 		Service:      l.Service,
 		ServicePort:  l.ServicePort,
 		LocationPath: model.LocationPathValue(l.Path),
+		AccessLogOff: st.Logs.AccessOff,
 	}
 	if l.Backend == "" {
 		p.DefaultBackend = defaultBackend(c)
@@ -277,6 +282,7 @@ func fallbackPath(c *model.Config, s *model.Server) RoutePath {
 		DefaultBackend: defaultBackend(c),
 		Fallback:       true,
 		LocationPath:   "/",
+		AccessLogOff:   s.Hostname == model.CatchAllHost && !g.Logging.DefaultBackend,
 	}
 	if (s.TLS && g.SSLRedirect) || (g.Redirects.ForceSSLRedirect && s.Hostname != model.CatchAllHost) {
 		p.Settings.HTTPSRedirect = httpRedirectCode(g)

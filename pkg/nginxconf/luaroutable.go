@@ -13,7 +13,7 @@ import (
 // (the matching of every path type and regex, the backend with its canaries
 // and affinity, HTTPS and permanent/temporal redirects, app-root,
 // rewrite-target, upstream-vhost, x-forwarded-prefix, the proxy timeouts,
-// source ranges, a denied location; rewrite-target as the classic writer,
+// source ranges, a denied location, enable-access-log; rewrite-target as the classic writer,
 // on regex locations only), and keeps a classic server block of
 // its own otherwise. Each setting that keeps a host classic is a row of
 // classicServerSettings or classicLocationSettings: the test is exactly
@@ -89,7 +89,6 @@ var classicLocationSettings = []struct {
 		return p != "" && p != "HTTP"
 	}},
 	{"proxy-ssl-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ProxySSL != nil }},
-	{"enable-access-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.AccessOff }},
 	{"enable-rewrite-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.Rewrite }},
 	{"enable-modsecurity", func(_ *model.Config, l *model.Location) bool { return l.Settings.ModSecurity != nil }},
 	{"client-body-buffer-size", func(c *model.Config, l *model.Location) bool {

@@ -162,6 +162,22 @@ func writeAccessLog(w *confWriter, g model.Global) {
 		w.line("access_log", "off")
 		return
 	}
+	access := accessLogArgs(w, l)
+	if len(l.SkipURLs) > 0 {
+		w.open("map", "$request_uri", "$loggable")
+		for _, u := range l.SkipURLs {
+			w.line(w.q(mapKey(u)), "0")
+		}
+		w.line("default", "1")
+		w.close()
+		access = append(access, "if=$loggable")
+	}
+	w.line(access...)
+}
+
+// accessLogArgs are the access_log directive of writeAccessLog without
+// its if= condition (access logging on).
+func accessLogArgs(w *confWriter, l model.Logging) []string {
 	target := l.AccessLogPath
 	if l.HTTPAccessLogPath != "" {
 		target = l.HTTPAccessLogPath
@@ -173,16 +189,7 @@ func writeAccessLog(w *confWriter, g model.Global) {
 	if !(l.Syslog && l.SyslogHost != "") {
 		access = append(access, quoteAll2(w, l.AccessLogParams)...)
 	}
-	if len(l.SkipURLs) > 0 {
-		w.open("map", "$request_uri", "$loggable")
-		for _, u := range l.SkipURLs {
-			w.line(w.q(mapKey(u)), "0")
-		}
-		w.line("default", "1")
-		w.close()
-		access = append(access, "if=$loggable")
-	}
-	w.line(access...)
+	return access
 }
 
 // writeLogLocationVars sets, in a location of an Ingress, ingress-nginx's

@@ -121,6 +121,7 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions) {
 		w.line("set", v, `""`)
 	}
 	w.line("set", "$kubectl_ingress_upstream_host", "$best_http_host")
+	writeLuaAccessLog(w, c.Global.Logging)
 	writeLocationClient(w, &c.Global, &model.LocationSettings{})
 	w.open("rewrite_by_lua_block")
 	w.raw(`router.rewrite()`)
@@ -137,4 +138,22 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions) {
 	w.close()
 	w.close()
 	w.comment("end server _")
+}
+
+// writeLuaAccessLog writes the access log of the router's location: the
+// http level's, on the condition $kubectl_ingress_loggable, which the
+// router sets to "0" for a route whose classic location turns the access
+// log off (enable-access-log "false", the catch-all's default backend
+// without enable-access-log-for-default-backend) and which otherwise
+// follows skip-access-log-urls ($loggable).
+func writeLuaAccessLog(w *confWriter, l model.Logging) {
+	off := l.DisableAccessLog || l.DisableHTTPAccessLog
+	if len(l.SkipURLs) > 0 && !off {
+		w.line("set", "$kubectl_ingress_loggable", "$loggable")
+	} else {
+		w.line("set", "$kubectl_ingress_loggable", `"1"`)
+	}
+	if !off { // else off at http level
+		w.line(append(accessLogArgs(w, l), "if=$kubectl_ingress_loggable")...)
+	}
 }

@@ -493,12 +493,13 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 			"ImplementationSpecific /a/b/c re", "ImplementationSpecific /x/ wild", "Exact /e/ catch", "ImplementationSpecific /docs api") +
 		luaIngress("regexes", "q.example.com", false, map[string]string{"use-regex": "true"},
 			"ImplementationSpecific /p/[a-z]+ api", "ImplementationSpecific /p/.* exact", "Prefix /p re", "Exact /p/x wild", "Prefix /z/ root") +
-		luaIngress("tlsapi", "t.example.com", true, map[string]string{"preserve-trailing-slash": "true"}, "Prefix /api api")
+		luaIngress("tlsapi", "t.example.com", true, map[string]string{"preserve-trailing-slash": "true"}, "Prefix /api api") +
+		luaIngress("nolog", "nolog.example.com", false, map[string]string{"enable-access-log": "false"}, "Prefix /a api")
 	classic := startNginx(t, manifests)
 	lua := startLuaNginx(t, manifests)
 	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
 		"redir.example.com", "secure.example.com", "approot.example.com", "allow.example.com", "allowme.example.com",
-		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "unknown.example.org"}
+		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "unknown.example.org"}
 	paths := []string{"/", "/a", "/a/", "/A", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/b/c/", "/a/b/cd", "/a/b/c/d",
 		"/x", "/x/", "/x/y", "/e", "/e/", "/e/x", "/p", "/p/", "/p/abc", "/p/ABC", "/p/x", "/p/1", "/z", "/z/", "/z/1",
 		"/docs", "/docs/", "/docs?q=1", "/api", "/api/", "/api/x?q=1", "/apix", "/exact", "/exact/", "/v1/items",
@@ -506,10 +507,13 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 	port := regexpPorts(classic.httpPort, lua.httpPort)
 	differ := 0
 	kinds := map[string]int{} // status and backend: the test must see many
+	id := 0
 	for _, host := range hosts {
 		for _, path := range paths {
-			cr, cb := classic.call(t, http.MethodGet, host, path, "")
-			lr, lb := lua.call(t, http.MethodGet, host, path, "")
+			id++
+			rid := fmt.Sprintf("lua-diff-%d", id)
+			cr, cb := classic.call(t, http.MethodGet, host, path, "", "X-Request-ID", rid)
+			lr, lb := lua.call(t, http.MethodGet, host, path, "", "X-Request-ID", rid)
 			c := fmt.Sprintf("%d %q %s %q %q", cr.StatusCode, cb, port(cr.Header.Get("Location")), cr.Header.Get("X-Got-Host"), cr.Header.Get("X-Got-Prefix"))
 			l := fmt.Sprintf("%d %q %s %q %q", lr.StatusCode, lb, port(lr.Header.Get("Location")), lr.Header.Get("X-Got-Host"), lr.Header.Get("X-Got-Prefix"))
 			kinds[fmt.Sprintf("%d %s", cr.StatusCode, cr.Header.Get("X-Backend"))]++
@@ -532,7 +536,23 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d requests, answers by status and backend: %v", len(hosts)*len(paths), kinds)
+	// The access logs: the same requests, each with the same status and
+	// $proxy_upstream_name.
+	classicLog, luaLog := accessLogByID(t, classic), accessLogByID(t, lua.liveNginx)
+	if len(classicLog) == 0 || len(classicLog) == id {
+		t.Errorf("classic access log: %d of %d requests: the test must see both logged and unlogged ones", len(classicLog), id)
+	}
+	for rid, c := range classicLog {
+		if l := luaLog[rid]; l != c {
+			t.Errorf("access log of %s: classic %q, lua %q", rid, c, l)
+		}
+	}
+	for rid, l := range luaLog {
+		if _, ok := classicLog[rid]; !ok {
+			t.Errorf("access log of %s: only lua logged %q", rid, l)
+		}
+	}
+	t.Logf("%d requests (%d logged), answers by status and backend: %v", len(hosts)*len(paths), len(classicLog), kinds)
 	if differ > 0 {
 		t.Errorf("%d of %d requests differ", differ, len(hosts)*len(paths))
 	}
@@ -564,4 +584,36 @@ func TestLuaRoutingPreload(t *testing.T) {
 	n.check(t, luaReq{host: "a.example.com", path: "/api/1", status: 200, body: "api /api/1"})
 	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
 	n.check(t, luaReq{host: "r.example.com", path: "/V2", status: 200, body: "api /V2"})
+}
+
+// accessLogByID reads nginx's access log (ingress-nginx's format) and
+// returns, for each request ID of the differential test, its status and
+// $proxy_upstream_name.
+func accessLogByID(t *testing.T, n *liveNginx) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(n.inst.Prefix(), "logs", "access.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(f[len(f)-1], "lua-diff-") {
+			continue
+		}
+		status := ""
+		if q := strings.Split(line, `"`); len(q) > 2 {
+			if g := strings.Fields(q[2]); len(g) > 0 {
+				status = g[0]
+			}
+		}
+		upstream := ""
+		if i := strings.Index(line, "] ["); i >= 0 {
+			if j := strings.LastIndex(line[:i], "["); j >= 0 {
+				upstream = line[j+1 : i]
+			}
+		}
+		out[f[len(f)-1]] = status + " " + upstream
+	}
+	return out
 }
