@@ -4,6 +4,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
+	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
 
 // confOptions returns the nginx.conf options of a sync whose desired model
@@ -24,5 +25,9 @@ func (c *Controller) confOptions(cfg *model.Config) nginxconf.ConfOptions {
 	// nginxconf.LuaDicts and luaapi.DictSizes have the same fields: a
 	// conversion, checked by the compiler.
 	o.LuaDicts = nginxconf.LuaDicts(d)
+	if o.LuaRouted() {
+		// The running sizes: DesiredState keeps them while the routes fit.
+		o.LuaRouting = ksync.RunningLuaRouting(c.state.running.NGINXConf)
+	}
 	return o
 }

@@ -15,9 +15,6 @@ import (
 // entry is new, changed or gone is posted to the Lua router, never the
 // whole set, and needs no reload, since nginx.conf does not name it.
 
-// routesDict is the lua_shared_dict of the route payloads (lua/router.lua).
-const routesDict = "routes_data"
-
 // StageRoutes posts the per-host route payloads (--routing=lua).
 const StageRoutes Stage = "routes"
 
@@ -118,7 +115,7 @@ func pushRoutes(ctx context.Context, p Pusher, u luaapi.RoutesUpdate) error {
 // nginx.conf: the plan's, or every desired host when nginx starts or the
 // reload gave the routes dict a new, empty zone.
 func routesAfterReload(plan Plan, running, desired State) luaapi.RoutesUpdate {
-	if running.Config == nil || plan.Resized(routesDict) {
+	if running.Config == nil || plan.Resized(luaapi.DictRoutes) {
 		return luaapi.RoutesChanges(nil, desired.Routes)
 	}
 	return plan.Routes
@@ -132,7 +129,7 @@ func routesAfterReload(plan Plan, running, desired State) luaapi.RoutesUpdate {
 // serve. Nothing when the reload resizes the routes dict (its new zone is
 // filled after the reload).
 func routesBeforeReload(plan Plan) luaapi.RoutesUpdate {
-	if plan.Resized(routesDict) {
+	if plan.Resized(luaapi.DictRoutes) {
 		return luaapi.RoutesUpdate{}
 	}
 	return luaapi.RoutesUpdate{Hosts: plan.Routes.Hosts}

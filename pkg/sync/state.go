@@ -13,18 +13,40 @@ import (
 // serves (nginxconf.LuaHosts: the others have classic server blocks in
 // that nginx.conf). render, diff and the controller all build their State
 // here, so that they agree on what reloads.
+//
+// In Lua routing, o.LuaRouting holds the router's sizes in the running
+// nginx.conf (zero when none runs: RunningLuaRouting): the routes_data dict
+// and the regex cache are sized for the routes from there, keeping a
+// running size while it fits (luaapi.SizeRoutesDict), so that a new size,
+// and its reload, comes only when the routes outgrow it.
 func DesiredState(c *model.Config, o nginxconf.ConfOptions) (State, error) {
+	var routes []luaapi.HostRoutes
+	if o.LuaRouted() {
+		hosts, _ := nginxconf.LuaHosts(c)
+		routes = luaapi.RoutesFromModel(c, hosts)
+		if routes == nil {
+			routes = []luaapi.HostRoutes{}
+		}
+		size, err := luaapi.SizeRoutesDict(routes, o.LuaRouting.RoutesDict)
+		if err != nil {
+			return State{}, fmt.Errorf("sizing the routes dict: %w", err)
+		}
+		o.LuaRouting = nginxconf.LuaRouting{
+			RoutesDict: size,
+			RegexCache: luaapi.RegexCacheSize(routes, o.LuaRouting.RegexCache),
+			RouteCache: o.LuaRouting.RouteCache,
+		}
+	}
 	conf, err := nginxconf.NGINXConf(c, o)
 	if err != nil {
 		return State{}, fmt.Errorf("writing nginx.conf: %w", err)
 	}
-	s := State{Config: c, NGINXConf: conf}
-	if o.LuaRouted() {
-		hosts, _ := nginxconf.LuaHosts(c)
-		s.Routes = luaapi.RoutesFromModel(c, hosts)
-		if s.Routes == nil {
-			s.Routes = []luaapi.HostRoutes{}
-		}
-	}
-	return s, nil
+	return State{Config: c, NGINXConf: conf, Routes: routes}, nil
+}
+
+// RunningLuaRouting gives the router's sizes in the nginx.conf conf (zero
+// for none, or classic routing), for ConfOptions.LuaRouting before
+// DesiredState.
+func RunningLuaRouting(conf []byte) nginxconf.LuaRouting {
+	return nginxconf.LuaRouting{RoutesDict: luaapi.RoutesDictSizeOf(conf), RegexCache: luaapi.RegexCacheSizeOf(conf)}
 }
