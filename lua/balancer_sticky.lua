@@ -172,9 +172,13 @@ function _M:should_set_cookie(location_path)
   if type(locations) ~= "table" or not location_path then
     return false
   end
-  local host = ngx.var.host
-  if ngx.var.server_name == "_" then
-    host = "_"
+  -- the host entry the Lua router chose (router.lua), else the server's
+  local host = ngx.ctx.route_host
+  if not host then
+    host = ngx.var.host
+    if ngx.var.server_name == "_" then
+      host = "_"
+    end
   end
   local paths = locations[host]
   if type(paths) ~= "table" and host then

@@ -130,6 +130,7 @@ end
 -- lengths (longest first), automatic redirects, regexes in order.
 local function compile(entry)
   local c = {
+    host = entry.host,
     version = entry.version,
     app_root = type(entry.appRoot) == "string" and entry.appRoot ~= "" and entry.appRoot or nil,
     exact = {}, prefix = {}, lengths = {}, auto = {}, regexes = {},
@@ -367,7 +368,9 @@ function _M.rewrite()
     end
     return ngx_redirect(absolute(c, location), 301)
   end
-  ngx.ctx.route = r
+  local ctx = ngx.ctx
+  ctx.route = r
+  ctx.route_host = c.host -- the affinity cookie's host (balancer_sticky.lua)
   set_labels(r)
   https_redirect(r)
   if r.denied then

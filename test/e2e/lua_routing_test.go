@@ -494,7 +494,9 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 		luaIngress("regexes", "q.example.com", false, map[string]string{"use-regex": "true"},
 			"ImplementationSpecific /p/[a-z]+ api", "ImplementationSpecific /p/.* exact", "Prefix /p re", "Exact /p/x wild", "Prefix /z/ root") +
 		luaIngress("tlsapi", "t.example.com", true, map[string]string{"preserve-trailing-slash": "true"}, "Prefix /api api") +
-		luaIngress("nolog", "nolog.example.com", false, map[string]string{"enable-access-log": "false"}, "Prefix /a api")
+		luaIngress("nolog", "nolog.example.com", false, map[string]string{"enable-access-log": "false"}, "Prefix /a api") +
+		luaIngress("sticky", "canary.example.com", false, map[string]string{"affinity": "cookie", "session-cookie-name": "route"}, "Prefix /app root") +
+		luaIngress("canary", "canary.example.com", false, map[string]string{"canary": "true", "canary-by-header": "X-Canary"}, "Prefix /app exact")
 	classic := startNginx(t, manifests)
 	lua := startLuaNginx(t, manifests)
 	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
@@ -533,6 +535,21 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 			if cs != ls || port(cb) != port(lb) {
 				differ++
 				t.Errorf("GET https://%s%s: classic %d %.100q, lua %d %.100q", host, path, cs, cb, ls, lb)
+			}
+		}
+	}
+	// Canary and affinity: the balancer decides as for a classic location,
+	// and the affinity cookie's Path is the route's $location_path.
+	for _, path := range []string{"/app", "/app/x", "/other"} {
+		for _, canary := range []string{"", "always", "never"} {
+			cr, cb := classic.call(t, http.MethodGet, "canary.example.com", path, "", "X-Canary", canary)
+			lr, lb := lua.call(t, http.MethodGet, "canary.example.com", path, "", "X-Canary", canary)
+			c := fmt.Sprintf("%d %q %s", cr.StatusCode, cb, cookiePath(cr))
+			l := fmt.Sprintf("%d %q %s", lr.StatusCode, lb, cookiePath(lr))
+			kinds[fmt.Sprintf("%d %s", cr.StatusCode, cr.Header.Get("X-Backend"))]++
+			if c != l {
+				differ++
+				t.Errorf("GET http://canary.example.com%s (X-Canary %q): classic %s, lua %s", path, canary, c, l)
 			}
 		}
 	}
@@ -616,4 +633,13 @@ func accessLogByID(t *testing.T, n *liveNginx) map[string]string {
 		out[f[len(f)-1]] = status + " " + upstream
 	}
 	return out
+}
+
+// cookiePath gives the name and Path of each cookie an answer sets.
+func cookiePath(r *http.Response) string {
+	var out []string
+	for _, c := range r.Cookies() {
+		out = append(out, c.Name+" path="+c.Path)
+	}
+	return strings.Join(out, ",")
 }
