@@ -132,9 +132,10 @@ func proxies(c *model.Config, l *model.Location) bool {
 }
 
 // findLocation is nginx's ngx_http_core_find_location on entries: an
-// "=" location equal to uri; else nginx's 301 when a location that
-// passes requests on is named uri + "/"; else the first regex (file
-// order) that matches; else the longest prefix.
+// "=" location equal to uri; else, when no prefix location is named uri,
+// nginx's 301 when a location that passes requests on is named uri +
+// "/"; else the first regex (file order) that matches; else the longest
+// prefix.
 func findLocation(entries []locEntry, uri string) (*locEntry, []string) {
 	var notes []string
 	for i := range entries {
@@ -142,9 +143,17 @@ func findLocation(entries []locEntry, uri string) (*locEntry, []string) {
 			return &entries[i], nil
 		}
 	}
+	// A prefix location named uri ends nginx's tree walk before the
+	// location uri + "/" below it is looked at.
+	equal := false
+	for i := range entries {
+		if e := &entries[i]; (e.mod == "" || e.mod == "^~") && e.path == uri {
+			equal = true
+		}
+	}
 	for i := range entries {
 		e := &entries[i]
-		if (e.mod == "" || e.mod == "=") && e.proxies && e.path == uri+"/" {
+		if !equal && (e.mod == "" || e.mod == "=") && e.proxies && e.path == uri+"/" {
 			r := *e
 			r.kind = MatchAutoRedirect
 			return &r, nil

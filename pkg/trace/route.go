@@ -153,12 +153,24 @@ func (t *tracer) route() {
 		t.status(404, "")
 		return
 	}
+	if t.clientCertificate(s) {
+		return
+	}
 	if t.serverRewrite(s) {
 		return
 	}
 	entries := serverLocations(t.c, s)
 	e, notes := findLocation(entries, uri)
 	d.NotCovered = append(d.NotCovered, notes...)
+	for i := range entries {
+		if x := &entries[i]; (x.mod == "" || x.mod == "=") && len(x.path) > 255 {
+			// nginx's location tree keeps a name's length in a byte
+			// (ngx_http_location_tree_node_t.len): a longer name is cut,
+			// and nginx matches requests against the cut name.
+			d.NotCovered = append(d.NotCovered, "a location of this server is longer than 255 bytes, which nginx's location tree cuts: its matches are not traced")
+			break
+		}
+	}
 	if e == nil {
 		t.step("find-config", "location", "no location matches: 404")
 		t.status(404, "")
@@ -212,6 +224,26 @@ func dropSlash(target string) string {
 		return target
 	}
 	return strings.TrimSuffix(target, "/")
+}
+
+// clientCertificate is auth-tls-verify-client "on" over HTTPS: nginx
+// answers a request without a verified client certificate 400 (its 496),
+// or redirects it to auth-tls-error-page, before any rewrite. trace sends
+// no certificate.
+func (t *tracer) clientCertificate(s *model.Server) bool {
+	ca := s.ClientAuth
+	if ca == nil || ca.Verify != "on" || t.r.Scheme != "https" {
+		return false
+	}
+	if ca.ErrorPage != "" {
+		t.step("post-read", "auth-tls-verify-client", "no client certificate: redirect to auth-tls-error-page")
+		t.status(302, ca.ErrorPage)
+	} else {
+		t.step("post-read", "auth-tls-verify-client", "no client certificate: 400")
+		t.status(400, "")
+	}
+	t.d.Outcome.Unless = append(t.d.Outcome.Unless, "a client certificate that "+ca.Secret.String()+" verifies is sent")
+	return true
 }
 
 // serverRewrite is the server block's rewrite phase: the 403 of
