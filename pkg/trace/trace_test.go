@@ -144,8 +144,10 @@ func TestLocationMatching(t *testing.T) {
 		loc("/foo/bar", model.PathPrefix, "foobar"),
 		loc("/impl/", model.PathImplementationSpecific, "impl"),
 		loc("/denied/", model.PathImplementationSpecific, "denied"),
+		loc("/img/", model.PathImplementationSpecific, "imgslash"),
+		loc("/img", model.PathImplementationSpecific, "img"),
 		loc("/", model.PathPrefix, "root"),
-	}}}, be("exact"), be("exactslash"), be("foo"), be("foobar"), be("impl"), be("root"), be("denied"))
+	}}}, be("exact"), be("exactslash"), be("foo"), be("foobar"), be("impl"), be("root"), be("denied"), be("img"), be("imgslash"))
 	c.Servers[1].Locations[5].Settings.Denied = "test"
 	for _, tc := range []struct {
 		name, target string
@@ -168,6 +170,8 @@ func TestLocationMatching(t *testing.T) {
 		{"no auto redirect without pass", "/denied", want{backend: "root"}},
 		{"denied", "/denied/", want{status: 503}},
 		{"impl", "/impl/x", want{backend: "impl"}},
+		{"a prefix named like the request wins over the 301", "/img", want{backend: "img", match: MatchPrefix}},
+		{"its child", "/img/x", want{backend: "imgslash"}},
 	} {
 		check(t, tc.name, Route(c, get("h.com", tc.target)), tc.want)
 	}
@@ -237,6 +241,7 @@ func TestSettings(t *testing.T) {
 			}),
 			l("/", func(x *model.Location) {}),
 		}},
+		{Hostname: "mtls.com", ClientAuth: &model.ClientAuth{Verify: "on"}, Locations: []model.Location{l("/", func(x *model.Location) {})}},
 	}, be("b"), be("empty", []model.Endpoint{}...), be("errors"))
 	c.Backends[1].Endpoints = nil
 	for _, tc := range []struct {
@@ -262,6 +267,8 @@ func TestSettings(t *testing.T) {
 		{"cors preflight other origin", Request{Method: "OPTIONS", Host: "s.com", Target: "/cors", Headers: []Header{{"Origin", "https://a.b.ok.com"}}}, want{backend: "b"}},
 		{"no endpoints", get("s.com", "/empty"), want{status: 503}},
 		{"error page", get("s.com", "/errors"), want{backend: "errors"}},
+		{"client certificate required over https", Request{Scheme: "https", Host: "mtls.com", Target: "/"}, want{status: 400}},
+		{"client certificate not checked over http", get("mtls.com", "/"), want{backend: "b"}},
 	} {
 		check(t, tc.name, Route(c, tc.req), tc.want)
 	}
