@@ -124,7 +124,8 @@ end
 -- call runs in log_by_lua.
 function _M.call()
   local var = ngx.var
-  local server = var.server_name or "_"
+  -- the Lua router's host entry (router.lua), else the server's name
+  local server = ngx.ctx.route_host or var.server_name or "_"
   local method = var.request_method
   if not METHODS[method] then
     method = "OTHER"

@@ -349,6 +349,10 @@ function _M.rewrite()
   if not c then
     return ngx_exit(ngx.HTTP_NOT_FOUND)
   end
+  local ctx = ngx.ctx
+  -- the host entry: the affinity cookie's host (balancer_sticky.lua) and
+  -- the metrics' (monitor.lua)
+  ctx.route_host = c.host
   local uri = ngx_var.uri
   if c.app_root and uri == "/" then
     return ngx_redirect(c.app_root, 302)
@@ -368,9 +372,7 @@ function _M.rewrite()
     end
     return ngx_redirect(absolute(c, location), 301)
   end
-  local ctx = ngx.ctx
   ctx.route = r
-  ctx.route_host = c.host -- the affinity cookie's host (balancer_sticky.lua)
   set_labels(r)
   https_redirect(r)
   if r.denied then

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -116,14 +117,22 @@ func luaIngress(name, host string, tls bool, annotations map[string]string, path
 // routes.
 func startLuaNginx(t *testing.T, manifests string) *luaNginx {
 	t.Helper()
-	return startLuaNginxWith(t, manifests, false)
+	return startLuaNginxWith(t, manifests, luaStart{})
 }
 
-// startLuaNginxWith is startLuaNginx; with preload, the payloads are
-// written to the preload files before the start instead of posted after
-// it.
-func startLuaNginxWith(t *testing.T, manifests string, preload bool) *luaNginx {
+// luaStart are the options of startLuaNginxWith.
+type luaStart struct {
+	// preload writes the payloads to the preload files before the start
+	// instead of posting them after it.
+	preload bool
+	// requestMetrics turns lua/monitor.lua on with these buckets.
+	requestMetrics map[string][]float64
+}
+
+// startLuaNginxWith is startLuaNginx with options.
+func startLuaNginxWith(t *testing.T, manifests string, o luaStart) *luaNginx {
 	t.Helper()
+	preload := o.preload
 	nginxtest.Require(t)
 	cfg, problems := buildConfig(t, manifests)
 	n := &luaNginx{liveNginx: &liveNginx{httpPort: freePort(t), httpsPort: freePort(t), config: cfg, problems: problems}}
@@ -132,6 +141,7 @@ func startLuaNginxWith(t *testing.T, manifests string, preload bool) *luaNginx {
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort, co.StatusAddress = n.httpPort, n.httpsPort, statusAddr
 	co.WorkerProcesses = "2"
+	co.RequestMetricBuckets = o.requestMetrics
 	n.confOpts = co
 	conf, err := nginxconf.NGINXConfLua(cfg, co, nginxconf.LuaRouting{})
 	if err != nil {
@@ -597,7 +607,7 @@ func TestLuaRoutingPreload(t *testing.T) {
 	manifests := luaService("root", ports["root"]) + luaService("api", ports["api"]) +
 		luaIngress("a", "a.example.com", false, nil, "Prefix / root", "Prefix /api api") +
 		luaIngress("r", "r.example.com", false, map[string]string{"use-regex": "true"}, "ImplementationSpecific /v[0-9]+ api")
-	n := startLuaNginxWith(t, manifests, true)
+	n := startLuaNginxWith(t, manifests, luaStart{preload: true})
 	n.check(t, luaReq{host: "a.example.com", path: "/api/1", status: 200, body: "api /api/1"})
 	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
 	n.check(t, luaReq{host: "r.example.com", path: "/V2", status: 200, body: "api /V2"})
@@ -642,4 +652,54 @@ func cookiePath(r *http.Response) string {
 		out = append(out, c.Name+" path="+c.Path)
 	}
 	return strings.Join(out, ",")
+}
+
+// TestLuaRoutingRequestMetrics: lua/monitor.lua labels a Lua-routed
+// request with its host entry, Ingress, Service and path, as a classic
+// location's.
+func TestLuaRoutingRequestMetrics(t *testing.T) {
+	manifests := luaService("api", uriBackend(t, "api")) +
+		luaIngress("shop", "shop.example.com", false, nil, "Prefix /cart api") +
+		luaIngress("wild", "*.w.example.com", false, nil, "Prefix / api")
+	n := startLuaNginxWith(t, manifests, luaStart{requestMetrics: controller.RequestHistogramBuckets(controller.DefaultRequestMetricsOptions())})
+	n.check(t, luaReq{host: "shop.example.com", path: "/cart/1", status: 200, body: "api /cart/1"})
+	n.check(t, luaReq{host: "x.w.example.com", path: "/", status: 200, body: "api /"})
+	n.check(t, luaReq{host: "other.example.com", path: "/", status: 404})
+	// series of the answers, by host
+	want := map[string]string{
+		"shop.example.com": "host=shop.example.com ingress=shop namespace=e2e path=/cart service=api",
+		"*.w.example.com":  "host=*.w.example.com ingress=wild namespace=e2e path=/ service=api",
+	}
+	got := map[string]string{}
+	waitFor(t, 10*time.Second, "the request metrics of the Lua-routed hosts", func() bool {
+		var series []map[string]any
+		if err := json.Unmarshal([]byte(n.monitor(t)), &series); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range series {
+			host, _ := s["host"].(string)
+			got[host] = fmt.Sprintf("host=%v ingress=%v namespace=%v path=%v service=%v", s["host"], s["ingress"], s["namespace"], s["path"], s["service"])
+		}
+		return got["shop.example.com"] != "" && got["*.w.example.com"] != ""
+	})
+	for host, w := range want {
+		if got[host] != w {
+			t.Errorf("series of %s: %s, want %s", host, got[host], w)
+		}
+	}
+}
+
+// monitor returns GET /monitor/requests of the status server.
+func (n *luaNginx) monitor(t *testing.T) string {
+	t.Helper()
+	resp, err := http.Get(n.statusURL + nginxconf.MonitorPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
