@@ -127,6 +127,8 @@ type luaStart struct {
 	preload bool
 	// requestMetrics turns lua/monitor.lua on with these buckets.
 	requestMetrics map[string][]float64
+	// routing sizes the router (zero: the defaults).
+	routing nginxconf.LuaRouting
 }
 
 // startLuaNginxWith is startLuaNginx with options.
@@ -143,7 +145,7 @@ func startLuaNginxWith(t *testing.T, manifests string, o luaStart) *luaNginx {
 	co.WorkerProcesses = "2"
 	co.RequestMetricBuckets = o.requestMetrics
 	n.confOpts = co
-	conf, err := nginxconf.NGINXConfLua(cfg, co, nginxconf.LuaRouting{})
+	conf, err := nginxconf.NGINXConfLua(cfg, co, o.routing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -702,4 +704,85 @@ func (n *luaNginx) monitor(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestLuaRoutingManyHosts: 10,000 hosts in routes_data; a change of one
+// host is one small POST, served by both workers at once, without a
+// reload, and every other host keeps its routes.
+func TestLuaRoutingManyHosts(t *testing.T) {
+	const hosts = 10000
+	ports := map[string]int{"root": uriBackend(t, "root"), "api": uriBackend(t, "api")}
+	manifests := luaService("root", ports["root"]) + luaService("api", ports["api"]) +
+		luaIngress("a", "h.example.com", false, nil, "Prefix / root", "Prefix /api api", "Exact /exact api")
+	tmpl := cfgRoutesOf(t, manifests, "h.example.com")
+	many := make([]luaapi.HostRoutes, 0, hosts)
+	for i := 0; i < hosts; i++ {
+		h := tmpl
+		h.Host = fmt.Sprintf("h%d.example.com", i)
+		h.Version = fmt.Sprintf("v%d", i)
+		many = append(many, h)
+	}
+	size, err := luaapi.SizeRoutesDict(many, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := startLuaNginxWith(t, manifests, luaStart{routing: nginxconf.LuaRouting{RoutesDict: size}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: many})
+	if err != nil || len(dropped) > 0 {
+		t.Fatalf("POST of %d hosts: %v, dropped %v", hosts, err, dropped)
+	}
+	t.Logf("POST of %d hosts (routes_data %d MiB): %v", hosts, size>>20, time.Since(start).Round(time.Millisecond))
+	master := n.inst.Pid()
+	workers, err := n.inst.WorkerPids()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < hosts; i += hosts / 20 {
+		host := fmt.Sprintf("h%d.example.com", i)
+		n.check(t, luaReq{host: host, path: "/api/x", status: 200, body: "api /api/x"})
+		n.check(t, luaReq{host: host, path: "/x", status: 200, body: "root /x"})
+	}
+	// Change one host: its /api goes to root now.
+	changed := many[hosts/2]
+	changed.Paths = slices.Clone(changed.Paths)
+	for i := range changed.Paths {
+		if changed.Paths[i].Path == "/api" {
+			changed.Paths[i].Backend = "e2e-root-80"
+		}
+	}
+	changed.Version = "changed"
+	for round := 0; round < 5; round++ {
+		start = time.Now()
+		if _, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: []luaapi.HostRoutes{changed}}); err != nil {
+			t.Fatal(err)
+		}
+		posted := time.Since(start)
+		n.check(t, luaReq{host: changed.Host, path: "/api/x", status: 200, body: "root /api/x"})
+		t.Logf("change of 1 host among %d: POST %v, POST and first request %v", hosts, posted.Round(time.Microsecond), time.Since(start).Round(time.Microsecond))
+		for i := 0; i < 4; i++ {
+			n.check(t, luaReq{host: changed.Host, path: "/api/x", status: 200, body: "root /api/x"})
+		}
+		n.check(t, luaReq{host: "h1.example.com", path: "/api/x", status: 200, body: "api /api/x"})
+		changed.Version = fmt.Sprintf("changed-%d", round)
+	}
+	after, err := n.inst.WorkerPids()
+	if n.inst.Pid() != master || err != nil || !slices.Equal(workers, after) {
+		t.Errorf("master %d → %d, workers %v → %v (%v): nginx reloaded", master, n.inst.Pid(), workers, after, err)
+	}
+}
+
+// cfgRoutesOf renders manifests and returns the route entry of host.
+func cfgRoutesOf(t *testing.T, manifests, host string) luaapi.HostRoutes {
+	t.Helper()
+	cfg, _ := buildConfig(t, manifests)
+	for _, h := range cfgRoutes(cfg) {
+		if h.Host == host {
+			return h
+		}
+	}
+	t.Fatalf("no Lua routes for %s", host)
+	return luaapi.HostRoutes{}
 }
