@@ -51,7 +51,7 @@ COPY --from=build /out/kubectl-ingress /kubectl-ingress
 # certs/, logs/, tmp/, nginx.pid), /etc/kubectl-ingress by default.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      nginx libnginx-mod-http-lua lua-resty-core lua-cjson libnginx-mod-stream libnginx-mod-stream-js libnginx-mod-http-headers-more-filter libnginx-mod-http-brotli-filter libnginx-mod-http-modsecurity modsecurity-crs \
+      nginx libnginx-mod-http-lua lua-resty-core lua-cjson libnginx-mod-stream libnginx-mod-stream-js libnginx-mod-http-headers-more-filter libnginx-mod-http-brotli-filter libnginx-mod-http-modsecurity modsecurity-crs libnginx-mod-http-geoip2 \
  && for m in ndk_http_module ngx_http_lua_module ngx_stream_module ngx_stream_js_module; do \
       test -f /usr/lib/nginx/modules/$m.so || { echo "missing nginx module $m" >&2; exit 1; }; \
     done \
@@ -60,12 +60,15 @@ RUN apt-get update \
  && setcap cap_net_bind_service=+ep /kubectl-ingress \
  && DEBIAN_FRONTEND=noninteractive apt-get purge -y --auto-remove libcap2-bin \
  && rm -rf /var/lib/apt/lists/* /var/log/nginx/* \
- && install -d -o 101 -g 101 -m 0755 /etc/kubectl-ingress
+ && install -d -o 101 -g 101 -m 0755 /etc/kubectl-ingress /etc/ingress-controller/geoip
 
 # Read-only root filesystem: the only directory written is the nginx prefix
 # (--nginx-prefix, default /etc/kubectl-ingress). Mount an emptyDir there
 # (and one on /tmp for anything else that wants a temporary file); the image's
 # own directory, owned by uid 101, serves when the root filesystem is writable.
+# The GeoIP2 databases of use-geoip2 are downloaded (--maxmind-license-key)
+# to, or mounted in, /etc/ingress-controller/geoip (--maxmind-db-dir), as
+# with ingress-nginx; with a read-only root filesystem it needs a volume too.
 VOLUME ["/etc/kubectl-ingress"]
 
 USER 101:101

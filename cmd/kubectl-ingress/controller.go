@@ -78,6 +78,8 @@ type ControllerOptions struct {
 	Webhook  WebhookFlags
 	// RequestMetrics are ingress-nginx's request metrics flags.
 	RequestMetrics RequestMetricsFlags
+	// MaxMind downloads the GeoIP2 databases at start (flags_geoip2.go).
+	MaxMind MaxMindDownloadFlags
 
 	// FromFiles is the manifest directory of the local simulator.
 	FromFiles string
@@ -186,6 +188,7 @@ func newCmdController(o *ControllerOptions) *cobra.Command {
 	o.Status.AddFlags(f)
 	o.Webhook.AddFlags(f)
 	o.RequestMetrics.AddFlags(f)
+	o.MaxMind.AddFlags(f)
 	// Last: ingress-nginx's flags that none of the above defines (a flag
 	// added after this line with one of their names would be defined twice).
 	o.compat.AddFlags(f)
@@ -258,6 +261,9 @@ func (o *ControllerOptions) Validate() error {
 	if err := o.RequestMetrics.Validate(); err != nil {
 		return err
 	}
+	if err := o.MaxMind.Validate(); err != nil {
+		return err
+	}
 	if o.SyncRateLimit <= 0 {
 		return fmt.Errorf("--sync-rate-limit must be positive, got %v", o.SyncRateLimit)
 	}
@@ -321,6 +327,8 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	log := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(o.Verbosity), textlogger.Output(o.ErrOut)))
 	ctx = klog.NewContext(ctx, log)
 
+	// The GeoIP2 databases, before the first config reads them.
+	o.MaxMind.download(ctx, o.Render.GeoIP2)
 	src, reporter, err := o.source(ctx)
 	if err != nil {
 		return err

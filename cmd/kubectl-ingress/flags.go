@@ -94,6 +94,8 @@ type RenderFlags struct {
 	// Routing is --routing: nginxconf.RoutingNginx (classic) or
 	// nginxconf.RoutingLua.
 	Routing string
+	// GeoIP2 are --maxmind-db-dir and --maxmind-edition-ids.
+	GeoIP2 GeoIP2Flags
 	// flags is the flag set AddFlags registered on: whether --configmap
 	// was given decides whether its absence is reported.
 	flags *pflag.FlagSet
@@ -115,6 +117,7 @@ func NewRenderFlags() RenderFlags {
 		HTTPSPort:       c.HTTPSPort,
 		StatusAddress:   c.StatusAddress,
 		ControllerPorts: []int{defaultControllerPort},
+		GeoIP2:          NewGeoIP2Flags(),
 		Routing:         nginxconf.RoutingNginx,
 
 		SSLPassthroughProxyPort: c.SSLPassthroughProxyPort,
@@ -143,6 +146,7 @@ func (f *RenderFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.AllowCrossNamespaceHostSharing, "allow-cross-namespace-host-sharing", false, "Merge the paths of a host across namespaces as ingress-nginx does: a younger Ingress may then take requests from an older one of another namespace (a longer prefix, an Exact path, a regex, a canary), and use-regex on one Ingress makes every path of the host a regex")
 	fs.IntVar(&f.SSLPassthroughHopPort, "ssl-passthrough-hop-port", f.SSLPassthroughHopPort, "With --enable-ssl-passthrough: the loopback port through which passthrough connections reach their backend")
 	fs.StringVar(&f.Routing, "routing", f.Routing, `How nginx routes requests: "nginx", a server block per host and a location per path (a new host or path reloads nginx), or "lua", a fixed nginx.conf and the hosts as Lua data (no reload; a host with a setting the Lua router cannot apply keeps a server block, and render and diff say why)`)
+	f.GeoIP2.AddFlags(fs)
 	fs.StringVar(&f.ModulesDir, "nginx-modules-dir", "", "The directory of nginx's dynamic modules (Lua, NDK, headers-more, stream) that nginx.conf loads; default: what 'nginx -V' says where nginx runs (--validate, controller), else Debian's /usr/lib/nginx/modules")
 }
 
@@ -172,6 +176,9 @@ func (f *RenderFlags) Validate() error {
 	if err := nginxconf.CheckRouting(f.Routing); err != nil {
 		return err
 	}
+	if err := f.GeoIP2.Validate(); err != nil {
+		return err
+	}
 	return validateStatusAddress(f.StatusAddress)
 }
 
@@ -193,6 +200,7 @@ func (f *RenderFlags) BuildOptions() render.Options {
 
 		ReportSkipped:     f.ReportSkipped,
 		ConfigMapRequired: f.flags != nil && f.flags.Changed("configmap"),
+		GeoIP2:            f.GeoIP2.databases(),
 	}
 }
 
@@ -241,6 +249,7 @@ func (f *RenderFlags) ConfOptions() nginxconf.ConfOptions {
 		c.ModulesDir = f.ModulesDir
 	}
 	c.BuiltinModules = f.BuiltinModules
+	c.GeoIP2Dir = f.GeoIP2.DBDir
 	c.Routing = f.Routing
 	return c
 }

@@ -69,11 +69,6 @@ var ingressNginxFlags = []compatFlag{
 	{name: "internal-logger-address", action: compatIgnored, why: "there is no internal syslog"},
 	{name: "enable-ssl-chain-completion", boolean: true, action: compatIgnored, why: "certificates are served as the Secret holds them", harmless: []string{"false"}},
 	{name: "enable-topology-aware-routing", boolean: true, action: compatIgnored, why: "every ready endpoint is balanced over", harmless: []string{"false"}},
-	{name: "maxmind-license-key", action: compatIgnored, why: "GeoIP2 databases are not used"},
-	{name: "maxmind-mirror", action: compatIgnored, why: "GeoIP2 databases are not used"},
-	{name: "maxmind-edition-ids", action: compatIgnored, why: "GeoIP2 databases are not used"},
-	{name: "maxmind-retries-count", action: compatIgnored, why: "GeoIP2 databases are not used"},
-	{name: "maxmind-retries-timeout", action: compatIgnored, why: "GeoIP2 databases are not used"},
 	{name: "default-server-port", action: compatIgnored, why: "the catch-all server listens on --http-port and --https-port"},
 
 	{name: "health-check-path", action: compatRefused, why: "/healthz and /readyz are the only health paths: point the probes at them", harmless: []string{"/healthz"}},

@@ -2,6 +2,7 @@ package annotations
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -55,6 +56,31 @@ var moduleConfigKeys = []configKeySpec{
 			_, err := valueBool(v)
 			return err
 		}},
-	{Key: "use-geoip2", Kind: kindBool, Default: "false", Description: "The GeoIP2 variables of ingress-nginx ($geoip2_city_country_code, $geoip2_city, $geoip2_asn …; nginx module libnginx-mod-http-geoip2), looked up by the client address (the real IP with use-forwarded-headers, enable-real-ip or use-proxy-protocol): one geoip2 block per MaxMind database of --maxmind-edition-ids found in --maxmind-db-dir (/etc/ingress-controller/geoip by default), downloaded at the controller's start with --maxmind-license-key or --maxmind-mirror. A missing database is a Problem and its variables are empty.",
+	{Key: "use-geoip2", Kind: kindBool, Default: "false", Description: "The GeoIP2 variables of ingress-nginx ($geoip2_city_country_code, $geoip2_city, $geoip2_asn …; nginx module libnginx-mod-http-geoip2), looked up by the client address (the real IP with use-forwarded-headers, enable-real-ip or use-proxy-protocol): one geoip2 block per MaxMind database of --maxmind-edition-ids found in --maxmind-db-dir (/etc/ingress-controller/geoip by default), downloaded at the controller's start with --maxmind-license-key or --maxmind-mirror. A missing database is a Problem and its variables are empty. The variables, by edition: " + geoIP2VariablesDoc() + ".",
 		set: configBool(func(g *model.Global) *bool { return &g.GeoIP2.Enable })},
+}
+
+// geoIP2VariablesDoc lists the variables of each edition for the docs.
+func geoIP2VariablesDoc() string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, e := range model.GeoIP2Editions() {
+		vars := model.GeoIP2Variables(e)
+		if len(vars) == 0 || seen[vars[0].Name] {
+			continue
+		}
+		seen[vars[0].Name] = true
+		names := make([]string, len(vars))
+		for i, v := range vars {
+			names[i] = "$" + v.Name
+		}
+		editions := e
+		if strings.HasPrefix(e, "GeoIP2-") {
+			if lite := "GeoLite2-" + strings.TrimPrefix(e, "GeoIP2-"); slices.Contains(model.GeoIP2Editions(), lite) {
+				editions = e + " and " + lite
+			}
+		}
+		parts = append(parts, editions+": "+strings.Join(names, ", "))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -30,14 +30,23 @@ func (l varList) allows(name string) bool {
 	return false
 }
 
-// describe lists the allowlist for a message.
+// describe lists the allowlist for a message; use-geoip2's variables
+// are one entry.
 func (l varList) describe() string {
 	parts := make([]string, 0, len(l.names)+len(l.prefixes))
+	geoip2 := false
 	for _, n := range l.names {
+		if strings.HasPrefix(n, "geoip2_") {
+			geoip2 = true
+			continue
+		}
 		parts = append(parts, "$"+n)
 	}
 	for _, p := range l.prefixes {
 		parts = append(parts, "$"+p+"*")
+	}
+	if geoip2 {
+		parts = append(parts, "the $geoip2_* variables of use-geoip2")
 	}
 	return strings.Join(parts, ", ")
 }
