@@ -39,6 +39,7 @@ var moduleSources = []struct{ file, source string }{
 	{"ngx_stream_js_module.so", "njs"},
 	{"ngx_http_brotli_filter_module.so", "ngx_brotli"},
 	{"ngx_http_modsecurity_module.so", "ModSecurity-nginx"},
+	{"ngx_http_geoip2_module.so", "ngx_http_geoip2_module"},
 }
 
 // nginxInstall is what `nginx -V` says about an nginx.

@@ -2,7 +2,7 @@ package nginx
 
 import "strings"
 
-// A config that loads an optional module (brotli, ModSecurity) or reads
+// A config that loads an optional module (brotli, ModSecurity, GeoIP2) or reads
 // the OWASP Core Rule Set fails nginx -t when Debian's package is not
 // installed; nginx's message names only a path. MissingPackage names the
 // package, so that the failure says what to install.
@@ -17,6 +17,7 @@ var packageFiles = []struct{ file, pkg string }{
 	{"ngx_http_headers_more_filter_module.so", "libnginx-mod-http-headers-more-filter"},
 	{"ngx_http_brotli_filter_module.so", "libnginx-mod-http-brotli-filter"},
 	{"ngx_http_modsecurity_module.so", "libnginx-mod-http-modsecurity"},
+	{"ngx_http_geoip2_module.so", "libnginx-mod-http-geoip2"},
 	{"ngx_stream_module.so", "libnginx-mod-stream"},
 	{"ngx_stream_js_module.so", "libnginx-mod-stream-js"},
 	{"/etc/modsecurity/crs/", "modsecurity-crs"},
