@@ -90,6 +90,42 @@ local function str(v)
   return ""
 end
 
+-- quote_meta escapes the regex characters of s as Go's regexp.QuoteMeta.
+local function quote_meta(s)
+  return (string.gsub(s, "[\\%.%+%*%?%(%)|%[%]{}%^%$]", "\\%0"))
+end
+
+-- compile_cors turns enable-cors into the origin regexes (as the classic
+-- writer's originsRegexes: "*." is one DNS label, case-insensitive, the
+-- whole origin) and the headers after Access-Control-Allow-Origin.
+local function compile_cors(c)
+  local out = { headers = {} }
+  if type(c.allowOrigins) == "table" and #c.allowOrigins > 0 then
+    out.origins = {}
+    for _, o in ipairs(c.allowOrigins) do
+      local p = quote_meta(o)
+      local at = string_find(p, "\\*\\.", 1, true)
+      if at then
+        p = string_sub(p, 1, at - 1) .. "[A-Za-z0-9-]+\\." .. string_sub(p, at + 4)
+      end
+      out.origins[#out.origins + 1] = "^" .. p .. "$"
+    end
+  end
+  local h = out.headers
+  if c.allowCredentials == true then
+    h[#h + 1] = { "Access-Control-Allow-Credentials", "true" }
+  end
+  for _, f in ipairs({ { "allowMethods", "Access-Control-Allow-Methods" }, { "allowHeaders", "Access-Control-Allow-Headers" },
+      { "exposeHeaders", "Access-Control-Expose-Headers" } }) do
+    local v = c[f[1]]
+    if type(v) == "string" and v ~= "" then
+      h[#h + 1] = { f[2], v }
+    end
+  end
+  h[#h + 1] = { "Access-Control-Max-Age", tostring(tonumber(c.maxAge) or 0) }
+  return out
+end
+
 -- compile_path turns a path of an entry into what rewrite() applies.
 local function compile_path(p)
   local s = type(p.settings) == "table" and p.settings or {}
@@ -117,6 +153,9 @@ local function compile_path(p)
   if type(s.rewriteTarget) == "string" and s.rewriteTarget ~= "" and type(p.path) == "string" then
     r.rewrite_target = s.rewriteTarget
     r.rewrite_regex = "^" .. p.path
+  end
+  if type(s.cors) == "table" then
+    r.cors = compile_cors(s.cors)
   end
   local t = s.timeouts
   if type(t) == "table" then
@@ -343,6 +382,34 @@ local function set_labels(r)
   ngx_var.location_path = r.location_path
 end
 
+-- cors applies enable-cors: an allowed origin (any, or the request's
+-- Origin matching one of the list) gets the CORS headers on the answer
+-- (header_filter), and its preflight (OPTIONS) is answered 204 here.
+local function cors(ctx, c)
+  local origin = "*"
+  if c.origins then
+    origin = ngx_var.http_origin
+    local allowed = false
+    if origin then
+      for _, re in ipairs(c.origins) do
+        if re_find(origin, re, "ijo") then
+          allowed = true
+          break
+        end
+      end
+    end
+    if not allowed then
+      return
+    end
+  end
+  ctx.cors_origin = origin
+  ctx.cors = c
+  if ngx_var.request_method == "OPTIONS" then
+    ctx.cors_preflight = true
+    return ngx_exit(ngx.HTTP_NO_CONTENT)
+  end
+end
+
 -- rewrite runs in rewrite_by_lua of the Lua location.
 function _M.rewrite()
   local c = find(ngx_var.host or "_")
@@ -381,6 +448,9 @@ function _M.rewrite()
   if r.redirect then
     return ngx_redirect(r.redirect.url, r.redirect.code)
   end
+  if r.cors then
+    cors(ctx, r.cors)
+  end
   if r.backend == "" then
     if r.default_backend == "" then
       return ngx_exit(ngx.HTTP_NOT_FOUND)
@@ -404,6 +474,26 @@ function _M.rewrite()
     ngx.ctx.balancer_timeouts = r.timeouts
   end
   return balancer.rewrite()
+end
+
+-- header_filter runs in header_filter_by_lua of the Lua location: the
+-- CORS headers of an allowed origin replace the backend's, as the classic
+-- location's more_set_headers.
+function _M.header_filter()
+  local ctx = ngx.ctx
+  local c = ctx.cors
+  if not c then
+    return
+  end
+  local header = ngx.header
+  header["Access-Control-Allow-Origin"] = ctx.cors_origin
+  for _, h in ipairs(c.headers) do
+    header[h[1]] = h[2]
+  end
+  if ctx.cors_preflight then
+    header["Content-Type"] = "text/plain; charset=utf-8"
+    header["Content-Length"] = "0"
+  end
 end
 
 -- access runs in access_by_lua of the Lua location: the source ranges of

@@ -347,9 +347,13 @@ local SETTINGS_FIELDS = {
   { "httpsRedirect", a_count }, { "preserveTrailingSlash", a_boolean }, { "denied", a_boolean },
   { "redirect", an_object }, { "rewriteTarget", a_string }, { "upstreamVhost", a_string },
   { "xForwardedPrefix", a_string }, { "timeouts", an_object }, { "allow", names_list },
-  { "deny", names_list }, { "denyAll", a_boolean },
+  { "deny", names_list }, { "denyAll", a_boolean }, { "cors", an_object },
 }
 local TIMEOUT_FIELDS = { { "connect", a_count }, { "send", a_count }, { "read", a_count } }
+local CORS_FIELDS = {
+  { "allowOrigins", names_list }, { "allowMethods", a_string }, { "allowHeaders", a_string },
+  { "exposeHeaders", a_string }, { "allowCredentials", a_boolean }, { "maxAge", a_count },
+}
 
 -- check_matcher returns the reason why m is not a usable matcher.
 local function check_matcher(m)
@@ -392,6 +396,12 @@ local function check_settings(s)
     f, err = fields(s.timeouts, TIMEOUT_FIELDS)
     if f then
       return "timeouts." .. f, err
+    end
+  end
+  if not is_null(s.cors) then
+    f, err = fields(s.cors, CORS_FIELDS)
+    if f then
+      return "cors." .. f, err
     end
   end
   for _, list in ipairs({ "allow", "deny" }) do

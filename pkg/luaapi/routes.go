@@ -118,6 +118,22 @@ type RouteSettings struct {
 	Allow   []string `json:"allow,omitempty"`
 	Deny    []string `json:"deny,omitempty"`
 	DenyAll bool     `json:"denyAll,omitempty"`
+	// CORS is enable-cors (nil: off).
+	CORS *RouteCORS `json:"cors,omitempty"`
+}
+
+// RouteCORS is enable-cors as the classic writer answers it (writeCORS):
+// the headers on every answer of an allowed origin (any origin, "*", when
+// AllowOrigins is empty), a preflight (OPTIONS) of one answered 204.
+type RouteCORS struct {
+	// AllowOrigins are the allowed origins, matched case-insensitively,
+	// "*." standing for one DNS label; empty for any.
+	AllowOrigins     []string `json:"allowOrigins,omitempty"`
+	AllowMethods     string   `json:"allowMethods,omitempty"`
+	AllowHeaders     string   `json:"allowHeaders,omitempty"`
+	ExposeHeaders    string   `json:"exposeHeaders,omitempty"`
+	AllowCredentials bool     `json:"allowCredentials,omitempty"`
+	MaxAge           int      `json:"maxAge"`
 }
 
 // RouteRedirect is a permanent or temporal redirect.
@@ -261,6 +277,13 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 	}
 	if t != (RouteTimeouts{Connect: g.ProxyConnectTimeout, Send: g.ProxySendTimeout, Read: g.ProxyReadTimeout}) {
 		rs.Timeouts = &t
+	}
+	if c := st.CORS; c != nil {
+		rs.CORS = &RouteCORS{AllowMethods: c.AllowMethods, AllowHeaders: c.AllowHeaders, ExposeHeaders: c.ExposeHeaders,
+			AllowCredentials: c.AllowCredentials, MaxAge: c.MaxAge}
+		if len(c.AllowOrigins) > 0 && c.AllowOrigins[0] != "*" {
+			rs.CORS.AllowOrigins = append([]string(nil), c.AllowOrigins...)
+		}
 	}
 	if st.Access.DenyAll {
 		rs.DenyAll = true

@@ -158,3 +158,16 @@ func TestRoutesChanges(t *testing.T) {
 		t.Errorf("empty update = %s", data)
 	}
 }
+
+func TestRoutesCORS(t *testing.T) {
+	c := routesModel()
+	c.Servers[2].Locations[0].Settings.CORS = &model.CORS{AllowOrigins: []string{"*"}, MaxAge: 5, AllowCredentials: true}
+	c.Servers[2].Locations[1].Settings.CORS = &model.CORS{AllowOrigins: []string{"https://a.example.org", "https://*.b.example.org"}, AllowMethods: "GET"}
+	h := RoutesFromModel(c, []string{"*.wild.example.com"})[0]
+	if got := h.Paths[0].Settings.CORS; got == nil || got.AllowOrigins != nil || got.MaxAge != 5 || !got.AllowCredentials {
+		t.Errorf("any origin: %+v", got)
+	}
+	if got := h.Paths[1].Settings.CORS; got == nil || !reflect.DeepEqual(got.AllowOrigins, []string{"https://a.example.org", "https://*.b.example.org"}) || got.AllowMethods != "GET" {
+		t.Errorf("origin list: %+v", got)
+	}
+}

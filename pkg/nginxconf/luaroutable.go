@@ -13,7 +13,8 @@ import (
 // (the matching of every path type and regex, the backend with its canaries
 // and affinity, HTTPS and permanent/temporal redirects, app-root,
 // rewrite-target, upstream-vhost, x-forwarded-prefix, the proxy timeouts,
-// source ranges, a denied location, enable-access-log; rewrite-target as the classic writer,
+// source ranges, a denied location, enable-access-log, enable-cors;
+// rewrite-target as the classic writer,
 // on regex locations only), and keeps a classic server block of
 // its own otherwise. Each setting that keeps a host classic is a row of
 // classicServerSettings or classicLocationSettings: the test is exactly
@@ -68,7 +69,6 @@ var classicLocationSettings = []struct {
 	}},
 	{"auth-type", func(_ *model.Config, l *model.Location) bool { return l.Settings.BasicAuth != nil }},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
-	{"enable-cors", func(_ *model.Config, l *model.Location) bool { return l.Settings.CORS != nil }},
 	{"limit-rps", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.RPS > 0 }},
 	{"limit-rpm", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.RPM > 0 }},
 	{"limit-connections", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.Connections > 0 }},

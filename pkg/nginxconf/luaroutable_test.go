@@ -24,7 +24,8 @@ func TestLuaRoutable(t *testing.T) {
 		{name: "plain", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{})}}},
 		{name: "what Lua applies", server: model.Server{Hostname: "a", AppRoot: "/app", TLS: true, Locations: []model.Location{
 			{Path: "/(.*)", PathType: model.PathImplementationSpecific, Regex: true, Backend: "b", Ingress: ing, HTTPSRedirect: true,
-				Settings: model.LocationSettings{RewriteTarget: "/$1", UpstreamVhost: "x", XForwardedPrefix: "/p",
+				Settings: model.LocationSettings{RewriteTarget: "/$1", UpstreamVhost: "x", XForwardedPrefix: "/p", CORS: &model.CORS{MaxAge: 5},
+					Logs:   model.LocationLogs{AccessOff: true},
 					Proxy:  model.ProxySettings{ConnectTimeout: 1, SendTimeout: 2, ReadTimeout: 3, BodySize: g.ProxyBodySize, Buffering: &g.ProxyBuffering},
 					Access: model.AccessControl{Allow: []string{"10.0.0.0/8"}, Deny: []string{"10.1.0.0/16"}}}},
 			{Path: "/r", PathType: model.PathExact, Ingress: ing, Settings: model.LocationSettings{Redirect: &model.Redirect{URL: "https://x/", Code: 301}}},
@@ -33,9 +34,9 @@ func TestLuaRoutable(t *testing.T) {
 		{name: "server settings", server: model.Server{Hostname: "a", Aliases: []string{"b"}, SSLCiphers: "HIGH", Locations: []model.Location{loc(model.LocationSettings{})}},
 			want: []string{"server-alias on Ingress team/web", "ssl-ciphers on Ingress team/web"}},
 		{name: "location settings", server: model.Server{Hostname: "a", Locations: []model.Location{
-			loc(model.LocationSettings{CORS: &model.CORS{}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
-			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{CORS: &model.CORS{}, BackendProtocol: "GRPC"}},
-		}}, want: []string{"backend-protocol on Ingress team/other", "enable-cors on Ingress team/other", "enable-cors on Ingress team/web", "proxy-body-size on Ingress team/web"}},
+			loc(model.LocationSettings{Limits: model.RateLimits{Connections: 3}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
+			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Limits: model.RateLimits{Connections: 3}, BackendProtocol: "GRPC"}},
+		}}, want: []string{"backend-protocol on Ingress team/other", "limit-connections on Ingress team/other", "limit-connections on Ingress team/web", "proxy-body-size on Ingress team/web"}},
 		{name: "global auth", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{})}},
 			global: func(g *model.Global) { g.GlobalAuth.URL = "http://auth.example/" },
 			want:   []string{"global-auth-url on Ingress team/web"}},
@@ -64,13 +65,13 @@ func TestLuaHosts(t *testing.T) {
 	c := &model.Config{Global: model.DefaultGlobal(), Servers: []model.Server{
 		{Hostname: "_"},
 		{Hostname: "a.example.com"},
-		{Hostname: "b.example.com", Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: model.LocationSettings{CORS: &model.CORS{}}}}},
+		{Hostname: "b.example.com", Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: model.LocationSettings{Limits: model.RateLimits{RPS: 5}}}}},
 	}}
 	lua, classic := LuaHosts(c)
 	if !reflect.DeepEqual(lua, []string{"_", "a.example.com"}) {
 		t.Errorf("lua = %v", lua)
 	}
-	if len(classic) != 1 || len(classic["b.example.com"]) != 1 || classic["b.example.com"][0].Setting != "enable-cors" {
+	if len(classic) != 1 || len(classic["b.example.com"]) != 1 || classic["b.example.com"][0].Setting != "limit-rps" {
 		t.Errorf("classic = %v", classic)
 	}
 	// A catch-all the router cannot serve keeps every host classic.

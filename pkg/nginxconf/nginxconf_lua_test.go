@@ -18,7 +18,7 @@ import (
 
 // luaSnapshot has n hosts the Lua router serves (paths of every type,
 // regexes, rewrite-target, redirects, timeouts, source ranges) and one
-// classic host (enable-cors).
+// classic host (limit-connections).
 func luaSnapshot(n int) render.Snapshot {
 	class := "nginx"
 	prefix, exact, impl := networkingv1.PathTypePrefix, networkingv1.PathTypeExact, networkingv1.PathTypeImplementationSpecific
@@ -42,7 +42,7 @@ func luaSnapshot(n int) render.Snapshot {
 		ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "default"},
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
 	}}}
-	snap.Ingresses = append(snap.Ingresses, ing("cors", "cors.example.com", map[string]string{"enable-cors": "true"}, path("/", &prefix)))
+	snap.Ingresses = append(snap.Ingresses, ing("limited", "limited.example.com", map[string]string{"limit-connections": "3"}, path("/", &prefix)))
 	for i := 0; i < n; i++ {
 		var ann map[string]string
 		switch i % 4 {
@@ -51,7 +51,7 @@ func luaSnapshot(n int) render.Snapshot {
 		case 2:
 			ann = map[string]string{"permanent-redirect": "https://example.org/", "allowlist-source-range": "10.0.0.0/8"}
 		case 3:
-			ann = map[string]string{"app-root": "/app", "x-forwarded-prefix": "/x"}
+			ann = map[string]string{"app-root": "/app", "x-forwarded-prefix": "/x", "enable-cors": "true", "enable-access-log": "false"}
 		}
 		host := fmt.Sprintf("h%d.example.com", i)
 		if i%5 == 4 {
@@ -81,12 +81,12 @@ func TestNGINXConfLua(t *testing.T) {
 		t.Errorf("nginx.conf depends on the number of Lua-routed hosts: %d bytes for 10, %d for 200", len(small), len(large))
 	}
 	lua, classic := LuaHosts(cfg)
-	if len(lua) != 11 || len(classic) != 1 || classic["cors.example.com"][0].String() != "enable-cors on Ingress default/cors" {
+	if len(lua) != 11 || len(classic) != 1 || classic["limited.example.com"][0].String() != "limit-connections on Ingress default/limited" {
 		t.Fatalf("lua %v, classic %v", lua, classic)
 	}
 	conf := string(small)
-	for _, want := range []string{`server_name "cors.example.com";`, "lua_shared_dict routes_data 8m;", "lua_regex_cache_max_entries 1024;",
-		`router = require("router")`, "router.init_worker(10000)", "router.rewrite()", "router.access()", "absolute_redirect off;"} {
+	for _, want := range []string{`server_name "limited.example.com";`, "lua_shared_dict routes_data 8m;", "lua_regex_cache_max_entries 1024;",
+		`router = require("router")`, "router.init_worker(10000)", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;"} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf has no %q", want)
 		}
@@ -114,7 +114,7 @@ func TestNGINXConfLua(t *testing.T) {
 func TestNGINXConfLuaCatchAllClassic(t *testing.T) {
 	snap := luaSnapshot(2)
 	snap.Ingresses[1].Spec.Rules[0].Host = ""
-	snap.Ingresses[1].Annotations[annotations.Prefix+"enable-cors"] = "true"
+	snap.Ingresses[1].Annotations[annotations.Prefix+"limit-connections"] = "3"
 	cfg, _ := render.Build(snap, render.DefaultOptions())
 	lua, _ := LuaHosts(cfg)
 	if len(lua) != 0 {

@@ -312,7 +312,7 @@ func luaRoutingManifests(ports map[string]int, v2 bool) string {
 	b.WriteString(luaIngress("allowme", "allowme.example.com", false, map[string]string{"allowlist-source-range": "10.0.0.0/8, 127.0.0.0/8"}, "Prefix / root"))
 	b.WriteString(luaIngress("deny", "deny.example.com", false, map[string]string{"denylist-source-range": "127.0.0.1/32"}, "Prefix / root"))
 	b.WriteString(luaIngress("slow", "slow.example.com", false, map[string]string{"proxy-read-timeout": "1"}, "Prefix / root"))
-	b.WriteString(luaIngress("cors", "cors.example.com", false, map[string]string{"enable-cors": "true"}, "Prefix / api"))
+	b.WriteString(luaIngress("cors", "cors.example.com", false, map[string]string{"enable-cors": "true", "limit-connections": "100"}, "Prefix / api"))
 	b.WriteString(luaIngress("catch", "", false, nil, "Prefix /catch catch"))
 	return b.String()
 }
@@ -325,7 +325,7 @@ func TestLuaRouting(t *testing.T) {
 	n := startLuaNginx(t, luaRoutingManifests(ports, false))
 	t.Logf("nginx.conf: %d bytes", len(n.conf))
 	if !bytes.Contains(n.conf, []byte(`server_name "cors.example.com"`)) || bytes.Contains(n.conf, []byte("a.example.com")) {
-		t.Fatalf("the classic host (enable-cors) must have a server block and no Lua-routed host any:\n%s", n.conf)
+		t.Fatalf("the classic host (limit-connections) must have a server block and no Lua-routed host any:\n%s", n.conf)
 	}
 	for _, r := range []luaReq{
 		{host: "a.example.com", path: "/", status: 200, body: "root /"},
@@ -508,7 +508,11 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 		luaIngress("tlsapi", "t.example.com", true, map[string]string{"preserve-trailing-slash": "true"}, "Prefix /api api") +
 		luaIngress("nolog", "nolog.example.com", false, map[string]string{"enable-access-log": "false"}, "Prefix /a api") +
 		luaIngress("sticky", "canary.example.com", false, map[string]string{"affinity": "cookie", "session-cookie-name": "route"}, "Prefix /app root") +
-		luaIngress("canary", "canary.example.com", false, map[string]string{"canary": "true", "canary-by-header": "X-Canary"}, "Prefix /app exact")
+		luaIngress("canary", "canary.example.com", false, map[string]string{"canary": "true", "canary-by-header": "X-Canary"}, "Prefix /app exact") +
+		luaIngress("corsany", "ca.example.com", false, map[string]string{"enable-cors": "true"}, "Prefix / api") +
+		luaIngress("corslist", "co.example.com", false, map[string]string{"enable-cors": "true",
+			"cors-allow-origin": "https://a.example.org, https://*.b.example.org", "cors-allow-methods": "GET, PUT",
+			"cors-expose-headers": "X-Id", "cors-allow-credentials": "false", "cors-max-age": "60"}, "Prefix / api", "Exact /gone missing")
 	classic := startNginx(t, manifests)
 	lua := startLuaNginx(t, manifests)
 	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
@@ -562,6 +566,24 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 			if c != l {
 				differ++
 				t.Errorf("GET http://canary.example.com%s (X-Canary %q): classic %s, lua %s", path, canary, c, l)
+			}
+		}
+	}
+	// CORS: the same answers and Access-Control-* headers for every
+	// origin and method.
+	for _, host := range []string{"ca.example.com", "co.example.com", "cors.example.com"} {
+		for _, origin := range []string{"", "https://a.example.org", "https://A.Example.ORG", "https://x.b.example.org", "https://y.x.b.example.org", "https://evil.org"} {
+			for _, method := range []string{http.MethodGet, http.MethodOptions} {
+				for _, path := range []string{"/c", "/gone"} {
+					cr, cb := classic.call(t, method, host, path, "", "Origin", origin)
+					lr, lb := lua.call(t, method, host, path, "", "Origin", origin)
+					c, l := corsAnswer(cr, cb), corsAnswer(lr, lb)
+					kinds[fmt.Sprintf("%d %s cors", cr.StatusCode, cr.Header.Get("X-Backend"))]++
+					if c != l {
+						differ++
+						t.Errorf("%s http://%s%s (Origin %q): classic %s, lua %s", method, host, path, origin, c, l)
+					}
+				}
 			}
 		}
 	}
@@ -785,4 +807,16 @@ func cfgRoutesOf(t *testing.T, manifests, host string) luaapi.HostRoutes {
 	}
 	t.Fatalf("no Lua routes for %s", host)
 	return luaapi.HostRoutes{}
+}
+
+// corsAnswer gives the status, body and CORS-related headers of an answer.
+func corsAnswer(r *http.Response, body []byte) string {
+	var hs []string
+	for name, v := range r.Header {
+		if strings.HasPrefix(name, "Access-Control-") || name == "Content-Type" || name == "Content-Length" {
+			hs = append(hs, name+"="+strings.Join(v, "|"))
+		}
+	}
+	slices.Sort(hs)
+	return fmt.Sprintf("%d %.60q %v", r.StatusCode, body, hs)
 }
