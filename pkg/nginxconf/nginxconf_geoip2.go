@@ -80,18 +80,17 @@ func writeGeoIP2(w *confWriter, g *model.Global, o ConfOptions) {
 // so far reads and no geoip2 block defines. nginx resolves variable names
 // once the whole http block is read, so a map after its readers is fine.
 func writeGeoIP2Fallbacks(w *confWriter) {
-	text := w.b.Bytes()
-	if !bytes.Contains(text, []byte("geoip2_")) {
+	read := geoIP2VariablesRead(w.b.Bytes())
+	if len(read) == 0 {
 		return
 	}
-	defined := map[string]bool{}
 	for _, e := range geoIP2Blocks(w.global()) {
 		for _, v := range model.GeoIP2Variables(e) {
-			defined[v.Name] = true
+			delete(read, v.Name)
 		}
 	}
 	for _, name := range model.GeoIP2VariableNames() {
-		if defined[name] || !readsVariable(text, name) {
+		if !read[name] {
 			continue
 		}
 		w.open("map", `""`, "$"+name)
@@ -100,21 +99,28 @@ func writeGeoIP2Fallbacks(w *confWriter) {
 	}
 }
 
-// readsVariable says whether text holds $name or ${name}.
-func readsVariable(text []byte, name string) bool {
-	plain, braced := []byte("$"+name), []byte("${"+name+"}")
-	if bytes.Contains(text, braced) {
-		return true
-	}
-	for rest := text; ; {
-		i := bytes.Index(rest, plain)
+// geoIP2VariablesRead returns the names (without "$") of the variables
+// "$geoip2_…" and "${geoip2_…}" in text, in one pass.
+func geoIP2VariablesRead(text []byte) map[string]bool {
+	read := map[string]bool{}
+	needle := []byte("geoip2_")
+	for off := 0; ; {
+		i := bytes.Index(text[off:], needle)
 		if i < 0 {
-			return false
+			return read
 		}
-		end := i + len(plain)
-		if end == len(rest) || !isVarChar(rest[end]) {
-			return true
+		start := off + i
+		end := start + len(needle)
+		for end < len(text) && isVarChar(text[end]) {
+			end++
 		}
-		rest = rest[end:]
+		off = end
+		switch {
+		case start >= 1 && text[start-1] == '$':
+		case start >= 2 && text[start-2] == '$' && text[start-1] == '{' && end < len(text) && text[end] == '}':
+		default:
+			continue
+		}
+		read[string(text[start:end])] = true
 	}
 }

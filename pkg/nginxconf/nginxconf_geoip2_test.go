@@ -3,6 +3,7 @@ package nginxconf
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -116,3 +117,13 @@ func TestGeoIP2NginxAccepts(t *testing.T) {
 // maxAutoReloadForTest is geoip2-autoreload-in-minutes' largest value (a
 // year), which nginx must accept.
 const maxAutoReloadForTest = 366 * 24 * 60
+
+// TestGeoIP2VariablesRead: the variables read, plain or braced, and not
+// the text that only looks like one.
+func TestGeoIP2VariablesRead(t *testing.T) {
+	got := geoIP2VariablesRead([]byte(`a $geoip2_asn ${geoip2_city} x_geoip2_org "$geoip2_region_name" {geoip2_isp} ${geoip2_isp $geoip2_city_country_code`))
+	want := map[string]bool{"geoip2_asn": true, "geoip2_city": true, "geoip2_region_name": true, "geoip2_city_country_code": true}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
