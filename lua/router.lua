@@ -30,6 +30,7 @@ local cjson = require("cjson.safe")
 local lrucache = require("resty.lrucache")
 local balancer = require("balancer")
 local cidr = require("cidr")
+local util = require("util")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -156,6 +157,12 @@ local function compile_path(p)
   end
   if type(s.cors) == "table" then
     r.cors = compile_cors(s.cors)
+  end
+  if type(s.responseHeaders) == "table" and #s.responseHeaders > 0 then
+    r.headers = {}
+    for _, h in ipairs(s.responseHeaders) do
+      r.headers[#r.headers + 1] = { h.name, h.vars == true and util.compile_expression(h.value) or h.value }
+    end
   end
   local t = s.timeouts
   if type(t) == "table" then
@@ -428,6 +435,7 @@ function _M.rewrite()
   if not r then
     return ngx_exit(ngx.HTTP_NOT_FOUND)
   end
+  ctx.route = r
   if r.log_off then
     ngx_var.kubectl_ingress_loggable = "0"
   end
@@ -439,7 +447,6 @@ function _M.rewrite()
     end
     return ngx_redirect(absolute(c, location), 301)
   end
-  ctx.route = r
   set_labels(r)
   https_redirect(r)
   if r.denied then
@@ -477,15 +484,24 @@ function _M.rewrite()
 end
 
 -- header_filter runs in header_filter_by_lua of the Lua location: the
--- CORS headers of an allowed origin replace the backend's, as the classic
--- location's more_set_headers.
+-- route's custom-headers, then the CORS headers of an allowed origin
+-- (the classic location's "if" blocks apply theirs after the location's),
+-- each replacing the backend's, as the classic more_set_headers.
 function _M.header_filter()
   local ctx = ngx.ctx
+  local r = ctx.route
+  local header = ngx.header
+  if r and r.headers then
+    -- custom-headers: every answer of the route but a denied one
+    for _, h in ipairs(r.headers) do
+      local v = h[2]
+      header[h[1]] = type(v) == "table" and util.expand(v) or v
+    end
+  end
   local c = ctx.cors
   if not c then
     return
   end
-  local header = ngx.header
   header["Access-Control-Allow-Origin"] = ctx.cors_origin
   for _, h in ipairs(c.headers) do
     header[h[1]] = h[2]

@@ -335,6 +335,20 @@ local ngx_re_find = ngx.re.find
 local MATCH_KINDS = { exact = true, prefix = true, regex = true }
 local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
 
+-- a_header_list accepts [{name, value, vars}, …]: a header name made of
+-- token characters, a string value.
+local function a_header_list(v)
+  if not util.is_array(v) then
+    return "must be an array"
+  end
+  for _, h in ipairs(v) do
+    if not util.is_object(h) or type(h.name) ~= "string" or not string.match(h.name, "^[%w!#$%%&'*+.^_`|~-]+$")
+        or type(h.value) ~= "string" or (h.vars ~= nil and type(h.vars) ~= "boolean") then
+      return "must hold {name: a header name, value: a string, vars: true or false}"
+    end
+  end
+end
+
 local PATH_FIELDS = {
   { "path", a_string }, { "pathType", a_string }, { "regex", a_boolean },
   { "backend", a_string }, { "defaultBackend", a_string }, { "fallback", a_boolean },
@@ -348,6 +362,7 @@ local SETTINGS_FIELDS = {
   { "redirect", an_object }, { "rewriteTarget", a_string }, { "upstreamVhost", a_string },
   { "xForwardedPrefix", a_string }, { "timeouts", an_object }, { "allow", names_list },
   { "deny", names_list }, { "denyAll", a_boolean }, { "cors", an_object },
+  { "responseHeaders", a_header_list },
 }
 local TIMEOUT_FIELDS = { { "connect", a_count }, { "send", a_count }, { "read", a_count } }
 local CORS_FIELDS = {

@@ -120,6 +120,17 @@ type RouteSettings struct {
 	DenyAll bool     `json:"denyAll,omitempty"`
 	// CORS is enable-cors (nil: off).
 	CORS *RouteCORS `json:"cors,omitempty"`
+	// ResponseHeaders are custom-headers: set on every answer of the
+	// route, replacing the backend's (none on a denied route).
+	ResponseHeaders []RouteHeader `json:"responseHeaders,omitempty"`
+}
+
+// RouteHeader is a response header; with Vars its value holds nginx
+// variables ($name, ${name}) to expand, else a "$" is literal.
+type RouteHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Vars  bool   `json:"vars,omitempty"`
 }
 
 // RouteCORS is enable-cors as the classic writer answers it (writeCORS):
@@ -277,6 +288,11 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 	}
 	if t != (RouteTimeouts{Connect: g.ProxyConnectTimeout, Send: g.ProxySendTimeout, Read: g.ProxyReadTimeout}) {
 		rs.Timeouts = &t
+	}
+	if st.Denied == "" {
+		for _, h := range st.CustomHeaders {
+			rs.ResponseHeaders = append(rs.ResponseHeaders, RouteHeader{Name: h.Name, Value: h.Value, Vars: h.Vars})
+		}
 	}
 	if c := st.CORS; c != nil {
 		rs.CORS = &RouteCORS{AllowMethods: c.AllowMethods, AllowHeaders: c.AllowHeaders, ExposeHeaders: c.ExposeHeaders,

@@ -13,7 +13,8 @@ import (
 // (the matching of every path type and regex, the backend with its canaries
 // and affinity, HTTPS and permanent/temporal redirects, app-root,
 // rewrite-target, upstream-vhost, x-forwarded-prefix, the proxy timeouts,
-// source ranges, a denied location, enable-access-log, enable-cors;
+// source ranges, a denied location, enable-access-log, enable-cors,
+// custom-headers;
 // rewrite-target as the classic writer,
 // on regex locations only), and keeps a classic server block of
 // its own otherwise. Each setting that keeps a host classic is a row of
@@ -83,7 +84,6 @@ var classicLocationSettings = []struct {
 	{"custom-http-errors", func(_ *model.Config, l *model.Location) bool { return len(l.Settings.ErrorPages.Codes) > 0 }},
 	{"default-backend", func(_ *model.Config, l *model.Location) bool { return l.Settings.ErrorPages.Fallback }},
 	{"mirror-target", func(_ *model.Config, l *model.Location) bool { return l.Settings.Mirror != nil }},
-	{"custom-headers", func(_ *model.Config, l *model.Location) bool { return len(l.Settings.CustomHeaders) > 0 }},
 	{"backend-protocol", func(_ *model.Config, l *model.Location) bool {
 		p := strings.ToUpper(l.Settings.BackendProtocol)
 		return p != "" && p != "HTTP"

@@ -512,9 +512,40 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 		luaIngress("corsany", "ca.example.com", false, map[string]string{"enable-cors": "true"}, "Prefix / api") +
 		luaIngress("corslist", "co.example.com", false, map[string]string{"enable-cors": "true",
 			"cors-allow-origin": "https://a.example.org, https://*.b.example.org", "cors-allow-methods": "GET, PUT",
-			"cors-expose-headers": "X-Id", "cors-allow-credentials": "false", "cors-max-age": "60"}, "Prefix / api", "Exact /gone missing")
+			"cors-expose-headers": "X-Id", "cors-allow-credentials": "false", "cors-max-age": "60"}, "Prefix / api", "Exact /gone missing") +
+		luaIngress("custom", "ch.example.com", false, map[string]string{"custom-headers": "custom", "enable-cors": "true"}, "Prefix / api") +
+		luaIngress("customredir", "chr.example.com", false, map[string]string{"custom-headers": "custom", "permanent-redirect": "https://x.example.org/"}, "Prefix / api") +
+		luaIngress("customgone", "chg.example.com", false, map[string]string{"custom-headers": "nope"}, "Prefix / api") +
+		`apiVersion: v1
+kind: ConfigMap
+metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
+data:
+  global-allowed-response-headers: "X-Shop,X-Price,Access-Control-Max-Age"
+  add-headers: ingress-nginx/response-headers
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: response-headers, namespace: ingress-nginx}
+data:
+  X-Served-Host: "$host"
+  X-Shop: "global"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: custom, namespace: e2e}
+data:
+  X-Shop: "ours"
+  X-Price: "$5 $remote_addr"
+  Access-Control-Max-Age: "7"
+---
+`
 	classic := startNginx(t, manifests)
 	lua := startLuaNginx(t, manifests)
+	for _, host := range []string{"ca.example.com", "co.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "nolog.example.com", "canary.example.com"} {
+		if bytes.Contains(lua.conf, []byte(`"`+host+`"`)) {
+			t.Errorf("%s has a classic server block: the test wants the router to serve it", host)
+		}
+	}
 	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
 		"redir.example.com", "secure.example.com", "approot.example.com", "allow.example.com", "allowme.example.com",
 		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "unknown.example.org"}
@@ -569,9 +600,9 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 			}
 		}
 	}
-	// CORS: the same answers and Access-Control-* headers for every
+	// CORS and custom headers: the same answers and headers for every
 	// origin and method.
-	for _, host := range []string{"ca.example.com", "co.example.com", "cors.example.com"} {
+	for _, host := range []string{"ca.example.com", "co.example.com", "cors.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "a.example.com"} {
 		for _, origin := range []string{"", "https://a.example.org", "https://A.Example.ORG", "https://x.b.example.org", "https://y.x.b.example.org", "https://evil.org"} {
 			for _, method := range []string{http.MethodGet, http.MethodOptions} {
 				for _, path := range []string{"/c", "/gone"} {
@@ -813,7 +844,7 @@ func cfgRoutesOf(t *testing.T, manifests, host string) luaapi.HostRoutes {
 func corsAnswer(r *http.Response, body []byte) string {
 	var hs []string
 	for name, v := range r.Header {
-		if strings.HasPrefix(name, "Access-Control-") || name == "Content-Type" || name == "Content-Length" {
+		if strings.HasPrefix(name, "Access-Control-") || strings.HasPrefix(name, "X-") && name != "X-Got-Host" || name == "Content-Type" || name == "Content-Length" || name == "Location" {
 			hs = append(hs, name+"="+strings.Join(v, "|"))
 		}
 	}
