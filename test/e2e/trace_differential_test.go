@@ -24,6 +24,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,6 +45,8 @@ const (
 	// traceMaxPaths and traceMaxHosts bound the requests of one case.
 	traceMaxPaths = 40
 	traceMaxHosts = 24
+	// traceSenders is how many requests are in flight at once.
+	traceSenders = 4
 )
 
 func TestTraceDifferential(t *testing.T) {
@@ -52,13 +56,14 @@ func TestTraceDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	pool := &traceEchoPool{t: t}
-	total, skipped, conditional := 0, 0, 0
+	var total, skipped, conditional atomic.Int64
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
 		name := e.Name()
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // two cases at a time on 2 cores (-parallel)
 			dir := filepath.Join(traceGoldenCases, name)
 			opts, why := traceCaseOptions(dir)
 			if why != "" {
@@ -72,25 +77,50 @@ func TestTraceDifferential(t *testing.T) {
 			ports := pool.rewire(cfg)
 			n := startTraceNginx(t, cfg)
 			probes := traceProbes(cfg)
+			decisions := make([]trace.Decision, len(probes))
+			answers := make([]traceAnswer, len(probes))
+			sent := make([]bool, len(probes))
+			for i, p := range probes {
+				decisions[i] = trace.Route(cfg, p.request(n))
+				d := decisions[i]
+				// FastCGI or gRPC (the echo would keep nginx waiting), or
+				// proxy-ssl-verify (the echo's certificate is no backend's)
+				sent[i] = d.Outcome.Kind != trace.OutcomeProxy || (traceEchoSpeaks(traceProtocol(cfg, d)) && !traceVerifiesBackend(d))
+			}
+			// traceSenders requests at a time, each on its own connection
+			work := make(chan int)
+			var wg sync.WaitGroup
+			for range traceSenders {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range work {
+						answers[i] = n.send(t, probes[i], cfg.Global.RealIP.UseProxyProtocol)
+					}
+				}()
+			}
+			for i := range probes {
+				if sent[i] {
+					work <- i
+				}
+			}
+			close(work)
+			wg.Wait()
 			var bad []string
-			for _, p := range probes {
-				req := p.request(n)
-				d := trace.Route(cfg, req)
-				total++
-				if d.Outcome.Kind == trace.OutcomeProxy && (!traceEchoSpeaks(traceProtocol(cfg, d)) || traceVerifiesBackend(d)) {
-					// FastCGI or gRPC (the echo would keep nginx waiting), or
-					// proxy-ssl-verify (the echo's certificate is no backend's)
-					skipped++
+			for i, p := range probes {
+				d, got := decisions[i], answers[i]
+				total.Add(1)
+				if !sent[i] {
+					skipped.Add(1)
 					continue
 				}
-				got := n.send(t, p, cfg.Global.RealIP.UseProxyProtocol)
 				verdict := compareTrace(cfg, d, got, ports)
 				switch verdict {
 				case "":
 				case "skip":
-					skipped++
+					skipped.Add(1)
 				case "conditional":
-					conditional++
+					conditional.Add(1)
 					if testing.Verbose() {
 						t.Logf("conditional: %s %s://%s%s %v %v: trace %+v steps %v; nginx %+v", p.method, p.scheme, p.host, p.target, p.headers, p.cookies, d.Outcome, d.Steps, got)
 					}
@@ -107,7 +137,9 @@ func TestTraceDifferential(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d requests, %d not comparable (FastCGI, gRPC, proxy-ssl-verify), %d conditional (auth, limits, random weight) compared loosely", total, skipped, conditional)
+	t.Cleanup(func() {
+		t.Logf("%d requests, %d not comparable (FastCGI, gRPC, proxy-ssl-verify), %d conditional (auth, limits, random weight) compared loosely", total.Load(), skipped.Load(), conditional.Load())
+	})
 }
 
 // traceCaseOptions reads flags.txt of a case as render's flags; a case
@@ -154,10 +186,13 @@ func traceCaseOptions(dir string) (render.Options, string) {
 // "echo i URI". HTTPS backends get TLS ones.
 type traceEchoPool struct {
 	t          *testing.T
+	mu         sync.Mutex
 	plain, tls []int
 }
 
 func (p *traceEchoPool) port(i int, secure bool) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	list := &p.plain
 	if secure {
 		list = &p.tls
@@ -223,7 +258,7 @@ type traceNginx struct {
 	httpPort, httpsPort int
 }
 
-// startTraceNginx starts nginx (one worker) on loopback with the classic
+// startTraceNginx starts nginx (two workers) on loopback with the classic
 // nginx.conf of c and pushes its backends and servers, as startNginxWith
 // does for manifests.
 func startTraceNginx(t *testing.T, c *model.Config) *traceNginx {
@@ -233,7 +268,7 @@ func startTraceNginx(t *testing.T, c *model.Config) *traceNginx {
 	co := nginxconf.DefaultConfOptions()
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort, co.StatusAddress = n.httpPort, n.httpsPort, statusAddr
-	co.WorkerProcesses = "1"
+	co.WorkerProcesses = "2"
 	conf, err := nginxconf.NGINXConf(c, co)
 	if err != nil {
 		t.Fatal(err)
@@ -462,7 +497,7 @@ func traceProbes(c *model.Config) []traceProbe {
 				rest := name[2:]
 				hosts = append(hosts, "one."+rest, "two.labels."+rest, rest)
 			default:
-				hosts = append(hosts, name, strings.ToUpper(name)+":8080")
+				hosts = append(hosts, name, strings.ToUpper(name)+":8080", name+".")
 			}
 		}
 		if len(hosts) > traceMaxHosts {
@@ -487,6 +522,9 @@ func traceProbes(c *model.Config) []traceProbe {
 			for _, p := range paths {
 				add(traceProbe{scheme: "https", host: g.hosts[0], target: p})
 			}
+			// a proxy in front says the client used https: honoured only
+			// with use-forwarded-headers
+			add(traceProbe{scheme: "http", host: g.hosts[0], target: paths[0], headers: []trace.Header{{Name: "X-Forwarded-Proto", Value: "https"}}})
 		}
 		for i := range g.s.Locations {
 			l := &g.s.Locations[i]
@@ -546,7 +584,7 @@ func traceServerPaths(s *model.Server) []string {
 				out = append(out, "/%"+strconv.FormatInt(int64(trimmed[1]), 16)+trimmed[2:])
 			}
 			if j := strings.LastIndexByte(trimmed, '/'); j > 0 {
-				out = append(out, trimmed[:j], trimmed[:j]+"/")
+				out = append(out, trimmed[:j], trimmed[:j]+"/", trimmed[:j]+"%2F"+trimmed[j+1:], trimmed[:j]+"/%2e/"+trimmed[j+1:])
 			}
 		}
 	}
