@@ -98,7 +98,13 @@ func lineOffset(conf []byte, line int) (int, bool) {
 func NGINXConfWithOwners(c *model.Config, o ConfOptions) ([]byte, *ConfOwners, error) {
 	owners := &ConfOwners{}
 	w := &confWriter{owners: owners}
-	conf, err := writeNGINXConf(w, c, o)
+	write := writeNGINXConf
+	if o.LuaRouted() {
+		write = func(w *confWriter, c *model.Config, o ConfOptions) ([]byte, error) {
+			return writeNGINXConfLua(w, c, o, o.LuaRouting)
+		}
+	}
+	conf, err := write(w, c, o)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -27,19 +27,29 @@ func TestNGINXConfWithOwnersSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg, _ := render.Build(res.Snapshot, render.DefaultOptions())
-		want, err := nginxconf.NGINXConf(cfg, nginxconf.DefaultConfOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, owners, err := nginxconf.NGINXConfWithOwners(cfg, nginxconf.DefaultConfOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: NGINXConfWithOwners wrote other bytes than NGINXConf", in)
-		}
-		if owners.Blocks() < len(cfg.Servers)-1 {
-			t.Errorf("%s: %d blocks recorded for %d servers", in, owners.Blocks(), len(cfg.Servers))
+		for _, routing := range nginxconf.RoutingModes {
+			o := nginxconf.DefaultConfOptions()
+			o.Routing = routing
+			want, err := nginxconf.NGINXConf(cfg, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, owners, err := nginxconf.NGINXConfWithOwners(cfg, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s, --routing=%s: NGINXConfWithOwners wrote other bytes than NGINXConf", in, routing)
+			}
+			// In Lua routing only the classic hosts have server blocks.
+			servers := len(cfg.Servers)
+			if routing == nginxconf.RoutingLua {
+				_, classic := nginxconf.LuaHosts(cfg)
+				servers = len(classic)
+			}
+			if owners.Blocks() < servers-1 {
+				t.Errorf("%s, --routing=%s: %d blocks recorded for %d servers", in, routing, owners.Blocks(), servers)
+			}
 		}
 	}
 }

@@ -50,9 +50,15 @@ const DictRoutes = "routes_data"
 // declared, with no server using it). An error means a value reached the
 // writer that Build should have refused.
 func NGINXConfLua(c *model.Config, o ConfOptions, r LuaRouting) ([]byte, error) {
+	return writeNGINXConfLua(&confWriter{}, c, o, r)
+}
+
+// writeNGINXConfLua is NGINXConfLua through w (a writer that records the
+// owners of its lines, for NGINXConfWithOwners).
+func writeNGINXConfLua(w *confWriter, c *model.Config, o ConfOptions, r LuaRouting) ([]byte, error) {
 	r = r.withDefaults()
 	_, classic := LuaHosts(c)
-	w := &confWriter{router: &r}
+	w.router = &r
 	if len(classic[model.CatchAllHost]) > 0 {
 		return writeNGINXConf(w, c, o)
 	}
