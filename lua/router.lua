@@ -310,44 +310,71 @@ local function absolute(c, location)
 end
 
 -- expand replaces $1..$9 in target by the captures m (a capture that did
--- not take part is empty).
-local function expand(target, m)
+-- not take part is empty), each escaped as an argument when escape.
+local function expand(target, m, escape)
   if not string_find(target, "$", 1, true) then
     return target
   end
   local out = re_gsub(target, [[\$([1-9])]], function(c)
-    return m[tonumber(c[1])] or ""
+    local v = m[tonumber(c[1])] or ""
+    if escape then
+      v = escape_uri(v, 1) -- NGX_ESCAPE_ARGS
+    end
+    return v
   end, "jo")
   return out
 end
 
+-- quoted tells whether the request's path holds a "%" or "+": nginx then
+-- escapes the captures it copies into arguments (r->quoted_uri,
+-- r->plus_in_uri).
+local function quoted()
+  local ru = ngx_var.request_uri or ""
+  local q = string_find(ru, "?", 1, true)
+  if q then
+    ru = string_sub(ru, 1, q - 1)
+  end
+  return string_find(ru, "[%%+]") ~= nil
+end
+
+local function is_redirect(tpl)
+  return string_sub(tpl, 1, 7) == "http://" or string_sub(tpl, 1, 8) == "https://"
+end
+
 -- rewrite_target applies rewrite-target as nginx's "rewrite (?i)^path
--- target break": the new URI, and the arguments after a "?" of the target
--- followed by the request's (none when the target ends in "?"); a target
--- that starts with http:// or https:// redirects (302).
+-- target break" (checked against nginx 1.22): the new URI, and the
+-- arguments after a "?" of the target followed by the request's; a
+-- target ending in "?" drops the request's. A target that starts with
+-- http:// or https:// redirects (302), the request's arguments appended
+-- unless it has its own. Captures copied into the arguments are escaped
+-- when the request's path was (quoted); those of the path are not.
 local function rewrite_target(c, r, uri)
   local m = re_match(uri, r.rewrite_regex, "ijo")
   if not m then
     return
   end
-  local out = expand(r.rewrite_target, m)
+  local tpl = r.rewrite_target
   local args = ngx_var.args or ""
-  local path, new_args = out, nil
-  local q = string_find(out, "?", 1, true)
+  local keep = string_byte(tpl, -1) ~= QUESTION
+  if not keep then
+    tpl = string_sub(tpl, 1, -2)
+  end
+  local redirect = is_redirect(tpl)
+  local q = string_find(tpl, "?", 1, true)
+  local path, new_args
   if q then
-    path = string_sub(out, 1, q - 1)
-    if string_byte(out, -1) == QUESTION and q == #out then
+    path = expand(string_sub(tpl, 1, q - 1), m)
+    new_args = expand(string_sub(tpl, q + 1), m, quoted())
+    if keep and args ~= "" then
+      new_args = new_args .. "&" .. args
+    end
+  else
+    path = expand(tpl, m)
+    if not keep then
       new_args = ""
-    else
-      new_args = string_sub(out, q + 1)
-      if string_byte(new_args, -1) == QUESTION then
-        new_args = string_sub(new_args, 1, -2)
-      elseif args ~= "" then
-        new_args = new_args .. "&" .. args
-      end
     end
   end
-  if string_sub(out, 1, 7) == "http://" or string_sub(out, 1, 8) == "https://" then
+  if redirect then
     local target = path
     if new_args then
       if new_args ~= "" then

@@ -516,6 +516,9 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 		luaIngress("custom", "ch.example.com", false, map[string]string{"custom-headers": "custom", "enable-cors": "true"}, "Prefix / api") +
 		luaIngress("customredir", "chr.example.com", false, map[string]string{"custom-headers": "custom", "permanent-redirect": "https://x.example.org/"}, "Prefix / api") +
 		luaIngress("customgone", "chg.example.com", false, map[string]string{"custom-headers": "nope"}, "Prefix / api") +
+		luaIngress("rq", "rq.example.com", false, map[string]string{"rewrite-target": "/y?n=$1"}, "ImplementationSpecific /q/(.*) api") +
+		luaIngress("rz", "rz.example.com", false, map[string]string{"rewrite-target": "/z/$1?"}, "ImplementationSpecific /q/(.*) api") +
+		luaIngress("rr", "rr.example.com", false, map[string]string{"rewrite-target": "https://new.example.org/$1"}, "ImplementationSpecific /q/(.*) api") +
 		`apiVersion: v1
 kind: ConfigMap
 metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
@@ -582,6 +585,21 @@ data:
 			if cs != ls || port(cb) != port(lb) {
 				differ++
 				t.Errorf("GET https://%s%s: classic %d %.100q, lua %d %.100q", host, path, cs, cb, ls, lb)
+			}
+		}
+	}
+	// rewrite-target with arguments and redirects: nginx's rewrite rules
+	// for "?" and escaped captures.
+	for _, host := range []string{"rq.example.com", "rz.example.com", "rr.example.com", "rw.example.com"} {
+		for _, path := range []string{"/q/x", "/q/x?o=1", "/q/p%3Fq?o=1", "/q/a+b?o=1", "/q/%7Ex", "/Q/x/y", "/app/p%3Fq?o=1", "/app/a+b"} {
+			cr, cb := classic.call(t, http.MethodGet, host, path, "")
+			lr, lb := lua.call(t, http.MethodGet, host, path, "")
+			c := fmt.Sprintf("%d %q %s", cr.StatusCode, cb, cr.Header.Get("Location"))
+			l := fmt.Sprintf("%d %q %s", lr.StatusCode, lb, lr.Header.Get("Location"))
+			kinds[fmt.Sprintf("%d %s rewrite", cr.StatusCode, cr.Header.Get("X-Backend"))]++
+			if c != l {
+				differ++
+				t.Errorf("GET http://%s%s: classic %s, lua %s", host, path, c, l)
 			}
 		}
 	}
