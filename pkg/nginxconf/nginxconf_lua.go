@@ -105,11 +105,19 @@ func writeRouterWorker(w *confWriter) {
 
 // luaLocationVars are the variables the router sets per request, declared
 // empty in its location: the log and metric labels (writeLogLocationVars)
-// and $location_path (writeLocationPath), the upstream Host, the
-// X-Forwarded-Prefix, and the X-Code and X-Format of the default backend
-// (writeNoRuleHeaders); a header with an empty value is not sent.
-var luaLocationVars = []string{"$location_path", "$namespace", "$ingress_name", "$service_name", "$service_port",
-	"$kubectl_ingress_x_forwarded_prefix", "$kubectl_ingress_x_code", "$kubectl_ingress_x_format"}
+// and $location_path (writeLocationPath).
+var luaLocationVars = []string{"$location_path", "$namespace", "$ingress_name", "$service_name", "$service_port"}
+
+// luaHeaderVars are the request headers the router may set, with their
+// variables: the X-Forwarded-Prefix of a route, the X-Code and X-Format of
+// the default backend (writeNoRuleHeaders). Each starts as the client's
+// header, which a classic location without them passes on (an empty
+// value is not sent).
+var luaHeaderVars = []struct{ header, variable, client string }{
+	{"X-Forwarded-Prefix", "$kubectl_ingress_x_forwarded_prefix", "$http_x_forwarded_prefix"},
+	{"X-Code", "$kubectl_ingress_x_code", "$http_x_code"},
+	{"X-Format", "$kubectl_ingress_x_format", "$http_x_format"},
+}
 
 // writeLuaServer writes the default server of the Lua router. Its
 // redirects are made absolute by the router where the classic server's
@@ -126,6 +134,9 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions) {
 	for _, v := range luaLocationVars {
 		w.line("set", v, `""`)
 	}
+	for _, h := range luaHeaderVars {
+		w.line("set", h.variable, h.client)
+	}
 	w.line("set", "$kubectl_ingress_upstream_host", "$best_http_host")
 	writeLuaAccessLog(w, c.Global.Logging)
 	writeLocationClient(w, &c.Global, &model.LocationSettings{})
@@ -140,9 +151,9 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions) {
 	w.close()
 	writeProxyHeadersConn(w, "$kubectl_ingress_upstream_host", "$connection_upgrade")
 	writeBackendHeaders(w, c.Global.BackendHeaders)
-	w.line("proxy_set_header", "X-Forwarded-Prefix", "$kubectl_ingress_x_forwarded_prefix")
-	w.line("proxy_set_header", "X-Code", "$kubectl_ingress_x_code")
-	w.line("proxy_set_header", "X-Format", "$kubectl_ingress_x_format")
+	for _, h := range luaHeaderVars {
+		w.line("proxy_set_header", h.header, h.variable)
+	}
 	w.line("proxy_pass", "http://upstream_balancer")
 	w.close()
 	w.close()

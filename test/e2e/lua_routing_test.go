@@ -588,6 +588,19 @@ data:
 			}
 		}
 	}
+	// The client's X-Forwarded-Prefix passes where the route sets none.
+	for _, host := range []string{"a.example.com", "rw.example.com", "unknown.example.org"} {
+		for _, path := range []string{"/api", "/app/x", "/catch"} {
+			cr, cb := classic.call(t, http.MethodGet, host, path, "", "X-Forwarded-Prefix", "/client")
+			lr, lb := lua.call(t, http.MethodGet, host, path, "", "X-Forwarded-Prefix", "/client")
+			c := fmt.Sprintf("%d %q %s", cr.StatusCode, cb, cr.Header.Get("X-Got-Prefix"))
+			l := fmt.Sprintf("%d %q %s", lr.StatusCode, lb, lr.Header.Get("X-Got-Prefix"))
+			if c != l {
+				differ++
+				t.Errorf("GET http://%s%s (X-Forwarded-Prefix /client): classic %s, lua %s", host, path, c, l)
+			}
+		}
+	}
 	// rewrite-target with arguments and redirects: nginx's rewrite rules
 	// for "?" and escaped captures.
 	for _, host := range []string{"rq.example.com", "rz.example.com", "rr.example.com", "rw.example.com"} {
