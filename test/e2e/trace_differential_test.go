@@ -525,6 +525,11 @@ func traceProbes(c *model.Config) []traceProbe {
 			// a proxy in front says the client used https: honoured only
 			// with use-forwarded-headers
 			add(traceProbe{scheme: "http", host: g.hosts[0], target: paths[0], headers: []trace.Header{{Name: "X-Forwarded-Proto", Value: "https"}}})
+			// and which host it asked for: the HTTPS redirect's host with
+			// use-forwarded-headers
+			for _, p := range paths[:min(3, len(paths))] {
+				add(traceProbe{scheme: "http", host: g.hosts[0], target: p, headers: []trace.Header{{Name: "X-Forwarded-Host", Value: "front.example.com:8443, inner"}}})
+			}
 		}
 		for i := range g.s.Locations {
 			l := &g.s.Locations[i]
