@@ -84,3 +84,68 @@ func TestLuaHosts(t *testing.T) {
 		t.Errorf("a.example.com = %v", got)
 	}
 }
+
+// TestLuaRoutableCoversModel holds the rule that every setting of the
+// model is either applied by the Lua router (luaapi.RoutesFromModel) or
+// keeps its host classic (a row of classicServerSettings or
+// classicLocationSettings): a field added to the model fails here until it
+// is put in one of the two.
+func TestLuaRoutableCoversModel(t *testing.T) {
+	rows := map[string]bool{}
+	for _, r := range classicServerSettings {
+		rows[r.setting] = true
+	}
+	for _, r := range classicLocationSettings {
+		rows[r.setting] = true
+	}
+	// field → "lua" (the router applies it), "model" (not a setting: what
+	// routing is made of, or read by render only) or the row that keeps
+	// the host classic.
+	fields := map[reflect.Type]map[string]string{
+		reflect.TypeOf(model.Server{}): {
+			"Hostname": "model", "Aliases": "server-alias", "CertificateID": "lua", "TLS": "lua", "AppRoot": "lua",
+			"SSLCiphers": "ssl-ciphers", "SSLPreferServerCiphers": "ssl-prefer-server-ciphers", "Locations": "model",
+			"ClientAuth": "auth-tls-secret", "Snippet": "server-snippet",
+		},
+		reflect.TypeOf(model.Location{}): {
+			"Path": "lua", "PathType": "lua", "Regex": "lua", "Backend": "lua", "Ingress": "lua", "Service": "lua",
+			"ServicePort": "lua", "HTTPSRedirect": "lua", "Settings": "model",
+		},
+		reflect.TypeOf(model.LocationSettings{}): {
+			"RewriteTarget": "lua", "XForwardedPrefix": "lua", "AppRoot": "model", "SSLRedirect": "lua", "ForceSSLRedirect": "lua",
+			"BackendProtocol": "backend-protocol", "UpstreamVhost": "lua", "Proxy": "model", "Redirect": "lua", "Access": "lua",
+			"CORS": "lua", "Limits": "model", "CustomDefaultBackend": "model", "ErrorPages": "custom-http-errors",
+			"Mirror": "mirror-target", "CustomHeaders": "lua", "FastCGI": "backend-protocol", "Denied": "lua",
+			"ExternalAuth": "auth-url", "GlobalAuthOff": "global-auth-url", "Satisfy": "satisfy", "BasicAuth": "auth-type",
+			"ClientAuth": "auth-tls-secret", "ProxySSL": "proxy-ssl-secret", "Logs": "model", "PreserveTrailingSlash": "lua",
+			"ModSecurity": "enable-modsecurity", "Snippet": "configuration-snippet",
+		},
+		reflect.TypeOf(model.ProxySettings{}): {
+			"BodySize": "proxy-body-size", "ConnectTimeout": "lua", "SendTimeout": "lua", "ReadTimeout": "lua",
+			"Buffering": "proxy-buffering", "BufferSize": "proxy-buffer-size", "RequestBuffering": "proxy-request-buffering",
+			"BuffersNumber": "proxy-buffers-number", "BusyBuffersSize": "proxy-busy-buffers-size",
+			"MaxTempFileSize": "proxy-max-temp-file-size", "NextUpstream": "proxy-next-upstream",
+			"NextUpstreamTries": "proxy-next-upstream-tries", "NextUpstreamTimeout": "proxy-next-upstream-timeout",
+			"HTTPVersion": "proxy-http-version", "CookieDomain": "proxy-cookie-domain", "CookiePath": "proxy-cookie-path",
+			"RedirectFrom": "model", "RedirectTo": "model", "Redirect": "proxy-redirect-from",
+			"ClientBodyBufferSize": "client-body-buffer-size", "ConnectionHeader": "connection-proxy-header",
+		},
+		reflect.TypeOf(model.RateLimits{}): {
+			"RPS": "limit-rps", "Connections": "limit-connections", "BurstMultiplier": "limit-rps", "Exempt": "limit-rps",
+			"RPM": "limit-rpm", "Rate": "limit-rate", "RateAfter": "limit-rate-after",
+		},
+		reflect.TypeOf(model.LocationLogs{}): {"AccessOff": "lua", "Rewrite": "enable-rewrite-log"},
+	}
+	for typ, known := range fields {
+		for i := 0; i < typ.NumField(); i++ {
+			name := typ.Field(i).Name
+			class, ok := known[name]
+			switch {
+			case !ok:
+				t.Errorf("%s.%s: neither applied by the Lua router nor a classic reason (LuaRoutable's tables)", typ.Name(), name)
+			case class != "lua" && class != "model" && !rows[class]:
+				t.Errorf("%s.%s: classic reason %q is not a row of LuaRoutable's tables", typ.Name(), name, class)
+			}
+		}
+	}
+}
