@@ -14,13 +14,15 @@
 -- rewrite() (rewrite_by_lua) applies, in the classic location's order
 -- (the route's access log first: $kubectl_ingress_loggable "0" when off):
 -- app-root (server level, first), the HTTPS redirect, a denied location
--- (503), a permanent/temporal redirect, the default backend of a path
--- without backend, then the backend ($proxy_upstream_name), the log and
--- metric labels, $location_path, the upstream Host and X-Forwarded-Prefix,
--- rewrite-target (ngx.req.set_uri, as nginx's "rewrite … break") and the
--- proxy timeouts (balancer.lua sets them), and last balancer.rewrite()
--- (503 without endpoints, canary). access() (access_by_lua) applies the
--- source ranges (403), after the rewrite phase as nginx's allow/deny.
+-- (503), a permanent/temporal redirect, CORS (a preflight answered 204),
+-- the default backend of a path without backend, then the backend
+-- ($proxy_upstream_name), the log and metric labels, $location_path, the
+-- upstream Host and X-Forwarded-Prefix, rewrite-target (ngx.req.set_uri,
+-- as nginx's "rewrite … break") and the proxy timeouts (balancer.lua sets
+-- them), and last balancer.rewrite() (503 without endpoints, canary).
+-- access() (access_by_lua) applies the source ranges (403), after the
+-- rewrite phase as nginx's allow/deny; header_filter() the route's
+-- custom-headers and CORS headers.
 --
 -- Entries live in the shared dict routes_data (configuration.lua stores
 -- them): "v:<host>" the version, "h:<host>" the JSON. Each worker keeps an
