@@ -341,7 +341,18 @@ type starter struct {
 	watchCtx context.Context
 }
 
-var _ ksync.Preloader = (*starter)(nil)
+var (
+	_ ksync.Preloader       = (*starter)(nil)
+	_ ksync.RoutesPreloader = (*starter)(nil)
+)
+
+// PreloadRoutes hands the route payload to nginx when it takes it.
+func (st *starter) PreloadRoutes(ctx context.Context, routes []byte) error {
+	if pl, ok := st.c.cfg.Nginx.(ksync.RoutesPreloader); ok {
+		return pl.PreloadRoutes(ctx, routes)
+	}
+	return nil
+}
 
 // Preload hands the payloads to nginx when it takes them.
 func (st *starter) Preload(ctx context.Context, backends, servers []byte) error {

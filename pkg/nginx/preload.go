@@ -15,6 +15,7 @@ const (
 	preloadDir      = "preload"
 	preloadBackends = "preload/backends.json"
 	preloadServers  = "preload/servers.json"
+	preloadRoutes   = "preload/routes.json"
 )
 
 // Preload writes the Lua payloads that the next Start or Reload begins
@@ -53,10 +54,35 @@ func (in *Instance) Preload(ctx context.Context, backends, servers []byte) error
 // clearPreload removes the preload files of an earlier run, which would
 // otherwise be loaded by a Start that no Preload preceded.
 func (in *Instance) clearPreload() error {
-	for _, name := range []string{preloadBackends, preloadServers} {
+	for _, name := range []string{preloadBackends, preloadServers, preloadRoutes} {
 		if err := os.Remove(in.path(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("nginx: layout: %w", err)
 		}
+	}
+	return nil
+}
+
+// PreloadRoutes writes the route payload of the Lua router (--routing=lua)
+// that the next Start or Reload begins with: routes is the JSON body of
+// POST /configuration/routes. The master loads it into routes_data when
+// that dict holds nothing yet (a start, or a reload that resized it), so
+// the Lua-routed hosts are served from the first request. nil removes the
+// file (classic routing).
+func (in *Instance) PreloadRoutes(ctx context.Context, routes []byte) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("nginx: preload: %w", err)
+	}
+	if routes == nil {
+		if err := os.Remove(in.path(preloadRoutes)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("nginx: preload: %w", err)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(in.path(preloadDir), 0o700); err != nil {
+		return fmt.Errorf("nginx: preload: %w", err)
+	}
+	if err := writeAtomic(in.path(preloadRoutes), routes, 0o600); err != nil {
+		return fmt.Errorf("nginx: preload: %w", err)
 	}
 	return nil
 }

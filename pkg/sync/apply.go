@@ -168,6 +168,9 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 			return &ApplyError{Stage: StageBridge, Err: err}
 		}
 	}
+	if err := preloadRoutes(ctx, r, desired); err != nil {
+		return &ApplyError{Stage: StageBridge, Err: err}
+	}
 	if running.Config != nil {
 		if err := pushRoutes(ctx, p, routesBeforeReload(plan)); err != nil {
 			return bridgeStage(err)

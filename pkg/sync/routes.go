@@ -2,6 +2,7 @@ package sync
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -170,4 +171,33 @@ func bridgeStage(err error) error {
 		ae.Stage = StageBridge
 	}
 	return err
+}
+
+// RoutesPreloader is a Reloader that takes the route payload of the config
+// it is about to start or reload with (pkg/nginx.Instance implements it):
+// the master loads it into routes_data when that dict is empty (a start,
+// or a reload that resized it), before its workers accept a connection.
+// routes is the JSON body of POST /configuration/routes; nil: none.
+type RoutesPreloader interface {
+	PreloadRoutes(ctx context.Context, routes []byte) error
+}
+
+// preloadRoutes hands r (when it is a RoutesPreloader) every route of
+// desired, or nil in classic mode.
+func preloadRoutes(ctx context.Context, r Reloader, desired State) error {
+	rp, ok := r.(RoutesPreloader)
+	if !ok {
+		return nil
+	}
+	var body []byte
+	if desired.Routes != nil {
+		var err error
+		if body, err = json.Marshal(luaapi.RoutesChanges(nil, desired.Routes)); err != nil {
+			return fmt.Errorf("preload: encoding the routes: %w", err)
+		}
+	}
+	if err := rp.PreloadRoutes(ctx, body); err != nil {
+		return fmt.Errorf("preload: %w", err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package sync_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -162,5 +163,46 @@ func TestApplyRoutesNeedARoutePusher(t *testing.T) {
 	err := ksync.Apply(context.Background(), ksync.NewPlan(running, desired), running, desired, f, f, nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot post routes") {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// routesPreloadingNginx is a routedNginx that also takes the route preload.
+type routesPreloadingNginx struct{ routedNginx }
+
+func (f *routesPreloadingNginx) PreloadRoutes(_ context.Context, routes []byte) error {
+	if routes == nil {
+		return f.record("preload-routes", "none")
+	}
+	var u luaapi.RoutesUpdate
+	if err := json.Unmarshal(routes, &u); err != nil {
+		return err
+	}
+	var hosts []string
+	for _, h := range u.Hosts {
+		hosts = append(hosts, h.Host)
+	}
+	return f.record("preload-routes", strings.Join(hosts, ","))
+}
+
+// TestApplyPreloadsRoutes: a start hands every route to the master before
+// nginx starts (served from the first request), then posts them; classic
+// routing removes a preload an earlier Lua run left.
+func TestApplyPreloadsRoutes(t *testing.T) {
+	desired := routed([]string{"a.example", "b.example"}, "1", "fixed", "ns-a-80")
+	f := &routesPreloadingNginx{}
+	if err := ksync.Apply(context.Background(), ksync.NewPlan(ksync.State{}, desired), ksync.State{}, desired, f, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"preload-routes a.example,b.example", "reload fixed", "backends ns-a-80", "servers  certs", "routes a.example,b.example"}
+	if !slices.Equal(f.calls, want) {
+		t.Errorf("calls %q, want %q", f.calls, want)
+	}
+	classic := st(config([]string{"a.example"}, false, "ns-a-80"), "classic")
+	f = &routesPreloadingNginx{}
+	if err := ksync.Apply(context.Background(), ksync.NewPlan(ksync.State{}, classic), ksync.State{}, classic, f, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.calls) == 0 || f.calls[0] != "preload-routes none" {
+		t.Errorf("classic start: calls %q", f.calls)
 	}
 }
