@@ -55,6 +55,7 @@ local string_match = string.match
 local table_sort = table.sort
 
 local SLASH = 47 -- "/"
+local HTTP_TOO_LARGE = 413
 local QUESTION = 63 -- "?"
 
 local _M = {}
@@ -147,6 +148,7 @@ local function compile_path(p)
     upstream_vhost = str(s.upstreamVhost),
     x_forwarded_prefix = str(s.xForwardedPrefix),
     deny_all = s.denyAll == true,
+    body_limit = tonumber(s.bodyLimit) or 0,
     allow = nets(s.allow),
     deny = nets(s.deny),
   }
@@ -468,6 +470,17 @@ function _M.rewrite()
   if r.log_off then
     ngx_var.kubectl_ingress_loggable = "0"
   end
+  -- proxy-body-size: nginx checks Content-Length once it chose the
+  -- location, before anything else of it (the router's location has the
+  -- largest limit of all routes); a chunked body is checked in access()
+  local limit = r.body_limit
+  if limit > 0 then
+    local length = tonumber(ngx_var.content_length)
+    if length and length > limit then
+      ngx_log(ngx.INFO, "router: client intended to send too large body: ", length, " bytes")
+      return ngx_exit(HTTP_TOO_LARGE)
+    end
+  end
   if auto then
     local location = escape_uri(auto, 0)
     local args = ngx_var.args
@@ -541,14 +554,28 @@ function _M.header_filter()
   end
 end
 
--- access runs in access_by_lua of the Lua location: the source ranges of
--- the route, as nginx's deny/allow lines (deny first, then allow, then
--- deny all when there is an allow list).
-function _M.access()
-  local r = ngx.ctx.route
-  if not r or not r.access then
-    return
+-- body_size is the size of the request body read by ngx.req.read_body.
+local function body_size()
+  local data = ngx.req.get_body_data()
+  if data then
+    return #data
   end
+  local path = ngx.req.get_body_file()
+  if not path then
+    return 0
+  end
+  local f = io.open(path, "rb")
+  if not f then
+    return 0
+  end
+  local size = f:seek("end") or 0
+  f:close()
+  return size
+end
+
+-- check_ranges refuses (403) a client the route's source ranges do not
+-- let in.
+local function check_ranges(r)
   if r.deny_all then
     return ngx_exit(ngx.HTTP_FORBIDDEN)
   end
@@ -561,6 +588,29 @@ function _M.access()
   end
   if #r.allow > 0 and not cidr.any(r.allow, bin) then
     return ngx_exit(ngx.HTTP_FORBIDDEN)
+  end
+end
+
+-- access runs in access_by_lua of the Lua location: the source ranges of
+-- the route, as nginx's deny/allow lines (deny first, then allow, then
+-- deny all when there is an allow list).
+function _M.access()
+  local r = ngx.ctx.route
+  if not r then
+    return
+  end
+  if r.access then
+    check_ranges(r)
+  end
+  if r.body_limit > 0 and not ngx_var.content_length and ngx_var.http_transfer_encoding then
+    -- a chunked body: read it now (nginx reads it whole before proxying
+    -- anyway: LuaRoutable keeps such a route classic without request
+    -- buffering) and measure it
+    ngx.req.read_body()
+    if body_size() > r.body_limit then
+      ngx_log(ngx.INFO, "router: client intended to send too large chunked body")
+      return ngx_exit(HTTP_TOO_LARGE)
+    end
   end
 end
 

@@ -123,6 +123,10 @@ type RouteSettings struct {
 	// ResponseHeaders are custom-headers: set on every answer of the
 	// route, replacing the backend's (none on a denied route).
 	ResponseHeaders []RouteHeader `json:"responseHeaders,omitempty"`
+	// BodyLimit is the route's client_max_body_size in bytes
+	// (proxy-body-size, else the ConfigMap's); 0: no limit. The router's
+	// location has the largest of all routes (nginxconf).
+	BodyLimit int64 `json:"bodyLimit"`
 }
 
 // RouteHeader is a response header; with Vars its value holds nginx
@@ -289,6 +293,7 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 	if t != (RouteTimeouts{Connect: g.ProxyConnectTimeout, Send: g.ProxySendTimeout, Read: g.ProxyReadTimeout}) {
 		rs.Timeouts = &t
 	}
+	rs.BodyLimit = BodyLimit(g.ProxyBodySize, st.Proxy.BodySize)
 	if st.Denied == "" {
 		for _, h := range st.CustomHeaders {
 			rs.ResponseHeaders = append(rs.ResponseHeaders, RouteHeader{Name: h.Name, Value: h.Value, Vars: h.Vars})
@@ -323,6 +328,7 @@ func fallbackPath(c *model.Config, s *model.Server) RoutePath {
 		LocationPath:   "/",
 		AccessLogOff:   s.Hostname == model.CatchAllHost && !g.Logging.DefaultBackend,
 	}
+	p.Settings.BodyLimit = BodyLimit(g.ProxyBodySize, "")
 	if (s.TLS && g.SSLRedirect) || (g.Redirects.ForceSSLRedirect && s.Hostname != model.CatchAllHost) {
 		p.Settings.HTTPSRedirect = httpRedirectCode(g)
 		p.Settings.PreserveTrailingSlash = g.PreserveTrailingSlash
@@ -412,4 +418,15 @@ func RoutesChanges(running, desired []HostRoutes) RoutesUpdate {
 	}
 	sort.Strings(u.Delete)
 	return u
+}
+
+// BodyLimit is the client_max_body_size in bytes of a location whose
+// proxy-body-size is own ("" inherits global, the ConfigMap's): an nginx
+// size, render validated ("1m", "512k", "0"); 0 is no limit.
+func BodyLimit(global, own string) int64 {
+	v := own
+	if v == "" {
+		v = global
+	}
+	return parseSize(v)
 }

@@ -14,7 +14,7 @@ import (
 // and affinity, HTTPS and permanent/temporal redirects, app-root,
 // rewrite-target, upstream-vhost, x-forwarded-prefix, the proxy timeouts,
 // source ranges, a denied location, enable-access-log, enable-cors,
-// custom-headers;
+// custom-headers, proxy-body-size (with request buffering on);
 // rewrite-target as the classic writer,
 // on regex locations only), and keeps a classic server block of
 // its own otherwise. Each setting that keeps a host classic is a row of
@@ -96,8 +96,10 @@ var classicLocationSettings = []struct {
 		return b != "" && b != c.Global.ClientBodyBufferSize
 	}},
 	{"proxy-body-size", func(c *model.Config, l *model.Location) bool {
+		// the router checks Content-Length; a chunked body only where
+		// nginx reads the whole body before proxying anyway
 		b := l.Settings.Proxy.BodySize
-		return b != "" && b != c.Global.ProxyBodySize
+		return b != "" && b != c.Global.ProxyBodySize && !c.Global.ProxyRequestBuffering
 	}},
 	{"proxy-buffering", func(c *model.Config, l *model.Location) bool {
 		b := l.Settings.Proxy.Buffering

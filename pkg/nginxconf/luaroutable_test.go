@@ -36,7 +36,11 @@ func TestLuaRoutable(t *testing.T) {
 		{name: "location settings", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Limits: model.RateLimits{Connections: 3}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
 			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Limits: model.RateLimits{Connections: 3}, BackendProtocol: "GRPC"}},
-		}}, want: []string{"backend-protocol on Ingress team/other", "limit-connections on Ingress team/other", "limit-connections on Ingress team/web", "proxy-body-size on Ingress team/web"}},
+		}}, want: []string{"backend-protocol on Ingress team/other", "limit-connections on Ingress team/other", "limit-connections on Ingress team/web"}},
+		{name: "body size without request buffering", server: model.Server{Hostname: "a", Locations: []model.Location{
+			loc(model.LocationSettings{Proxy: model.ProxySettings{BodySize: "8m"}})}},
+			global: func(g *model.Global) { g.ProxyRequestBuffering = false },
+			want:   []string{"proxy-body-size on Ingress team/web"}},
 		{name: "global auth", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{})}},
 			global: func(g *model.Global) { g.GlobalAuth.URL = "http://auth.example/" },
 			want:   []string{"global-auth-url on Ingress team/web"}},

@@ -72,14 +72,55 @@ func writeNGINXConfLua(w *confWriter, c *model.Config, o ConfOptions, r LuaRouti
 			cc.Servers = append(cc.Servers, *s)
 		}
 	}
+	bodyMax := luaBodyMax(c, classic)
 	return writeConfServers(w, &cc, o, func() {
 		for i := range cc.Servers {
 			if cc.Servers[i].Hostname != model.CatchAllHost {
 				writeServer(w, &cc, &cc.Servers[i], o)
 			}
 		}
-		writeLuaServer(w, &cc, o)
+		writeLuaServer(w, &cc, o, bodyMax)
 	})
+}
+
+// luaBodyMax is the client_max_body_size of the router's location: the
+// largest proxy-body-size of the Lua-routed locations ("0", no limit,
+// when one has none), which the router lowers per route from
+// Content-Length (router.lua); "" when that is the ConfigMap's, which the
+// location inherits. Only the largest value reaches nginx.conf, never one
+// per host.
+func luaBodyMax(c *model.Config, classic map[string][]ClassicReason) string {
+	g := c.Global.ProxyBodySize
+	best, bestBytes := g, sizeOf(g)
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		if len(classic[s.Hostname]) > 0 {
+			continue
+		}
+		for j := range s.Locations {
+			v := s.Locations[j].Settings.Proxy.BodySize
+			if v == "" {
+				continue
+			}
+			n := sizeOf(v)
+			switch {
+			case n == 0:
+				return v // no limit: nothing is larger
+			case bestBytes != 0 && n > bestBytes:
+				best, bestBytes = v, n
+			}
+		}
+	}
+	if best == g {
+		return ""
+	}
+	return best
+}
+
+// sizeOf is an nginx size in bytes (render validated it; 0 for "0").
+func sizeOf(v string) int64 {
+	n, unit, _ := splitSize(v)
+	return n * unitBytes(unit)
 }
 
 // writeRouterHTTP writes the router's dict and regex cache at http level.
@@ -122,7 +163,7 @@ var luaHeaderVars = []struct{ header, variable, client string }{
 // writeLuaServer writes the default server of the Lua router. Its
 // redirects are made absolute by the router where the classic server's
 // would be (absolute_redirect off here: a host with app-root has it off).
-func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions) {
+func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax string) {
 	w.comment("start server _ (Lua routing: lua/router.lua)")
 	w.open("server")
 	w.line("server_name", w.q(serverName(model.CatchAllHost)))
@@ -140,6 +181,9 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions) {
 	w.line("set", "$kubectl_ingress_upstream_host", "$best_http_host")
 	writeLuaAccessLog(w, c.Global.Logging)
 	writeLocationClient(w, &c.Global, &model.LocationSettings{})
+	if bodyMax != "" {
+		w.line("client_max_body_size", w.q(bodyMax))
+	}
 	w.open("rewrite_by_lua_block")
 	w.raw(`router.rewrite()`)
 	w.close()

@@ -49,7 +49,7 @@ func luaSnapshot(n int) render.Snapshot {
 		case 1:
 			ann = map[string]string{"rewrite-target": "/$1", "upstream-vhost": "in.example", "proxy-read-timeout": "5"}
 		case 2:
-			ann = map[string]string{"permanent-redirect": "https://example.org/", "allowlist-source-range": "10.0.0.0/8"}
+			ann = map[string]string{"permanent-redirect": "https://example.org/", "allowlist-source-range": "10.0.0.0/8", "proxy-body-size": "8m"}
 		case 3:
 			ann = map[string]string{"app-root": "/app", "x-forwarded-prefix": "/x", "enable-cors": "true", "enable-access-log": "false"}
 		}
@@ -85,7 +85,7 @@ func TestNGINXConfLua(t *testing.T) {
 		t.Fatalf("lua %v, classic %v", lua, classic)
 	}
 	conf := string(small)
-	for _, want := range []string{`server_name "limited.example.com";`, "lua_shared_dict routes_data 8m;", "lua_regex_cache_max_entries 1024;",
+	for _, want := range []string{`server_name "limited.example.com";`, `client_max_body_size "8m";`, "lua_shared_dict routes_data 8m;", "lua_regex_cache_max_entries 1024;",
 		`router = require("router")`, "router.init_worker(10000)", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;"} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf has no %q", want)
@@ -131,5 +131,31 @@ func TestNGINXConfLuaCatchAllClassic(t *testing.T) {
 	}
 	if bytes.Contains(conf, []byte("router.rewrite()")) {
 		t.Error("the router serves with a classic catch-all")
+	}
+}
+
+func TestLuaBodyMax(t *testing.T) {
+	for _, tc := range []struct {
+		global string
+		sizes  []string
+		want   string
+	}{
+		{"1m", []string{"", "512k"}, ""},
+		{"1m", []string{"8m", "2m", ""}, "8m"},
+		{"1m", []string{"8m", "0", "16m"}, "0"},
+		{"0", []string{"8m"}, ""},
+		{"1m", []string{"1024k"}, ""},
+	} {
+		c := &model.Config{Global: model.DefaultGlobal()}
+		c.Global.ProxyBodySize = tc.global
+		s := model.Server{Hostname: "a"}
+		for _, b := range tc.sizes {
+			s.Locations = append(s.Locations, model.Location{Path: "/", Settings: model.LocationSettings{Proxy: model.ProxySettings{BodySize: b}}})
+		}
+		c.Servers = []model.Server{s, {Hostname: "classic", Locations: []model.Location{{Settings: model.LocationSettings{Proxy: model.ProxySettings{BodySize: "99m"}}}}}}
+		classic := map[string][]ClassicReason{"classic": {{Setting: "x"}}}
+		if got := luaBodyMax(c, classic); got != tc.want {
+			t.Errorf("global %s, locations %v: %q, want %q", tc.global, tc.sizes, got, tc.want)
+		}
 	}
 }

@@ -516,6 +516,8 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 		luaIngress("custom", "ch.example.com", false, map[string]string{"custom-headers": "custom", "enable-cors": "true"}, "Prefix / api") +
 		luaIngress("customredir", "chr.example.com", false, map[string]string{"custom-headers": "custom", "permanent-redirect": "https://x.example.org/"}, "Prefix / api") +
 		luaIngress("customgone", "chg.example.com", false, map[string]string{"custom-headers": "nope"}, "Prefix / api") +
+		luaIngress("small", "bs.example.com", false, map[string]string{"proxy-body-size": "1k"}, "Prefix / api") +
+		luaIngress("big", "bb.example.com", false, map[string]string{"proxy-body-size": "3m"}, "Prefix / api") +
 		luaIngress("rq", "rq.example.com", false, map[string]string{"rewrite-target": "/y?n=$1"}, "ImplementationSpecific /q/(.*) api") +
 		luaIngress("rz", "rz.example.com", false, map[string]string{"rewrite-target": "/z/$1?"}, "ImplementationSpecific /q/(.*) api") +
 		luaIngress("rr", "rr.example.com", false, map[string]string{"rewrite-target": "https://new.example.org/$1"}, "ImplementationSpecific /q/(.*) api") +
@@ -587,6 +589,24 @@ data:
 				t.Errorf("GET https://%s%s: classic %d %.100q, lua %d %.100q", host, path, cs, cb, ls, lb)
 			}
 		}
+	}
+	// proxy-body-size: Content-Length and chunked bodies against the
+	// route's limit (1k, the ConfigMap's 1m, 3m).
+	for _, host := range []string{"bs.example.com", "bb.example.com", "a.example.com"} {
+		for _, size := range []int{500, 2 << 10, 2 << 20, 4 << 20} {
+			for _, chunked := range []bool{false, true} {
+				cs := postBody(t, classic, host, size, chunked)
+				ls := postBody(t, lua.liveNginx, host, size, chunked)
+				kinds[fmt.Sprintf("%d body", cs)]++
+				if cs != ls {
+					differ++
+					t.Errorf("POST http://%s/ of %d bytes (chunked %v): classic %d, lua %d", host, size, chunked, cs, ls)
+				}
+			}
+		}
+	}
+	if !bytes.Contains(lua.conf, []byte(`client_max_body_size "3m";`)) {
+		t.Error("the router's location does not have the largest proxy-body-size (3m)")
 	}
 	// The client's X-Forwarded-Prefix passes where the route sets none.
 	for _, host := range []string{"a.example.com", "rw.example.com", "unknown.example.org"} {
@@ -881,4 +901,32 @@ func corsAnswer(r *http.Response, body []byte) string {
 	}
 	slices.Sort(hs)
 	return fmt.Sprintf("%d %.60q %v", r.StatusCode, body, hs)
+}
+
+// postBody POSTs size bytes to http://host/ (with Content-Length, or
+// chunked) and returns the status.
+func postBody(t *testing.T, n *liveNginx, host string, size int, chunked bool) int {
+	t.Helper()
+	body := io.Reader(bytes.NewReader(make([]byte, size)))
+	if chunked {
+		body = io.MultiReader(body) // no length known: sent chunked
+	}
+	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+"/", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	if chunked {
+		req.ContentLength = -1
+	}
+	tr := &http.Transport{Proxy: nil}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: tr}).Do(req)
+	if err != nil {
+		// nginx may answer 413 and close before the body is sent
+		return -1
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
 }
