@@ -42,7 +42,7 @@ type luaNginx struct {
 // URI>" with X-Backend name and, in X-Got-Host and X-Got-Prefix, the Host
 // and X-Forwarded-Prefix it got. A request for a path starting with
 // /slow waits for the client to go (at most 10 s).
-func uriBackend(t *testing.T, name string) int {
+func uriBackend(t testing.TB, name string) int {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/slow") {
@@ -115,7 +115,7 @@ func luaIngress(name, host string, tls bool, annotations map[string]string, path
 // startLuaNginx renders manifests, starts nginx with the Lua routing
 // nginx.conf on loopback (two workers) and pushes backends, servers and
 // routes.
-func startLuaNginx(t *testing.T, manifests string) *luaNginx {
+func startLuaNginx(t testing.TB, manifests string) *luaNginx {
 	t.Helper()
 	return startLuaNginxWith(t, manifests, luaStart{})
 }
@@ -132,7 +132,7 @@ type luaStart struct {
 }
 
 // startLuaNginxWith is startLuaNginx with options.
-func startLuaNginxWith(t *testing.T, manifests string, o luaStart) *luaNginx {
+func startLuaNginxWith(t testing.TB, manifests string, o luaStart) *luaNginx {
 	t.Helper()
 	preload := o.preload
 	nginxtest.Require(t)
@@ -207,7 +207,7 @@ func cfgRoutes(c *model.Config) []luaapi.HostRoutes {
 
 // pushAll posts the backends and servers of n.config and the routes that
 // changed since the last push; a dropped entry fails the test.
-func (n *luaNginx) pushAll(t *testing.T, ctx context.Context, routes []luaapi.HostRoutes) {
+func (n *luaNginx) pushAll(t testing.TB, ctx context.Context, routes []luaapi.HostRoutes) {
 	t.Helper()
 	backends, servers := luaapi.FromModel(n.config)
 	if err := n.lua.PostBackends(ctx, backends); err != nil {
