@@ -1,0 +1,316 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The differential test of --routing=lua: the same manifests and requests
+// through a classic nginx and a Lua-routing nginx (lua_routing_test.go has
+// the harness).
+
+// TestLuaRoutingMatchesClassic sends the same requests (every host × a
+// set of paths with near misses: trailing slashes, case, extra segments,
+// dot segments, wildcard depths, unknown hosts) to a classic nginx and a
+// Lua-routing nginx of the same manifests: the status, the backend and
+// the URI it got, its Host and X-Forwarded-Prefix, and the Location
+// (ports aside) must be the same.
+func TestLuaRoutingMatchesClassic(t *testing.T) {
+	ports := map[string]int{}
+	for _, name := range []string{"root", "api", "exact", "re", "wild", "catch"} {
+		ports[name] = uriBackend(t, name)
+	}
+	manifests := luaRoutingManifests(ports, false) +
+		luaIngress("paths", "p.example.com", false, nil, "Prefix /a root", "Prefix /a/b api", "Exact /a/b exact",
+			"ImplementationSpecific /a/b/c re", "ImplementationSpecific /x/ wild", "Exact /e/ catch", "ImplementationSpecific /docs api") +
+		luaIngress("regexes", "q.example.com", false, map[string]string{"use-regex": "true"},
+			"ImplementationSpecific /p/[a-z]+ api", "ImplementationSpecific /p/.* exact", "Prefix /p re", "Exact /p/x wild", "Prefix /z/ root") +
+		luaIngress("tlsapi", "t.example.com", true, map[string]string{"preserve-trailing-slash": "true"}, "Prefix /api api") +
+		luaIngress("nolog", "nolog.example.com", false, map[string]string{"enable-access-log": "false"}, "Prefix /a api") +
+		luaIngress("sticky", "canary.example.com", false, map[string]string{"affinity": "cookie", "session-cookie-name": "route"}, "Prefix /app root") +
+		luaIngress("canary", "canary.example.com", false, map[string]string{"canary": "true", "canary-by-header": "X-Canary"}, "Prefix /app exact") +
+		luaIngress("corsany", "ca.example.com", false, map[string]string{"enable-cors": "true"}, "Prefix / api") +
+		luaIngress("corslist", "co.example.com", false, map[string]string{"enable-cors": "true",
+			"cors-allow-origin": "https://a.example.org, https://*.b.example.org", "cors-allow-methods": "GET, PUT",
+			"cors-expose-headers": "X-Id", "cors-allow-credentials": "false", "cors-max-age": "60"}, "Prefix / api", "Exact /gone missing") +
+		luaIngress("custom", "ch.example.com", false, map[string]string{"custom-headers": "custom", "enable-cors": "true"}, "Prefix / api") +
+		luaIngress("customredir", "chr.example.com", false, map[string]string{"custom-headers": "custom", "permanent-redirect": "https://x.example.org/"}, "Prefix / api") +
+		luaIngress("customgone", "chg.example.com", false, map[string]string{"custom-headers": "nope"}, "Prefix / api") +
+		luaIngress("small", "bs.example.com", false, map[string]string{"proxy-body-size": "1k"}, "Prefix / api") +
+		luaIngress("big", "bb.example.com", false, map[string]string{"proxy-body-size": "3m"}, "Prefix / api") +
+		luaIngress("rq", "rq.example.com", false, map[string]string{"rewrite-target": "/y?n=$1"}, "ImplementationSpecific /q/(.*) api") +
+		luaIngress("rz", "rz.example.com", false, map[string]string{"rewrite-target": "/z/$1?"}, "ImplementationSpecific /q/(.*) api") +
+		luaIngress("rr", "rr.example.com", false, map[string]string{"rewrite-target": "https://new.example.org/$1"}, "ImplementationSpecific /q/(.*) api") +
+		`apiVersion: v1
+kind: ConfigMap
+metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
+data:
+  global-allowed-response-headers: "X-Shop,X-Price,Access-Control-Max-Age"
+  add-headers: ingress-nginx/response-headers
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: response-headers, namespace: ingress-nginx}
+data:
+  X-Served-Host: "$host"
+  X-Shop: "global"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: custom, namespace: e2e}
+data:
+  X-Shop: "ours"
+  X-Price: "$5 $remote_addr"
+  Access-Control-Max-Age: "7"
+---
+`
+	classic := startNginx(t, manifests)
+	lua := startLuaNginx(t, manifests)
+	for _, host := range []string{"ca.example.com", "co.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "nolog.example.com", "canary.example.com"} {
+		if bytes.Contains(lua.conf, []byte(`"`+host+`"`)) {
+			t.Errorf("%s has a classic server block: the test wants the router to serve it", host)
+		}
+	}
+	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
+		"redir.example.com", "secure.example.com", "approot.example.com", "allow.example.com", "allowme.example.com",
+		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "unknown.example.org"}
+	paths := []string{"/", "/a", "/a/", "/A", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/b/c/", "/a/b/cd", "/a/b/c/d",
+		"/x", "/x/", "/x/y", "/e", "/e/", "/e/x", "/p", "/p/", "/p/abc", "/p/ABC", "/p/x", "/p/1", "/z", "/z/", "/z/1",
+		"/docs", "/docs/", "/docs?q=1", "/api", "/api/", "/api/x?q=1", "/apix", "/exact", "/exact/", "/v1/items",
+		"/V2/items/x", "/app", "/app/", "/app/x?y=1", "/home", "/catch", "/catch/x", "/other", "/a//b", "/a/./b/", "/a/../x", "/%7Ea"}
+	port := regexpPorts(classic.httpPort, lua.httpPort)
+	differ := 0
+	kinds := map[string]int{} // status and backend: the test must see many
+	id := 0
+	for _, host := range hosts {
+		for _, path := range paths {
+			id++
+			rid := fmt.Sprintf("lua-diff-%d", id)
+			cr, cb := classic.call(t, http.MethodGet, host, path, "", "X-Request-ID", rid)
+			lr, lb := lua.call(t, http.MethodGet, host, path, "", "X-Request-ID", rid)
+			c := fmt.Sprintf("%d %q %s %q %q", cr.StatusCode, cb, port(cr.Header.Get("Location")), cr.Header.Get("X-Got-Host"), cr.Header.Get("X-Got-Prefix"))
+			l := fmt.Sprintf("%d %q %s %q %q", lr.StatusCode, lb, port(lr.Header.Get("Location")), lr.Header.Get("X-Got-Host"), lr.Header.Get("X-Got-Prefix"))
+			kinds[fmt.Sprintf("%d %s", cr.StatusCode, cr.Header.Get("X-Backend"))]++
+			if c != l {
+				differ++
+				if differ <= 30 {
+					t.Errorf("GET http://%s%s: classic %.200s, lua %.200s", host, path, c, l)
+				}
+			}
+		}
+	}
+	// Over HTTPS (SNI the host): no HTTPS redirect, the same routes.
+	for _, host := range hosts {
+		for _, path := range []string{"/", "/a/b", "/api/x?q=1", "/docs", "/app/x", "/p/abc", "/catch"} {
+			cs, cb := classic.getTLS(t, host, path)
+			ls, lb := lua.getTLS(t, host, path)
+			if cs != ls || port(cb) != port(lb) {
+				differ++
+				t.Errorf("GET https://%s%s: classic %d %.100q, lua %d %.100q", host, path, cs, cb, ls, lb)
+			}
+		}
+	}
+	// proxy-body-size: Content-Length and chunked bodies against the
+	// route's limit (1k, the ConfigMap's 1m, 3m).
+	for _, host := range []string{"bs.example.com", "bb.example.com", "a.example.com"} {
+		for _, size := range []int{500, 2 << 10, 2 << 20, 4 << 20} {
+			for _, chunked := range []bool{false, true} {
+				cs := postBody(t, classic, host, size, chunked)
+				ls := postBody(t, lua.liveNginx, host, size, chunked)
+				kinds[fmt.Sprintf("%d body", cs)]++
+				if cs != ls {
+					differ++
+					t.Errorf("POST http://%s/ of %d bytes (chunked %v): classic %d, lua %d", host, size, chunked, cs, ls)
+				}
+			}
+		}
+	}
+	if !bytes.Contains(lua.conf, []byte(`client_max_body_size "3m";`)) {
+		t.Error("the router's location does not have the largest proxy-body-size (3m)")
+	}
+	// The client's X-Forwarded-Prefix passes where the route sets none.
+	for _, host := range []string{"a.example.com", "rw.example.com", "unknown.example.org"} {
+		for _, path := range []string{"/api", "/app/x", "/catch"} {
+			cr, cb := classic.call(t, http.MethodGet, host, path, "", "X-Forwarded-Prefix", "/client")
+			lr, lb := lua.call(t, http.MethodGet, host, path, "", "X-Forwarded-Prefix", "/client")
+			c := fmt.Sprintf("%d %q %s", cr.StatusCode, cb, cr.Header.Get("X-Got-Prefix"))
+			l := fmt.Sprintf("%d %q %s", lr.StatusCode, lb, lr.Header.Get("X-Got-Prefix"))
+			if c != l {
+				differ++
+				t.Errorf("GET http://%s%s (X-Forwarded-Prefix /client): classic %s, lua %s", host, path, c, l)
+			}
+		}
+	}
+	// rewrite-target with arguments and redirects: nginx's rewrite rules
+	// for "?" and escaped captures.
+	for _, host := range []string{"rq.example.com", "rz.example.com", "rr.example.com", "rw.example.com"} {
+		for _, path := range []string{"/q/x", "/q/x?o=1", "/q/p%3Fq?o=1", "/q/a+b?o=1", "/q/%7Ex", "/Q/x/y", "/app/p%3Fq?o=1", "/app/a+b"} {
+			cr, cb := classic.call(t, http.MethodGet, host, path, "")
+			lr, lb := lua.call(t, http.MethodGet, host, path, "")
+			c := fmt.Sprintf("%d %q %s", cr.StatusCode, cb, cr.Header.Get("Location"))
+			l := fmt.Sprintf("%d %q %s", lr.StatusCode, lb, lr.Header.Get("Location"))
+			kinds[fmt.Sprintf("%d %s rewrite", cr.StatusCode, cr.Header.Get("X-Backend"))]++
+			if c != l {
+				differ++
+				t.Errorf("GET http://%s%s: classic %s, lua %s", host, path, c, l)
+			}
+		}
+	}
+	// Canary and affinity: the balancer decides as for a classic location,
+	// and the affinity cookie's Path is the route's $location_path.
+	for _, path := range []string{"/app", "/app/x", "/other"} {
+		for _, canary := range []string{"", "always", "never"} {
+			cr, cb := classic.call(t, http.MethodGet, "canary.example.com", path, "", "X-Canary", canary)
+			lr, lb := lua.call(t, http.MethodGet, "canary.example.com", path, "", "X-Canary", canary)
+			c := fmt.Sprintf("%d %q %s", cr.StatusCode, cb, cookiePath(cr))
+			l := fmt.Sprintf("%d %q %s", lr.StatusCode, lb, cookiePath(lr))
+			kinds[fmt.Sprintf("%d %s", cr.StatusCode, cr.Header.Get("X-Backend"))]++
+			if c != l {
+				differ++
+				t.Errorf("GET http://canary.example.com%s (X-Canary %q): classic %s, lua %s", path, canary, c, l)
+			}
+		}
+	}
+	// CORS and custom headers: the same answers and headers for every
+	// origin and method.
+	for _, host := range []string{"ca.example.com", "co.example.com", "cors.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "a.example.com"} {
+		for _, origin := range []string{"", "https://a.example.org", "https://A.Example.ORG", "https://x.b.example.org", "https://y.x.b.example.org", "https://evil.org"} {
+			for _, method := range []string{http.MethodGet, http.MethodOptions} {
+				for _, path := range []string{"/c", "/gone"} {
+					cr, cb := classic.call(t, method, host, path, "", "Origin", origin)
+					lr, lb := lua.call(t, method, host, path, "", "Origin", origin)
+					c, l := corsAnswer(cr, cb), corsAnswer(lr, lb)
+					kinds[fmt.Sprintf("%d %s cors", cr.StatusCode, cr.Header.Get("X-Backend"))]++
+					if c != l {
+						differ++
+						t.Errorf("%s http://%s%s (Origin %q): classic %s, lua %s", method, host, path, origin, c, l)
+					}
+				}
+			}
+		}
+	}
+	// The access logs: the same requests, each with the same status and
+	// $proxy_upstream_name.
+	classicLog, luaLog := accessLogByID(t, classic), accessLogByID(t, lua.liveNginx)
+	if len(classicLog) == 0 || len(classicLog) == id {
+		t.Errorf("classic access log: %d of %d requests: the test must see both logged and unlogged ones", len(classicLog), id)
+	}
+	for rid, c := range classicLog {
+		if l := luaLog[rid]; l != c {
+			t.Errorf("access log of %s: classic %q, lua %q", rid, c, l)
+		}
+	}
+	for rid, l := range luaLog {
+		if _, ok := classicLog[rid]; !ok {
+			t.Errorf("access log of %s: only lua logged %q", rid, l)
+		}
+	}
+	t.Logf("%d requests (%d logged), answers by status and backend: %v", len(hosts)*len(paths), len(classicLog), kinds)
+	if differ > 0 {
+		t.Errorf("%d of %d requests differ", differ, len(hosts)*len(paths))
+	}
+	if len(kinds) < 10 {
+		t.Errorf("only %d kinds of answer: the requests do not exercise the routing", len(kinds))
+	}
+}
+
+// regexpPorts returns a function that replaces the given ports in a
+// Location by "PORT".
+func regexpPorts(ports ...int) func(string) string {
+	return func(s string) string {
+		for _, p := range ports {
+			s = strings.ReplaceAll(s, ":"+strconv.Itoa(p), ":PORT")
+		}
+		return s
+	}
+}
+
+// accessLogByID reads nginx's access log (ingress-nginx's format) and
+// returns, for each request ID of the differential test, its status and
+// $proxy_upstream_name.
+func accessLogByID(t *testing.T, n *liveNginx) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(n.inst.Prefix(), "logs", "access.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || !strings.HasPrefix(f[len(f)-1], "lua-diff-") {
+			continue
+		}
+		status := ""
+		if q := strings.Split(line, `"`); len(q) > 2 {
+			if g := strings.Fields(q[2]); len(g) > 0 {
+				status = g[0]
+			}
+		}
+		upstream := ""
+		if i := strings.Index(line, "] ["); i >= 0 {
+			if j := strings.LastIndex(line[:i], "["); j >= 0 {
+				upstream = line[j+1 : i]
+			}
+		}
+		out[f[len(f)-1]] = status + " " + upstream
+	}
+	return out
+}
+
+// cookiePath gives the name and Path of each cookie an answer sets.
+func cookiePath(r *http.Response) string {
+	var out []string
+	for _, c := range r.Cookies() {
+		out = append(out, c.Name+" path="+c.Path)
+	}
+	return strings.Join(out, ",")
+}
+
+// corsAnswer gives the status, body and CORS-related headers of an answer.
+func corsAnswer(r *http.Response, body []byte) string {
+	var hs []string
+	for name, v := range r.Header {
+		if strings.HasPrefix(name, "Access-Control-") || strings.HasPrefix(name, "X-") && name != "X-Got-Host" || name == "Content-Type" || name == "Content-Length" || name == "Location" {
+			hs = append(hs, name+"="+strings.Join(v, "|"))
+		}
+	}
+	slices.Sort(hs)
+	return fmt.Sprintf("%d %.60q %v", r.StatusCode, body, hs)
+}
+
+// postBody POSTs size bytes to http://host/ (with Content-Length, or
+// chunked) and returns the status.
+func postBody(t *testing.T, n *liveNginx, host string, size int, chunked bool) int {
+	t.Helper()
+	body := io.Reader(bytes.NewReader(make([]byte, size)))
+	if chunked {
+		body = io.MultiReader(body) // no length known: sent chunked
+	}
+	req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+"/", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	if chunked {
+		req.ContentLength = -1
+	}
+	tr := &http.Transport{Proxy: nil}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: tr}).Do(req)
+	if err != nil {
+		// nginx may answer 413 and close before the body is sent
+		return -1
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
