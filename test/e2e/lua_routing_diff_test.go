@@ -36,6 +36,7 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 			"ImplementationSpecific /p/[a-z]+ api", "ImplementationSpecific /p/.* exact", "Prefix /p re", "Exact /p/x wild", "Prefix /z/ root") +
 		luaIngress("tlsapi", "t.example.com", true, map[string]string{"preserve-trailing-slash": "true"}, "Prefix /api api") +
 		luaIngress("nolog", "nolog.example.com", false, map[string]string{"enable-access-log": "false"}, "Prefix /a api") +
+		luaIngress("approotdocs", "ar.example.com", false, map[string]string{"app-root": "/home"}, "ImplementationSpecific /docs/ api", "Prefix /home root") +
 		luaIngress("sticky", "canary.example.com", false, map[string]string{"affinity": "cookie", "session-cookie-name": "route"}, "Prefix /app root") +
 		luaIngress("canary", "canary.example.com", false, map[string]string{"canary": "true", "canary-by-header": "X-Canary"}, "Prefix /app exact") +
 		luaIngress("corsany", "ca.example.com", false, map[string]string{"enable-cors": "true"}, "Prefix / api") +
@@ -82,7 +83,7 @@ data:
 	}
 	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
 		"redir.example.com", "secure.example.com", "approot.example.com", "allow.example.com", "allowme.example.com",
-		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "unknown.example.org"}
+		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "ar.example.com", "unknown.example.org"}
 	paths := []string{"/", "/a", "/a/", "/A", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/b/c/", "/a/b/cd", "/a/b/c/d",
 		"/x", "/x/", "/x/y", "/e", "/e/", "/e/x", "/p", "/p/", "/p/abc", "/p/ABC", "/p/x", "/p/1", "/z", "/z/", "/z/1",
 		"/docs", "/docs/", "/docs?q=1", "/api", "/api/", "/api/x?q=1", "/apix", "/exact", "/exact/", "/v1/items",
