@@ -29,8 +29,9 @@ deps: ## Install nginx and its Lua modules from Debian's packages when missing
 envtest: ## Build kube-apiserver and etcd for envtest into bin/envtest (once; reused while unchanged)
 	GO=$(GO) hack/envtest.sh
 
-test: deps envtest release-check ## Install what the tests need, check the release (make release-check), then run every test (real nginx and API server included)
+test: deps envtest release-check ## Install what the tests need, check the release (make release-check), then run every test (real nginx and API server included), and the e2e suite again with --routing=lua
 	$(GO) test -timeout 30m ./...
+	KUBECTL_INGRESS_E2E_ROUTING=lua $(GO) test -timeout 30m ./test/e2e
 
 bench: deps ## Benchmarks of render (1,000 and 10,000 Ingresses) and the whole command
 	hack/bench-render.sh $(BENCH_OUT)

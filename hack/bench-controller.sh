@@ -12,11 +12,15 @@
 #     and peak) and nginx's, then the time to apply genmanifests'
 #     "--change endpoints" (dynamic: no reload) and "--change path" (one
 #     reload) pairs, read from /metrics.
-# Usage: hack/bench-controller.sh [OUTDIR] [EDITS]   (EDITS default 50)
+# Usage: [ROUTING=lua] hack/bench-controller.sh [OUTDIR] [EDITS]   (EDITS default 50)
+# ROUTING (nginx or lua, default nginx) is the controller's --routing, also
+# given to the Go benchmarks (KUBECTL_INGRESS_E2E_ROUTING).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-out/bench}
 edits=${2:-50}
+routing=${ROUTING:-nginx}
+export KUBECTL_INGRESS_E2E_ROUTING=$routing
 mkdir -p "$out"
 gen="$out/genmanifests"
 go build -o "$gen" ./hack/genmanifests
@@ -60,11 +64,11 @@ wait_metric() {
 rss() { awk '/^VmRSS/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
 hwm() { awk '/^VmHWM/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
 
-echo "== kubectl-ingress controller --from-files ($n Ingresses)"
+echo "== kubectl-ingress controller --from-files --routing=$routing ($n Ingresses)"
 start=$(now)
 bin/kubectl-ingress controller --from-files "$work/manifests" --nginx-prefix "$work/nginx" \
 	--http-port "$http" --https-port "$https" --status-address "127.0.0.1:$status" \
-	--health-addr "127.0.0.1:$health" --worker-processes 2 2>"$out/controller-$n.log" &
+	--health-addr "127.0.0.1:$health" --worker-processes 2 --routing "$routing" 2>"$out/controller-$n.log" &
 pid=$!
 until curl -sf "http://127.0.0.1:$health/readyz" >/dev/null 2>&1; do
 	kill -0 "$pid" 2>/dev/null || { echo "the controller exited:"; tail -20 "$out/controller-$n.log"; exit 1; }
@@ -82,7 +86,13 @@ cp "$out/cluster-$n-endpoints/endpointslice.yaml" "$work/manifests/endpointslice
 echo "--change endpoints (every 10th EndpointSlice): applied in $(wait_metric kubectl_ingress_dynamic_updates_total $((dynamic + 1))) s; reloads $(metric kubectl_ingress_reloads_total) (was $reloads)"
 cp "$out/cluster-$n-path/endpointslice.yaml" "$work/manifests/endpointslice.yaml"
 cp "$out/cluster-$n-path/ingress.yaml" "$work/manifests/ingress.yaml"
-echo "--change path (one Ingress gains a path): applied in $(wait_metric kubectl_ingress_reloads_total $((reloads + 1))) s (a reload)"
+reloads=$(metric kubectl_ingress_reloads_total)
+dynamic=$(metric kubectl_ingress_dynamic_updates_total)
+start=$(now)
+until [ "$(metric kubectl_ingress_reloads_total)" != "$reloads" ] || [ "$(metric kubectl_ingress_dynamic_updates_total)" != "$dynamic" ]; do
+	sleep 0.01
+done
+echo "--change path (one Ingress gains a path): applied in $(since "$start") s; reloads $reloads -> $(metric kubectl_ingress_reloads_total), dynamic updates $dynamic -> $(metric kubectl_ingress_dynamic_updates_total)"
 echo "controller RSS after the changes: $(rss "$pid") (peak $(hwm "$pid"))"
 metrics | grep -E '^kubectl_ingress_sync_duration_seconds_(sum|count)' || true
 

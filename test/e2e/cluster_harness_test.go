@@ -159,7 +159,7 @@ func startClusterControllerWith(t testing.TB, cs kubernetes.Interface, scfg cont
 	t.Helper()
 	nginxtest.Require(t)
 	cc := &clusterController{cs: cs}
-	co := o.conf(cc.prepare(t))
+	co := o.conf(t, cc.prepare(t))
 	build := o.buildOptions()
 	scfg.ConfigMap, scfg.DefaultSSLCertificate = build.ConfigMap, build.DefaultSSLCertificate
 	ctx, cancel := cc.logContext()

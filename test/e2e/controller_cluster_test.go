@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 )
 
 // TestClusterControllerScenarios runs the controller in cluster mode
@@ -33,7 +34,7 @@ func TestClusterControllerScenarios(t *testing.T) {
 	ip := endpointIP(t)
 	alpha, beta, gamma := ipBackend(t, ip, "alpha"), ipBackend(t, ip, "beta"), ipBackend(t, ip, "gamma")
 
-	cc := startClusterController(t, cp.cfg, "", controllerOptions{})
+	cc := startClusterController(t, cp.cfg, "", controllerOptions{routing: nginxconf.RoutingNginx})
 	cs := cc.cs
 	must(cs.CoreV1().Namespaces().Create(ctx, kNamespace(ns), create))(t)
 	must(cs.NetworkingV1().IngressClasses().Create(ctx, kIngressClass(), create))(t)

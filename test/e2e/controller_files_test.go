@@ -213,7 +213,7 @@ func startFilesControllerWith(t testing.TB, files map[string]string, o controlle
 	t.Helper()
 	nginxtest.Require(t)
 	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests")}
-	co := o.conf(fc.prepare(t))
+	co := o.conf(t, fc.prepare(t))
 	for name, content := range files {
 		fc.write(t, name, content)
 	}
@@ -289,12 +289,12 @@ func filesIngress(name, host string, annotations map[string]string, paths ...str
 
 func TestFilesControllerScenarios(t *testing.T) {
 	alpha, beta, gamma := namedBackend(t, "alpha"), namedBackend(t, "beta"), namedBackend(t, "gamma")
-	fc := startFilesController(t, map[string]string{
+	fc := startFilesControllerWith(t, map[string]string{
 		"class.yaml":     "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
 		"svc/web.yaml":   serviceYAML("web", alpha),
 		"svc/other.yaml": serviceYAML("other", gamma),
 		"ing/shop.yaml":  filesIngress("shop", "shop.example.com", nil, "/", "web"),
-	})
+	}, classicControllerOptions())
 	const host = "shop.example.com"
 
 	t.Run("create: served by the right backend", func(t *testing.T) {
@@ -415,11 +415,11 @@ func TestFilesControllerScenarios(t *testing.T) {
 
 func TestFilesControllerBurstOfEdits(t *testing.T) {
 	alpha := namedBackend(t, "alpha")
-	fc := startFilesController(t, map[string]string{
+	fc := startFilesControllerWith(t, map[string]string{
 		"class.yaml":   "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
 		"web.yaml":     serviceYAML("web", alpha),
 		"ingress.yaml": filesIngress("shop", "shop.example.com", nil, "/v0", "web"),
-	})
+	}, classicControllerOptions())
 	fc.eventuallyServes(t, 10*time.Second, "shop.example.com", "/v0", 200, "alpha /v0")
 	before := fc.settle(t)
 	// 500 edits, each of which alone would need a reload (a new path).

@@ -23,6 +23,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
 
 // reloadTo renders manifests with o as the controller would after a change
@@ -36,10 +37,11 @@ func (n *liveNginx) reloadTo(t *testing.T, manifests string, o render.Options) {
 		t.Fatal(err)
 	}
 	cfg, problems := buildConfigWith(t, manifests, o)
-	conf, err := nginxconf.NGINXConf(cfg, n.confOpts)
+	state, err := ksync.DesiredState(cfg, n.confOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	conf := state.NGINXConf
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := n.inst.Reload(ctx, conf); err != nil {
@@ -52,6 +54,9 @@ func (n *liveNginx) reloadTo(t *testing.T, manifests string, o render.Options) {
 	if err := n.lua.PostServers(ctx, servers); err != nil {
 		t.Fatal(err)
 	}
+	running := n.routes
+	n.routes = state.Routes
+	n.postRoutes(t, ctx, running)
 	n.conf, n.config, n.problems = conf, cfg, problems
 	waitWorkersGone(t, n.inst, old)
 }
@@ -202,7 +207,7 @@ func TestCrossNamespaceHostSharingFilesController(t *testing.T) {
 	for _, tc := range sharingCases {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.options()
-			fc := startFilesControllerWith(t, map[string]string{"team-a.yaml": older}, controllerOptions{debounce: 20 * time.Millisecond, build: &o})
+			fc := startFilesControllerWith(t, map[string]string{"team-a.yaml": older}, controllerOptions{debounce: 20 * time.Millisecond, build: &o, routing: nginxconf.RoutingNginx})
 			fc.eventuallyServes(t, 20*time.Second, sharedHost, "/admin", http.StatusOK, "team-a-admin")
 			checkSharing(t, fc.httpPort, "before team-b's Ingresses", sharingBefore)
 

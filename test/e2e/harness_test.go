@@ -27,6 +27,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
 
 // freePort asks the kernel for a free loopback port.
@@ -63,6 +64,8 @@ type liveNginx struct {
 	problems  []model.Problem
 	confOpts  nginxconf.ConfOptions
 	conf      []byte // the nginx.conf that runs
+	// routes are the Lua router's host entries (nil in classic mode).
+	routes []luaapi.HostRoutes
 }
 
 // nginxOptions change how startNginxWith starts nginx.
@@ -122,11 +125,13 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 	co.HTTPPort, co.HTTPSPort, co.StatusAddress = n.httpPort, n.httpsPort, statusAddr
 	co.WorkerProcesses = "2"
 	co.RequestMetricBuckets = opts.requestMetrics
+	co.Routing = e2eRouting(t)
 	n.confOpts = co
-	conf, err := nginxconf.NGINXConf(cfg, co)
+	state, err := ksync.DesiredState(cfg, co)
 	if err != nil {
 		t.Fatal(err)
 	}
+	conf := state.NGINXConf
 	if opts.editConf != nil {
 		conf = []byte(opts.editConf(string(conf)))
 	}
@@ -160,7 +165,33 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 	if err := n.lua.PostServers(ctx, servers); err != nil {
 		t.Fatal(err)
 	}
+	n.routes = state.Routes
+	n.postRoutes(t, ctx, nil)
 	return n
+}
+
+// e2eRouting is the routing mode of the e2e harness: KUBECTL_INGRESS_E2E_ROUTING
+// ("lua" runs every test that starts nginx through the harness with the Lua
+// router; "" or "nginx" classic).
+func e2eRouting(t testing.TB) string {
+	mode := os.Getenv("KUBECTL_INGRESS_E2E_ROUTING")
+	if err := nginxconf.CheckRouting(mode); err != nil {
+		t.Fatalf("KUBECTL_INGRESS_E2E_ROUTING: %v", err)
+	}
+	return mode
+}
+
+// postRoutes posts the Lua router's changes from running to n.routes (in
+// Lua routing; nothing in classic mode).
+func (n *liveNginx) postRoutes(t testing.TB, ctx context.Context, running []luaapi.HostRoutes) {
+	t.Helper()
+	if n.routes == nil {
+		return
+	}
+	dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesChanges(running, n.routes))
+	if err != nil || len(dropped) > 0 {
+		t.Fatalf("posting the routes: %v (dropped %v)", err, dropped)
+	}
 }
 
 // push renders manifests as the controller would after a change that needs
@@ -169,10 +200,11 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 func (n *liveNginx) push(t *testing.T, manifests string) *model.Config {
 	t.Helper()
 	cfg, _ := buildConfig(t, manifests)
-	conf, err := nginxconf.NGINXConf(cfg, n.confOpts)
+	state, err := ksync.DesiredState(cfg, n.confOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	conf := state.NGINXConf
 	if !bytes.Equal(conf, n.conf) {
 		t.Fatalf("the change needs a reload: nginx.conf differs from the running one")
 	}
@@ -185,6 +217,9 @@ func (n *liveNginx) push(t *testing.T, manifests string) *model.Config {
 	if err := n.lua.PostServers(ctx, servers); err != nil {
 		t.Fatal(err)
 	}
+	running := n.routes
+	n.routes = state.Routes
+	n.postRoutes(t, ctx, running)
 	n.config = cfg
 	return cfg
 }

@@ -46,13 +46,13 @@ func configHashOf(t *testing.T, conf []byte) float64 {
 func TestIngressNginxControllerMetrics(t *testing.T) {
 	web := namedBackend(t, "web")
 	shop, shopCrt := tlsSecretYAML(t, "shop-tls", "shop.example.com")
-	fc := startFilesController(t, map[string]string{
+	fc := startFilesControllerWith(t, map[string]string{
 		"class.yaml":    "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
 		"svc/web.yaml":  serviceYAML("web", web),
 		"secret.yaml":   shop,
 		"ing/shop.yaml": filesIngress("shop", "shop.example.com", nil, "/", "web") + "  tls:\n  - hosts: [shop.example.com]\n    secretName: shop-tls\n",
 		"ing/a.yaml":    filesIngress("a", "a.example.com", nil, "/", "web"),
-	})
+	}, classicControllerOptions())
 	fc.eventuallyServes(t, 20*time.Second, "a.example.com", "/", 200, "web")
 	before := fc.settle(t)
 	srv := httptest.NewServer(fc.c.Handler())

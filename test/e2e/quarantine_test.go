@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxrefuses"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 )
 
 // The quarantine tests need an Ingress that render accepts and nginx -t
@@ -42,7 +43,7 @@ func TestFilesQuarantine(t *testing.T) {
 		"svc/web.yaml":   serviceYAML("web", alpha),
 		"svc/other.yaml": serviceYAML("other", gamma),
 		"ing/shop.yaml":  filesIngress("shop", "shop.example.com", nil, "/", "web"),
-	}, controllerOptions{debounce: 20 * time.Millisecond, seam: true})
+	}, controllerOptions{debounce: 20 * time.Millisecond, seam: true, routing: nginxconf.RoutingNginx})
 	fc.eventuallyServes(t, 10*time.Second, "shop.example.com", "/", 200, "alpha /")
 
 	fc.write(t, "ing/bad.yaml", in.YAML("e2e", "bad", "bad.example.com", "other", "2026-02-01T00:00:00Z"))
@@ -94,7 +95,7 @@ func TestClusterQuarantine(t *testing.T) {
 	ip := endpointIP(t)
 	alpha, beta, gamma := ipBackend(t, ip, "alpha"), ipBackend(t, ip, "beta"), ipBackend(t, ip, "gamma")
 
-	cc := startClusterController(t, cp.cfg, "", controllerOptions{seam: true})
+	cc := startClusterController(t, cp.cfg, "", controllerOptions{seam: true, routing: nginxconf.RoutingNginx})
 	cs := cc.cs
 	for _, ns := range []string{"team-a", "team-b", "team-c"} {
 		must(cs.CoreV1().Namespaces().Create(ctx, kNamespace(ns), create))(t)

@@ -35,8 +35,18 @@ type controllerOptions struct {
 	// problems, when set, is given every sync's Problems too (beside the
 	// log or the Events).
 	problems controller.ProblemReporter
-	// routing is the nginx.conf writer's --routing ("" for classic).
+	// routing is the nginx.conf writer's --routing; "" follows
+	// KUBECTL_INGRESS_E2E_ROUTING (e2eRouting). A test of the classic
+	// mode's own mechanics (how many reloads a change costs, nginx -t
+	// refusing a location line) pins RoutingNginx: in Lua routing those
+	// changes reload nothing and write no location.
 	routing string
+}
+
+// classicControllerOptions are the options of startFilesController pinned
+// to the classic writer (see controllerOptions.routing).
+func classicControllerOptions() controllerOptions {
+	return controllerOptions{debounce: 20 * time.Millisecond, routing: nginxconf.RoutingNginx}
 }
 
 // reporter is base, with o.problems told as well when set.
@@ -65,8 +75,11 @@ func (o controllerOptions) buildOptions() render.Options {
 }
 
 // conf is co with the seam applied when o asks for it.
-func (o controllerOptions) conf(co nginxconf.ConfOptions) nginxconf.ConfOptions {
+func (o controllerOptions) conf(t testing.TB, co nginxconf.ConfOptions) nginxconf.ConfOptions {
 	co.Routing = o.routing
+	if co.Routing == "" {
+		co.Routing = e2eRouting(t)
+	}
 	if o.seam {
 		return nginxrefuses.Seam(co)
 	}
