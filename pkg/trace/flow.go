@@ -14,7 +14,7 @@ import (
 // rewrite-target) in the order of its lines, then Lua's balancer rewrite
 // (backend, canary), preaccess (limits), access (source ranges, basic
 // and external auth under satisfy) and content (the proxy).
-func (t *tracer) location(s *model.Server, l *model.Location) {
+func (t *tracer) location(s *model.Server, l *model.Location) bool {
 	st := &l.Settings
 	g := &t.c.Global
 	t.notCovered(l)
@@ -24,12 +24,12 @@ func (t *tracer) location(s *model.Server, l *model.Location) {
 			pres = *st.PreserveTrailingSlash
 		}
 		t.httpsRedirect(pres)
-		return
+		return false
 	}
 	if st.Denied != "" {
 		t.step("rewrite", "denied", st.Denied+": 503")
 		t.status(503, "")
-		return
+		return false
 	}
 	if ca := st.ClientAuth; ca != nil && ca.MatchCN != "" {
 		re, err := regexp.Compile(ca.MatchCN)
@@ -37,38 +37,42 @@ func (t *tracer) location(s *model.Server, l *model.Location) {
 			t.step("rewrite", "auth-tls-match-cn", "no client certificate subject matches "+ca.MatchCN+": 403")
 			t.status(403, "")
 			t.d.Outcome.Unless = append(t.d.Outcome.Unless, "a client certificate whose subject matches "+ca.MatchCN)
-			return
+			return false
 		}
 	}
 	if rd := st.Redirect; rd != nil {
 		t.step("rewrite", "redirect", "permanent/temporal redirect: "+strconv.Itoa(rd.Code))
 		t.status(rd.Code, rd.URL)
-		return
+		return false
 	}
 	if st.CORS != nil && t.cors(st.CORS) {
-		return
+		return false
+	}
+	if sn := st.Snippet; sn != nil {
+		switch t.runRewrites("configuration-snippet", sn.RewritePhase) {
+		case rewriteEnded:
+			return false
+		case rewriteLast:
+			return true
+		}
 	}
 	if l.Backend == "" {
 		t.defaultBackend()
-		return
+		return false
 	}
-	uri := t.r.Target
-	if st.RewriteTarget != "" && l.Regex {
-		var redirect bool
-		uri, redirect = t.rewrite(l)
-		if redirect {
-			return
-		}
+	if st.RewriteTarget != "" && l.Regex && t.rewrite(l) {
+		return false
 	}
+	uri := t.upstreamURI()
 	// Lua's balancer.rewrite runs at the end of the rewrite phase.
 	b := t.c.Backend(l.Backend)
 	if b == nil || len(b.Endpoints) == 0 {
 		t.proxy(l.Backend, uri, st.UpstreamVhost)
-		return
+		return false
 	}
 	t.limits(st)
 	if t.access(l) {
-		return
+		return false
 	}
 	if st.UpstreamVhost != "" {
 		t.step("content", "upstream-vhost", "Host "+st.UpstreamVhost)
@@ -77,6 +81,7 @@ func (t *tracer) location(s *model.Server, l *model.Location) {
 	if ep := st.ErrorPages; len(ep.Codes) > 0 && ep.Intercept && t.d.Outcome.Kind == OutcomeProxy {
 		t.d.Outcome.Unless = append(t.d.Outcome.Unless, "the backend answers one of custom-http-errors "+intsText(ep.Codes)+" (then "+orBuiltin(ep.Backend)+" answers)")
 	}
+	return false
 }
 
 func orBuiltin(b string) string {
@@ -94,12 +99,54 @@ func intsText(v []int) string {
 	return strings.Join(s, ",")
 }
 
+// locationRules are the allow and deny lines of l in nginx.conf's order:
+// the source ranges (denylist, allowlist, then "deny all" after an
+// allowlist; an invalid range denies all), then the
+// configuration-snippet's; a location without any inherits the
+// server-snippet's.
+func (t *tracer) locationRules(l *model.Location) ([]accessRule, string) {
+	st := &l.Settings
+	var rules []accessRule
+	setting := "source ranges"
+	if st.Access.DenyAll {
+		rules = append(rules, accessRule{true, "all"})
+	} else {
+		for _, c := range st.Access.Deny {
+			rules = append(rules, accessRule{true, c})
+		}
+		for _, c := range st.Access.Allow {
+			rules = append(rules, accessRule{false, c})
+		}
+		if len(st.Access.Allow) > 0 {
+			rules = append(rules, accessRule{true, "all"})
+		}
+	}
+	if sn := st.Snippet; sn != nil && len(sn.Access) > 0 {
+		rules = append(rules, snippetRules(sn.Access)...)
+		setting = "source ranges and configuration-snippet"
+	}
+	if len(rules) == 0 {
+		for i := range t.c.Servers {
+			// the server of l
+			s := &t.c.Servers[i]
+			if t.d.Server == s && s.Snippet != nil && len(s.Snippet.Access) > 0 {
+				return snippetRules(s.Snippet.Access), "server-snippet"
+			}
+		}
+	}
+	return rules, setting
+}
+
+func orText(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
 // notCovered names the settings of l that trace does not evaluate.
 func (t *tracer) notCovered(l *model.Location) {
 	st := &l.Settings
-	if sn := st.Snippet; sn != nil && (len(sn.RewritePhase) > 0 || len(sn.Access) > 0) {
-		t.d.NotCovered = append(t.d.NotCovered, "configuration-snippet rewrite, return, allow and deny lines")
-	}
 	if st.ModSecurity != nil || t.c.Global.ModSecurity.Enable {
 		t.d.NotCovered = append(t.d.NotCovered, "ModSecurity rules")
 	}
@@ -145,19 +192,19 @@ func originsPatterns(origins []string) []string {
 }
 
 // rewrite is rewrite-target: "rewrite (?i)^path target break" on $uri.
-// It returns the URI the backend gets, and whether nginx redirects
-// instead (a target starting with http://, https:// or $scheme).
-func (t *tracer) rewrite(l *model.Location) (string, bool) {
+// It reports whether nginx redirects instead (a target starting with
+// http://, https:// or $scheme).
+func (t *tracer) rewrite(l *model.Location) bool {
 	st := &l.Settings
 	re, err := regexp.Compile("(?i)^" + l.Path)
 	if err != nil {
 		t.d.NotCovered = append(t.d.NotCovered, "rewrite-target regex not evaluated: "+err.Error())
-		return t.r.Target, false
+		return false
 	}
-	m := re.FindStringSubmatchIndex(t.d.URI)
+	m := re.FindStringSubmatchIndex(t.uri)
 	if m == nil {
-		t.step("rewrite", "rewrite-target", "the path regex does not match "+t.d.URI+": URI unchanged")
-		return t.r.Target, false
+		t.step("rewrite", "rewrite-target", "the path regex does not match "+t.uri+": URI unchanged")
+		return false
 	}
 	var out []byte
 	tgt := st.RewriteTarget
@@ -165,37 +212,23 @@ func (t *tracer) rewrite(l *model.Location) (string, bool) {
 		if tgt[i] == '$' && i+1 < len(tgt) && tgt[i+1] >= '1' && tgt[i+1] <= '9' {
 			n := int(tgt[i+1] - '0')
 			if 2*n+1 < len(m) && m[2*n] >= 0 {
-				out = append(out, t.d.URI[m[2*n]:m[2*n+1]]...)
+				out = append(out, t.uri[m[2*n]:m[2*n+1]]...)
 			}
 			i++
 			continue
 		}
 		out = append(out, tgt[i])
 	}
-	newURI := string(out)
-	if strings.HasPrefix(newURI, "http://") || strings.HasPrefix(newURI, "https://") || strings.HasPrefix(newURI, "$scheme") {
-		t.step("rewrite", "rewrite-target", "redirects to "+newURI+": 302")
-		t.status(302, newURI)
-		return "", true
+	target := string(out)
+	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "$scheme") {
+		t.step("rewrite", "rewrite-target", "redirects to "+target+": 302")
+		t.status(302, target)
+		return true
 	}
-	args := t.d.Args
-	if p, q, ok := strings.Cut(newURI, "?"); ok {
-		newURI = p
-		switch {
-		case strings.HasSuffix(q, "?"):
-			args = strings.TrimSuffix(q, "?")
-		case args != "" && q != "":
-			args = q + "&" + args
-		case q != "":
-			args = q
-		}
-	}
-	up := escapeURI(newURI)
-	if args != "" {
-		up += "?" + args
-	}
-	t.step("rewrite", "rewrite-target", t.d.URI+" becomes "+newURI)
-	return up, false
+	from := t.uri
+	t.setURI(target)
+	t.step("rewrite", "rewrite-target", from+" becomes "+t.uri)
+	return false
 }
 
 // escapeURI is ngx_escape_uri(NGX_ESCAPE_URI) of a changed URI: space,
@@ -270,18 +303,11 @@ func (t *tracer) access(l *model.Location) bool {
 		t.step("access", setting, effect)
 	}
 	ip := t.r.remoteAddr()
-	if a := &st.Access; a.DenyAll || len(a.Allow) > 0 || len(a.Deny) > 0 {
-		switch {
-		case a.DenyAll:
-			add(deny, 403, "", "source ranges", "an invalid range denies everyone: 403")
-		case inCIDRs(ip, a.Deny):
-			add(deny, 403, "", "denylist-source-range", ip+" is denied: 403")
-		case inCIDRs(ip, a.Allow):
-			add(pass, 0, "", "allowlist-source-range", ip+" is allowed")
-		case len(a.Allow) > 0:
-			add(deny, 403, "", "allowlist-source-range", ip+" is not allowed: 403")
-		default:
-			add(pass, 0, "", "denylist-source-range", ip+" is not denied")
+	if rules, setting := t.locationRules(l); len(rules) > 0 {
+		if ok, rule := accessRules(ip, rules); ok {
+			add(pass, 0, "", setting, ip+" is allowed ("+orText(rule, "no rule matches")+")")
+		} else {
+			add(deny, 403, "", setting, ip+" is refused ("+rule+"): 403")
 		}
 	}
 	if ba := st.BasicAuth; ba != nil {

@@ -24,8 +24,9 @@ type locEntry struct {
 	// grpc_pass, fastcgi_pass): nginx's auto_redirect of a name ending
 	// in "/".
 	proxies bool
-	// snippet is true for a location of the server-snippet.
+	// snippet is true for a location of the server-snippet, snip.
 	snippet bool
+	snip    *model.SnippetLocation
 }
 
 func (e *locEntry) nginx() string {
@@ -88,8 +89,9 @@ func serverLocations(c *model.Config, s *model.Server) []locEntry {
 		}
 	}
 	if s.Snippet != nil {
-		for _, l := range s.Snippet.Locations {
-			e := locEntry{mod: l.Modifier, path: l.Path, loc: -1, kind: MatchPrefix, snippet: true}
+		for i := range s.Snippet.Locations {
+			l := &s.Snippet.Locations[i]
+			e := locEntry{mod: l.Modifier, path: l.Path, loc: -1, kind: MatchPrefix, snippet: true, snip: l}
 			switch l.Modifier {
 			case "=":
 				e.kind = MatchExact

@@ -43,6 +43,11 @@ type tracer struct {
 	// cannot decide: both go to the outcome's Unless.
 	limited       bool
 	pendingUnless []string
+	// uri and args are $uri and $args as rewrites leave them; changed
+	// says whether a rewrite changed them (the backend then gets them
+	// instead of the target as sent).
+	uri, args string
+	changed   bool
 }
 
 func (t *tracer) step(phase, setting, effect string) {
@@ -136,6 +141,7 @@ func (t *tracer) route() {
 		return
 	}
 	d.URI = uri
+	t.uri, t.args = uri, args
 	hm, s, www := selectServer(t.c, host)
 	d.Host = hm
 	if www != nil {
@@ -160,6 +166,25 @@ func (t *tracer) route() {
 		return
 	}
 	entries := serverLocations(t.c, s)
+	for cycle := 0; ; cycle++ {
+		if cycle == 10 {
+			// nginx's limit of URI changes (ngx_http_core_post_rewrite_phase)
+			t.step("rewrite", "rewrite last", "the URI changed 10 times: 500")
+			t.status(500, "")
+			return
+		}
+		if !t.locate(s, entries) {
+			return
+		}
+		t.step("find-config", "rewrite last", "search the locations again for "+t.uri)
+	}
+}
+
+// locate finds the location of t.uri and runs it; it reports whether a
+// rewrite "last" asks for the search again.
+func (t *tracer) locate(s *model.Server, entries []locEntry) bool {
+	d := t.d
+	uri, args := t.uri, t.args
 	e, notes := findLocation(entries, uri)
 	d.NotCovered = append(d.NotCovered, notes...)
 	for i := range entries {
@@ -174,7 +199,7 @@ func (t *tracer) route() {
 	if e == nil {
 		t.step("find-config", "location", "no location matches: 404")
 		t.status(404, "")
-		return
+		return false
 	}
 	lm := &LocationMatch{Nginx: e.nginx(), Match: e.kind}
 	if e.loc >= 0 {
@@ -196,14 +221,14 @@ func (t *tracer) route() {
 		t.step("find-config", "location", "internal location: 404")
 		t.status(404, "")
 	case e.snippet:
-		d.NotCovered = append(d.NotCovered, "server-snippet location "+e.nginx())
-		t.step("find-config", "server-snippet", "location "+e.nginx()+" of the server-snippet: not evaluated")
-		d.Outcome = Outcome{Kind: OutcomeStatus, Unless: []string{"the server-snippet location answers"}}
+		t.step("find-config", "server-snippet", "location "+e.nginx()+" of the server-snippet")
+		return t.snippetLocation(e.snip)
 	case e.loc < 0:
 		t.fallback(s)
 	default:
-		t.location(s, &s.Locations[e.loc])
+		return t.location(s, &s.Locations[e.loc])
 	}
+	return false
 }
 
 // port is the port the client connected to.
@@ -268,15 +293,14 @@ func (t *tracer) serverRewrite(s *model.Server) bool {
 		t.status(403, "")
 		return true
 	}
-	if s.Snippet != nil && len(s.Snippet.RewritePhase) > 0 {
-		t.d.NotCovered = append(t.d.NotCovered, "server-snippet rewrite and return lines")
-	}
-	if s.AppRoot != "" && t.d.URI == "/" {
+	if s.AppRoot != "" && t.uri == "/" {
 		t.step("server-rewrite", "app-root", "/ redirects to "+s.AppRoot+": 302")
 		t.status(302, s.AppRoot)
 		return true
 	}
-	return false
+	// the server-snippet's rewrite and return lines come last in the
+	// server block
+	return s.Snippet != nil && t.runRewrites("server-snippet", s.Snippet.RewritePhase) == rewriteEnded
 }
 
 // mapMatches is an nginx map of blocked values: exact strings (nginx
@@ -320,7 +344,7 @@ func (t *tracer) defaultBackend() {
 		return
 	}
 	t.step("content", "default backend", "no rule: "+c.DefaultBackend+" (X-Code 404)")
-	t.proxy(c.DefaultBackend, t.r.Target, "")
+	t.proxy(c.DefaultBackend, t.upstreamURI(), "")
 }
 
 // httpsRedirect is writeHTTPSRedirect: http-redirect-code (308) to

@@ -296,11 +296,26 @@ type traceNginx struct {
 	httpPort, httpsPort int
 }
 
-// startTraceNginx starts nginx (two workers) on loopback with the classic
-// nginx.conf of c and pushes its backends and servers, as startNginxWith
-// does for manifests.
+// startTraceNginx starts nginx (two workers) on loopback with the
+// classic nginx.conf of c and pushes its backends and servers, as
+// startNginxWith does for manifests. A start that fails (a port that
+// freePort gave was taken before nginx bound it: cases run in parallel)
+// is tried again on new ports, three times at most.
 func startTraceNginx(t *testing.T, c *model.Config) *traceNginx {
 	t.Helper()
+	var err error
+	for range 3 {
+		var n *traceNginx
+		if n, err = startTraceNginxOnce(t, c); err == nil {
+			return n
+		}
+		t.Logf("nginx did not start, trying new ports: %v", err)
+	}
+	t.Fatal(err)
+	return nil
+}
+
+func startTraceNginxOnce(t *testing.T, c *model.Config) (*traceNginx, error) {
 	n := &traceNginx{httpPort: freePort(t), httpsPort: freePort(t)}
 	statusAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	co := nginxconf.DefaultConfOptions()
@@ -321,7 +336,7 @@ func startTraceNginx(t *testing.T, c *model.Config) *traceNginx {
 		t.Fatal(err)
 	}
 	if err := inst.Start(ctx, conf); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -337,7 +352,7 @@ func startTraceNginx(t *testing.T, c *model.Config) *traceNginx {
 	if err := lua.PostServers(ctx, servers); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return n, nil
 }
 
 // traceProbe is one request of the test.
@@ -613,9 +628,22 @@ func traceProbes(c *model.Config) []traceProbe {
 	return out
 }
 
-// traceServerPaths are the paths of s and their near misses.
+// traceServerPaths are the paths of s and their near misses, and what
+// its server-snippet's locations and rewrites match.
 func traceServerPaths(s *model.Server) []string {
 	out := []string{"/", "/nope/deeper"}
+	if sn := s.Snippet; sn != nil {
+		for _, l := range sn.Locations {
+			p := traceRegexSample(l.Path)
+			out = append(out, p, p+"/x", strings.ToUpper(p))
+		}
+		for _, st := range sn.RewritePhase {
+			if st.Rewrite != nil {
+				p := traceRegexSample(st.Rewrite.Regex)
+				out = append(out, p, p+"/x")
+			}
+		}
+	}
 	for i := range s.Locations {
 		l := &s.Locations[i]
 		p := traceSamplePath(l)
@@ -650,6 +678,42 @@ func traceSamplePath(l *model.Location) string {
 	}
 	if p == "" || !strings.HasPrefix(p, "/") {
 		p = "/" + p
+	}
+	return p
+}
+
+// traceRegexSample is a path that a simple regex matches: without its
+// anchors and escapes, the first alternative of each group.
+func traceRegexSample(re string) string {
+	re = strings.TrimSuffix(strings.TrimPrefix(re, "^"), "$")
+	var b strings.Builder
+	for i := 0; i < len(re); i++ {
+		switch c := re[i]; c {
+		case '\\':
+			if i+1 < len(re) {
+				i++
+				b.WriteByte(re[i])
+			}
+		case '(':
+			end := strings.IndexByte(re[i:], ')')
+			if end < 0 {
+				return "/"
+			}
+			first, _, _ := strings.Cut(re[i+1:i+end], "|")
+			b.WriteString(strings.TrimPrefix(first, "?:"))
+			i += end
+		case '.', '*', '+', '?', '[', ']', '{', '}', '|', '$', '^':
+			return traceMustSlash(b.String())
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return traceMustSlash(b.String())
+}
+
+func traceMustSlash(p string) string {
+	if !strings.HasPrefix(p, "/") {
+		return "/" + p
 	}
 	return p
 }
