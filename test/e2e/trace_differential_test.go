@@ -451,6 +451,15 @@ func compareTrace(c *model.Config, d trace.Decision, a traceAnswer, names map[st
 	if a.location != "" {
 		got += " Location " + a.location
 	}
+	if cd := d.Canary; cd != nil && cd.Random && o.Kind == trace.OutcomeProxy && backend != "" && backend != o.Backend {
+		// the weight chose: nginx's backend must be the primary or one of
+		// its canaries, with the same URI
+		b := c.Backend(cd.Primary)
+		if b == nil || !slices.Contains(b.AlternativeBackends, backend) || uri != o.UpstreamURI {
+			return "trace: " + cd.Primary + " or a canary of it, URI " + o.UpstreamURI + "; nginx: " + got
+		}
+		return "conditional"
+	}
 	diff := traceExactDiff(c, d, a, got, backend, uri)
 	if diff != "" && diff != "skip" && (len(o.Unless) > 0 || len(d.NotCovered) > 0 || (o.Kind == trace.OutcomeStatus && o.Status == 0)) {
 		return "conditional"
