@@ -149,6 +149,8 @@ local function compile_path(p)
     x_forwarded_prefix = str(s.xForwardedPrefix),
     deny_all = s.denyAll == true,
     body_limit = tonumber(s.bodyLimit) or 0,
+    limit_rate = tostring(tonumber(s.limitRate) or 0) .. "k",
+    limit_rate_after = tostring(tonumber(s.limitRateAfter) or 0) .. "k",
     allow = nets(s.allow),
     deny = nets(s.deny),
   }
@@ -413,6 +415,10 @@ local function https_redirect(r)
 end
 
 local function set_labels(r)
+  -- limit-rate and limit-rate-after (the location's limit_rate and
+  -- limit_rate_after read these variables when the answer starts)
+  ngx_var.kubectl_ingress_limit_rate = r.limit_rate
+  ngx_var.kubectl_ingress_limit_rate_after = r.limit_rate_after
   ngx_var.namespace = r.namespace
   ngx_var.ingress_name = r.ingress
   ngx_var.service_name = r.service

@@ -363,6 +363,7 @@ local SETTINGS_FIELDS = {
   { "xForwardedPrefix", a_string }, { "timeouts", an_object }, { "allow", names_list },
   { "deny", names_list }, { "denyAll", a_boolean }, { "cors", an_object },
   { "responseHeaders", a_header_list }, { "bodyLimit", a_count },
+  { "limitRate", a_count }, { "limitRateAfter", a_count },
 }
 local TIMEOUT_FIELDS = { { "connect", a_count }, { "send", a_count }, { "read", a_count } }
 local CORS_FIELDS = {

@@ -127,6 +127,12 @@ type RouteSettings struct {
 	// (proxy-body-size, else the ConfigMap's); 0: no limit. The router's
 	// location has the largest of all routes (nginxconf).
 	BodyLimit int64 `json:"bodyLimit"`
+	// LimitRate and LimitRateAfter are limit-rate and limit-rate-after in
+	// kilobytes (the ConfigMap's where the route has none; 0: none; none
+	// on a Fallback, as the classic writer's "/"), as the router's
+	// location's limit_rate and limit_rate_after variables.
+	LimitRate      int `json:"limitRate"`
+	LimitRateAfter int `json:"limitRateAfter"`
 }
 
 // RouteHeader is a response header; with Vars its value holds nginx
@@ -294,6 +300,13 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 		rs.Timeouts = &t
 	}
 	rs.BodyLimit = BodyLimit(g.ProxyBodySize, st.Proxy.BodySize)
+	rs.LimitRate, rs.LimitRateAfter = g.LimitRate, g.LimitRateAfter
+	if st.Limits.Rate != nil {
+		rs.LimitRate = *st.Limits.Rate
+	}
+	if st.Limits.RateAfter != nil {
+		rs.LimitRateAfter = *st.Limits.RateAfter
+	}
 	if st.Denied == "" {
 		for _, h := range st.CustomHeaders {
 			rs.ResponseHeaders = append(rs.ResponseHeaders, RouteHeader{Name: h.Name, Value: h.Value, Vars: h.Vars})

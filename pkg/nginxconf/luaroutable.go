@@ -14,7 +14,8 @@ import (
 // and affinity, HTTPS and permanent/temporal redirects, app-root,
 // rewrite-target, upstream-vhost, x-forwarded-prefix, the proxy timeouts,
 // source ranges, a denied location, enable-access-log, enable-cors,
-// custom-headers, proxy-body-size (with request buffering on);
+// custom-headers, limit-rate, limit-rate-after, proxy-body-size (with
+// request buffering on);
 // rewrite-target as the classic writer,
 // on regex locations only), and keeps a classic server block of
 // its own otherwise. Each setting that keeps a host classic is a row of
@@ -73,14 +74,6 @@ var classicLocationSettings = []struct {
 	{"limit-rps", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.RPS > 0 }},
 	{"limit-rpm", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.RPM > 0 }},
 	{"limit-connections", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.Connections > 0 }},
-	{"limit-rate", func(c *model.Config, l *model.Location) bool {
-		r := l.Settings.Limits.Rate
-		return r != nil && *r != c.Global.LimitRate
-	}},
-	{"limit-rate-after", func(c *model.Config, l *model.Location) bool {
-		r := l.Settings.Limits.RateAfter
-		return r != nil && *r != c.Global.LimitRateAfter
-	}},
 	{"custom-http-errors", func(_ *model.Config, l *model.Location) bool { return len(l.Settings.ErrorPages.Codes) > 0 }},
 	{"default-backend", func(_ *model.Config, l *model.Location) bool { return l.Settings.ErrorPages.Fallback }},
 	{"mirror-target", func(_ *model.Config, l *model.Location) bool { return l.Settings.Mirror != nil }},

@@ -136,7 +136,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 		},
 		reflect.TypeOf(model.RateLimits{}): {
 			"RPS": "limit-rps", "Connections": "limit-connections", "BurstMultiplier": "limit-rps", "Exempt": "limit-rps",
-			"RPM": "limit-rpm", "Rate": "limit-rate", "RateAfter": "limit-rate-after",
+			"RPM": "limit-rpm", "Rate": "lua", "RateAfter": "lua",
 		},
 		reflect.TypeOf(model.LocationLogs{}): {"AccessOff": "lua", "Rewrite": "enable-rewrite-log"},
 	}

@@ -180,7 +180,14 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	}
 	w.line("set", "$kubectl_ingress_upstream_host", "$best_http_host")
 	writeLuaAccessLog(w, c.Global.Logging)
-	writeLocationClient(w, &c.Global, &model.LocationSettings{})
+	// limit-rate and limit-rate-after through variables (nginx 1.17+),
+	// which the router sets to the route's (the ConfigMap's where it has
+	// none), as writeLocationClient writes them in an Ingress's location;
+	// none before a route is chosen, as the classic server level.
+	w.line("set", "$kubectl_ingress_limit_rate_after", `"0"`)
+	w.line("set", "$kubectl_ingress_limit_rate", `"0"`)
+	w.line("limit_rate_after", "$kubectl_ingress_limit_rate_after")
+	w.line("limit_rate", "$kubectl_ingress_limit_rate")
 	if bodyMax != "" {
 		w.line("client_max_body_size", w.q(bodyMax))
 	}

@@ -41,7 +41,8 @@ type luaNginx struct {
 // uriBackend starts a loopback backend that answers "<name> <request
 // URI>" with X-Backend name and, in X-Got-Host and X-Got-Prefix, the Host
 // and X-Forwarded-Prefix it got. A request for a path starting with
-// /slow waits for the client to go (at most 10 s).
+// /slow waits for the client to go (at most 10 s); one ending in /big
+// gets 250 KiB more.
 func uriBackend(t testing.TB, name string) int {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -56,6 +57,9 @@ func uriBackend(t testing.TB, name string) int {
 		w.Header().Set("X-Got-Host", r.Host)
 		w.Header().Set("X-Got-Prefix", r.Header.Get("X-Forwarded-Prefix"))
 		fmt.Fprintf(w, "%s %s", name, r.RequestURI)
+		if strings.HasSuffix(r.URL.Path, "/big") {
+			_, _ = w.Write(bytes.Repeat([]byte("."), 250<<10))
+		}
 	}))
 	t.Cleanup(srv.Close)
 	return srv.Listener.Addr().(*net.TCPAddr).Port
