@@ -15,4 +15,10 @@ const (
 	// own ("(?i)^" of a rewrite), so a path of 2000 bytes is a parameter
 	// of at most 4009 bytes whatever it holds.
 	PathMaxLen = 2000
+	// LocationNameMaxLen is the longest name of a prefix or exact
+	// location that nginx matches as written: its location tree keeps a
+	// name's length in one byte, so with nginx 1.22 a 300-byte "location =
+	// /e…" does not match its own path but matches a request of its first
+	// 44 bytes (300 mod 256). A path that would be such a name is refused.
+	LocationNameMaxLen = 255
 )

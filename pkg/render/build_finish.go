@@ -45,7 +45,7 @@ func (b *builder) finishLocations() {
 	for _, pl := range b.pending {
 		s := b.servers[pl.host]
 		regex := regexMode[b.regexScope(pl)] && pl.loc.PathType != model.PathExact
-		if err := checkPath(pl.loc.Path, regex); err != nil {
+		if err := checkPath(pl.loc.Path, pl.loc.PathType, regex); err != nil {
 			if !pl.synthetic {
 				b.problem(pl.ing.ref, pl.field+".path", "%v; path ignored", err)
 			}

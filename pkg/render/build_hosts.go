@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
 // checkHost validates an Ingress host: an RFC 1123 subdomain, or "*."
@@ -42,13 +43,19 @@ func checkServiceBackend(namespace string, svc *networkingv1.IngressServiceBacke
 	return nil
 }
 
-// checkPath validates an Ingress path. Every path starts with "/", holds
-// no whitespace or control characters and is at most annotations.PathMaxLen bytes; a
-// path matched as a regex must be one that Go's regexp and nginx's PCRE2
-// both read alike (checkRegex).
-func checkPath(path string, regex bool) error {
+// checkPath validates an Ingress path of type pt. Every path starts with
+// "/", holds no whitespace or control characters and is at most
+// annotations.PathMaxLen bytes; a path matched as a regex must be one that
+// Go's regexp and nginx's PCRE2 both read alike (checkRegex); a path
+// matched by a prefix or exact location gives a location name of at most
+// annotations.LocationNameMaxLen bytes.
+func checkPath(path string, pt model.PathType, regex bool) error {
 	if len(path) > annotations.PathMaxLen {
 		return fmt.Errorf("path %s is longer than %d bytes (nginx refuses a parameter of 4096 bytes)", annotations.ValueQuote(path), annotations.PathMaxLen)
+	}
+	if n := locationNameLen(path, pt, regex); n > annotations.LocationNameMaxLen {
+		return fmt.Errorf("path %s makes a location name of %d bytes: nginx matches names of at most %d bytes and cuts longer ones (the path would answer other requests than its own)",
+			annotations.ValueQuote(path), n, annotations.LocationNameMaxLen)
 	}
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("path %q must start with \"/\"", path)
@@ -64,6 +71,24 @@ func checkPath(path string, regex bool) error {
 		}
 	}
 	return nil
+}
+
+// locationNameLen is the length of the longest prefix or exact location
+// name that the classic writer makes of a path (model.LocationMatchers); 0
+// for a path written as a regex (a use-regex path, or an Exact path ending
+// in "/", nginxconf's exactSlash), which nginx keeps whole.
+func locationNameLen(path string, pt model.PathType, regex bool) int {
+	switch {
+	case pt == model.PathExact && len(path) > 1 && strings.HasSuffix(path, "/"):
+		return 0
+	case pt == model.PathExact:
+		return len(path)
+	case regex:
+		return 0
+	case pt == model.PathPrefix:
+		return len(strings.TrimRight(path, "/")) + 1
+	}
+	return len(path)
 }
 
 // matcherKey gives the nginx location that a path claims on its server:

@@ -506,19 +506,31 @@ func TestShadowRuleIsSound(t *testing.T) {
 // TestCheckPath checks the length bound of every path type.
 func TestCheckPath(t *testing.T) {
 	long := "/" + strings.Repeat("a", annotations.PathMaxLen-1)
+	name := "/" + strings.Repeat("a", annotations.LocationNameMaxLen-1) // the longest location name
 	for _, c := range []struct {
 		path  string
+		pt    model.PathType
 		regex bool
 		ok    bool
 	}{
-		{long, false, true}, {long, true, true},
-		{long + "a", false, false}, {long + "a", true, false},
-		{"/" + strings.Repeat(`\.`, (annotations.PathMaxLen-1)/2), true, true},
-		{"/(?P<host>x)", false, true}, // not a regex: a literal path
-		{"/(?P<host>x)", true, false},
+		{long, model.PathImplementationSpecific, true, true},
+		{long + "a", model.PathImplementationSpecific, true, false},
+		{"/" + strings.Repeat(`\.`, (annotations.PathMaxLen-1)/2), model.PathImplementationSpecific, true, true},
+		{"/(?P<host>x)", model.PathImplementationSpecific, false, true}, // not a regex: a literal path
+		{"/(?P<host>x)", model.PathImplementationSpecific, true, false},
+		// Location names: nginx cuts a name over 255 bytes.
+		{name, model.PathExact, false, true},
+		{name + "a", model.PathExact, false, false},
+		{name + "a/", model.PathExact, false, true}, // written as the regex ^…/$
+		{name, model.PathImplementationSpecific, false, true},
+		{name + "a", model.PathImplementationSpecific, false, false},
+		{name[:len(name)-1], model.PathPrefix, false, true}, // its location is the path and "/"
+		{name, model.PathPrefix, false, false},
+		{name[:len(name)-1] + "///", model.PathPrefix, false, true},
+		{long, model.PathPrefix, true, true}, // a regex: no location name
 	} {
-		if err := checkPath(c.path, c.regex); (err == nil) != c.ok {
-			t.Errorf("checkPath(%d bytes, regex %v) = %v, want ok %v", len(c.path), c.regex, err, c.ok)
+		if err := checkPath(c.path, c.pt, c.regex); (err == nil) != c.ok {
+			t.Errorf("checkPath(%d bytes, %s, regex %v) = %v, want ok %v", len(c.path), c.pt, c.regex, err, c.ok)
 		}
 	}
 	// The longest path the writer can make of a path, quoted: every byte a
