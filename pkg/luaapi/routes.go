@@ -350,13 +350,16 @@ func fallbackPath(c *model.Config, s *model.Server) RoutePath {
 }
 
 // markAutoRedirects sets AutoRedirect on the proxying prefix paths whose
-// name ends in "/" (other than "/"), unless an exact matcher takes the
-// request without it: nginx answers that request with a 301 to the name.
+// name ends in "/" (other than "/"), unless an exact or prefix matcher is
+// named like the request without it: nginx answers that request with a 301
+// to the name, except when its location tree finds a location of the
+// request's own name first (an exact one, or a prefix one, which ends the
+// walk before the "/" child).
 func markAutoRedirects(paths []RoutePath) {
 	exact := map[string]bool{}
 	for _, p := range paths {
 		for _, m := range p.Matchers {
-			if m.Kind == MatchExact {
+			if m.Kind == MatchExact || m.Kind == MatchPrefix {
 				exact[m.Value] = true
 			}
 		}

@@ -37,6 +37,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/trace"
 )
 
@@ -51,9 +52,6 @@ const (
 
 func TestTraceDifferential(t *testing.T) {
 	nginxtest.Require(t)
-	if e2eRouting(t) == nginxconf.RoutingLua {
-		t.Skip("TestTraceDifferential holds trace to the classic writer and starts its own nginx: the lua-mode pass of the suite would repeat it unchanged")
-	}
 	entries, err := os.ReadDir(traceGoldenCases)
 	if err != nil {
 		t.Fatal(err)
@@ -325,10 +323,12 @@ func startTraceNginxOnce(t *testing.T, c *model.Config) (*traceNginx, error) {
 	co.ListenAddress = "127.0.0.1"
 	co.HTTPPort, co.HTTPSPort, co.StatusAddress = n.httpPort, n.httpsPort, statusAddr
 	co.WorkerProcesses = "2"
-	conf, err := nginxconf.NGINXConf(c, co)
+	co.Routing = e2eRouting(t)
+	state, err := ksync.DesiredState(c, co)
 	if err != nil {
 		t.Fatal(err)
 	}
+	conf := state.NGINXConf
 	inst := nginx.New(filepath.Join(t.TempDir(), "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
 	if err := inst.Layout(); err != nil {
 		t.Fatal(err)
@@ -354,6 +354,11 @@ func startTraceNginxOnce(t *testing.T, c *model.Config) (*traceNginx, error) {
 	}
 	if err := lua.PostServers(ctx, servers); err != nil {
 		t.Fatal(err)
+	}
+	if state.Routes != nil {
+		if dropped, err := lua.PostRoutes(ctx, luaapi.RoutesChanges(nil, state.Routes)); err != nil || len(dropped) > 0 {
+			t.Fatalf("posting the routes: %v (dropped %v)", err, dropped)
+		}
 	}
 	return n, nil
 }
