@@ -202,7 +202,7 @@ func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 			hasRoot = true
 		}
 	}
-	for _, i := range locationOrder(s.Locations) {
+	for _, i := range model.LocationOrder(s.Locations) {
 		h.Paths = append(h.Paths, routePath(c, &s.Locations[i], exact))
 	}
 	if !hasRoot {
@@ -211,27 +211,6 @@ func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 	markAutoRedirects(h.Paths)
 	h.Version = routesVersion(h)
 	return h
-}
-
-// locationOrder is the order of the classic writer: Exact paths ending in
-// "/" first (they are case-sensitive regexes written before the others),
-// then the others as the model sorts them.
-func locationOrder(locs []model.Location) []int {
-	exactSlash := func(l *model.Location) bool {
-		return l.PathType == model.PathExact && len(l.Path) > 1 && strings.HasSuffix(l.Path, "/")
-	}
-	order := make([]int, 0, len(locs))
-	for i := range locs {
-		if exactSlash(&locs[i]) {
-			order = append(order, i)
-		}
-	}
-	for i := range locs {
-		if !exactSlash(&locs[i]) {
-			order = append(order, i)
-		}
-	}
-	return order
 }
 
 func matchers(l *model.Location, exact map[string]bool) []RouteMatcher {

@@ -33,3 +33,28 @@ func LocationMatchers(l *Location, exactPaths map[string]bool) []Matcher {
 		return []Matcher{{"", l.Path}}
 	}
 }
+
+// ExactSlash reports whether l is an Exact path that ends in "/" and is not
+// "/" itself. The writers make it the case-sensitive regex "^/p/$", tried
+// before every other location of its server: as an "=" location nginx
+// would answer the request without the slash with a 301 (auto_redirect).
+func (l *Location) ExactSlash() bool {
+	return l.PathType == PathExact && len(l.Path) > 1 && strings.HasSuffix(l.Path, "/")
+}
+
+// LocationOrder gives the indexes of locs in the order the writers write
+// their locations: the ExactSlash paths first, then the others as they are.
+func LocationOrder(locs []Location) []int {
+	order := make([]int, 0, len(locs))
+	for i := range locs {
+		if locs[i].ExactSlash() {
+			order = append(order, i)
+		}
+	}
+	for i := range locs {
+		if !locs[i].ExactSlash() {
+			order = append(order, i)
+		}
+	}
+	return order
+}

@@ -33,7 +33,7 @@ func writeMirror(w *confWriter, m *model.Mirror) {
 // server's locations, once per mirror.
 func writeMirrorLocations(w *confWriter, s *model.Server) {
 	seen := map[string]bool{}
-	for _, i := range locationOrder(s.Locations) {
+	for _, i := range model.LocationOrder(s.Locations) {
 		l := &s.Locations[i]
 		m := l.Settings.Mirror
 		if m == nil || seen[m.ID] || l.Settings.Denied != "" {

@@ -64,7 +64,7 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 			hasRoot = true
 		}
 	}
-	for _, i := range locationOrder(s.Locations) {
+	for _, i := range model.LocationOrder(s.Locations) {
 		l := &s.Locations[i]
 		writeAuthLocations(w, c, s, l)
 		for _, m := range model.LocationMatchers(l, exact) {

@@ -88,8 +88,8 @@ func TestExactSlashLocations(t *testing.T) {
 		{Path: "/c.d/", PathType: model.PathExact},
 		{Path: "/e/", PathType: model.PathPrefix},
 	}
-	if got, want := locationOrder(locs), []int{3, 5, 0, 1, 2, 4, 6}; !slices.Equal(got, want) {
-		t.Errorf("locationOrder = %v, want %v", got, want)
+	if got, want := model.LocationOrder(locs), []int{3, 5, 0, 1, 2, 4, 6}; !slices.Equal(got, want) {
+		t.Errorf("LocationOrder = %v, want %v", got, want)
 	}
 	for _, c := range []struct {
 		i    int

@@ -76,7 +76,7 @@ func checkPath(path string, pt model.PathType, regex bool) error {
 // locationNameLen is the length of the longest prefix or exact location
 // name that the classic writer makes of a path (model.LocationMatchers); 0
 // for a path written as a regex (a use-regex path, or an Exact path ending
-// in "/", nginxconf's exactSlash), which nginx keeps whole.
+// in "/", model.Location.ExactSlash), which nginx keeps whole.
 func locationNameLen(path string, pt model.PathType, regex bool) int {
 	switch {
 	case pt == model.PathExact && len(path) > 1 && strings.HasSuffix(path, "/"):

@@ -37,7 +37,7 @@ func (e *locEntry) nginx() string {
 }
 
 // serverLocations lists the locations of s in the order the writer
-// writes them: for each Ingress path (locationOrder: Exact paths ending
+// writes them: for each Ingress path (model.LocationOrder: Exact paths ending
 // in "/" first) its internal auth location and its matchers
 // (model.LocationMatchers; an Exact path ending in "/" as the regex
 // "~ ^/p/$"), the fallback "location /" unless a path or the
@@ -56,13 +56,13 @@ func serverLocations(c *model.Config, s *model.Server) []locEntry {
 		}
 	}
 	var out []locEntry
-	for _, i := range locationOrder(s.Locations) {
+	for _, i := range model.LocationOrder(s.Locations) {
 		l := &s.Locations[i]
 		if authOf(c, l) != nil {
 			out = append(out, locEntry{mod: "=", path: authPath(l), loc: -1, kind: MatchInternal})
 		}
 		for _, m := range model.LocationMatchers(l, exact) {
-			if exactSlash(l) && m.Modifier == "=" {
+			if l.ExactSlash() && m.Modifier == "=" {
 				m = model.Matcher{Modifier: "~", Path: "^" + regexp.QuoteMeta(l.Path) + "$"}
 			}
 			e := locEntry{mod: m.Modifier, path: m.Path, loc: i, proxies: proxies(c, l)}
@@ -82,7 +82,7 @@ func serverLocations(c *model.Config, s *model.Server) []locEntry {
 		out = append(out, locEntry{path: "/", loc: -1, kind: MatchFallback, proxies: c.DefaultBackend != "" && c.DefaultBackend != model.DefaultBackendName})
 	}
 	seen := map[string]bool{}
-	for _, i := range locationOrder(s.Locations) {
+	for _, i := range model.LocationOrder(s.Locations) {
 		if m := s.Locations[i].Settings.Mirror; m != nil && !seen[m.ID] {
 			seen[m.ID] = true
 			out = append(out, locEntry{mod: "=", path: "/_mirror-" + m.ID, loc: -1, kind: MatchInternal})
@@ -189,28 +189,6 @@ func findLocation(entries []locEntry, uri string) (*locEntry, []string) {
 
 // The helpers below state what pkg/nginxconf decides, from the model
 // (trace may not import the writer).
-
-// exactSlash: an Exact path ending in "/" (not "/") is written as the
-// case-sensitive regex "^/p/$" before every other location (exactpath.go).
-func exactSlash(l *model.Location) bool {
-	return l.PathType == model.PathExact && len(l.Path) > 1 && strings.HasSuffix(l.Path, "/")
-}
-
-// locationOrder is the writer's order of a server's locations.
-func locationOrder(locs []model.Location) []int {
-	order := make([]int, 0, len(locs))
-	for i := range locs {
-		if exactSlash(&locs[i]) {
-			order = append(order, i)
-		}
-	}
-	for i := range locs {
-		if !exactSlash(&locs[i]) {
-			order = append(order, i)
-		}
-	}
-	return order
-}
 
 // snippetHasRoot: a server-snippet location "/" replaces the fallback.
 func snippetHasRoot(s *model.Server) bool {
