@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // ExternalAuth is external authentication as ingress-nginx does it with
 // nginx's auth_request: every request of a location is first sent (without
 // its body) to URL; a 2xx answer lets it through, with ResponseHeaders of
@@ -64,3 +66,27 @@ const DefaultAuthCacheDuration = "200 202 401 5m"
 
 // DefaultNoAuthLocations is ingress-nginx's no-auth-locations default.
 const DefaultNoAuthLocations = "/.well-known/acme-challenge"
+
+// AuthOf returns the external authentication of l in c: its own, else the
+// ConfigMap's global one unless l opts out; nil when it has none, when its
+// path starts with one of no-auth-locations, or when it never proxies
+// (denied, redirect).
+func (c *Config) AuthOf(l *Location) *ExternalAuth {
+	st := &l.Settings
+	if st.Denied != "" || st.Redirect != nil {
+		return nil
+	}
+	a := st.ExternalAuth
+	if a == nil {
+		if st.GlobalAuthOff || c.Global.GlobalAuth.URL == "" {
+			return nil
+		}
+		a = &c.Global.GlobalAuth
+	}
+	for _, p := range c.Global.NoAuthLocations {
+		if strings.HasPrefix(l.Path, p) {
+			return nil
+		}
+	}
+	return a
+}

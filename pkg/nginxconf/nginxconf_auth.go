@@ -26,30 +26,6 @@ import (
 // nginx.conf through q. $escaped_request_uri, which nginx does not have,
 // is computed by Lua from $request_uri in the location that reads it.
 
-// authOf returns the external authentication of l: its own, else the
-// ConfigMap's global one unless l opts out; nil when it has none, when its
-// path starts with one of no-auth-locations, or when it never proxies
-// (denied, redirect).
-func authOf(c *model.Config, l *model.Location) *model.ExternalAuth {
-	st := &l.Settings
-	if st.Denied != "" || st.Redirect != nil {
-		return nil
-	}
-	a := st.ExternalAuth
-	if a == nil {
-		if st.GlobalAuthOff || c.Global.GlobalAuth.URL == "" {
-			return nil
-		}
-		a = &c.Global.GlobalAuth
-	}
-	for _, p := range c.Global.NoAuthLocations {
-		if strings.HasPrefix(l.Path, p) {
-			return nil
-		}
-	}
-	return a
-}
-
 // authID names the internal locations of l: a hash of its path and type,
 // unique in its server.
 func authID(l *model.Location) string {
@@ -81,7 +57,7 @@ const authCacheZone = "auth_cache"
 func writeAuthCache(w *confWriter, c *model.Config) {
 	for i := range c.Servers {
 		for j := range c.Servers[i].Locations {
-			if a := authOf(c, &c.Servers[i].Locations[j]); a != nil && a.CacheKey != "" {
+			if a := c.AuthOf(&c.Servers[i].Locations[j]); a != nil && a.CacheKey != "" {
 				w.line("proxy_cache_path", "tmp/auth_cache", "levels=1:2", "keys_zone="+authCacheZone+":10m",
 					"max_size=128m", "inactive=30m", "use_temp_path=off")
 				return
@@ -117,7 +93,7 @@ func writeResolver(w *confWriter, o ConfOptions) {
 // server s asks when it uses external authentication: the auth request
 // and, with a sign-in URL, the redirect of a 401.
 func writeAuthLocations(w *confWriter, c *model.Config, s *model.Server, l *model.Location) {
-	a := authOf(c, l)
+	a := c.AuthOf(l)
 	if a == nil {
 		return
 	}
@@ -237,7 +213,7 @@ func writeAuthRequest(w *confWriter, c *model.Config, l *model.Location) {
 		// any would let the authentication open it.
 		w.line("satisfy", "any")
 	}
-	a := authOf(c, l)
+	a := c.AuthOf(l)
 	if a == nil {
 		return
 	}
@@ -263,14 +239,14 @@ func authHeaderVar(i int) string { return "$authHeader" + strconv.Itoa(i) }
 // authRequestHeaders says whether l sends headers of the auth service's
 // answer upstream (so the location writes its proxy_set_header lines).
 func authRequestHeaders(c *model.Config, l *model.Location) bool {
-	a := authOf(c, l)
+	a := c.AuthOf(l)
 	return a != nil && len(a.ResponseHeaders) > 0
 }
 
 // writeAuthRequestHeaders sends the headers of the auth service's answer
 // upstream; an absent header is sent empty, which nginx leaves out.
 func writeAuthRequestHeaders(w *confWriter, c *model.Config, l *model.Location) {
-	a := authOf(c, l)
+	a := c.AuthOf(l)
 	if a == nil {
 		return
 	}

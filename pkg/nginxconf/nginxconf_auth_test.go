@@ -65,14 +65,14 @@ func TestAuthOf(t *testing.T) {
 		{"redirect", authLocation("/", model.LocationSettings{Redirect: &model.Redirect{URL: "https://x", Code: 301}}), ""},
 	} {
 		got := ""
-		if a := authOf(c, &tc.l); a != nil {
+		if a := c.AuthOf(&tc.l); a != nil {
 			got = a.URL
 		}
 		if got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if a := authOf(authConfig(model.ExternalAuth{}), &model.Location{Path: "/"}); a != nil {
+	if a := authConfig(model.ExternalAuth{}).AuthOf(&model.Location{Path: "/"}); a != nil {
 		t.Errorf("no global auth: got %+v", a)
 	}
 }

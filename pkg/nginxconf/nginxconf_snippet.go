@@ -243,7 +243,7 @@ func writeLocationSnippet(w *confWriter, c *model.Config, l *model.Location) {
 	if own == nil {
 		own = &model.Snippet{}
 	}
-	writeSnippetDirectives(w, own, snippetScope{g: &c.Global, outer: outer, proxies: true, authHSTS: authOf(c, l) != nil, buffersNumber: num, maxTemp: maxTemp})
+	writeSnippetDirectives(w, own, snippetScope{g: &c.Global, outer: outer, proxies: true, authHSTS: c.AuthOf(l) != nil, buffersNumber: num, maxTemp: maxTemp})
 	if serverBuffers(l.Settings.Snippet, outer) {
 		// the location's own buffers (writeLocationProxy), else the
 		// server-snippet's

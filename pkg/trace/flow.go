@@ -317,7 +317,7 @@ func (t *tracer) access(l *model.Location) bool {
 			add(deny, 401, "", "auth-type basic", "no credentials: 401")
 		}
 	}
-	if a := authOf(t.c, l); a != nil {
+	if a := t.c.AuthOf(l); a != nil {
 		what := "auth-url"
 		if st.ExternalAuth == nil {
 			what = "global-auth-url"

@@ -58,7 +58,7 @@ func serverLocations(c *model.Config, s *model.Server) []locEntry {
 	var out []locEntry
 	for _, i := range model.LocationOrder(s.Locations) {
 		l := &s.Locations[i]
-		if authOf(c, l) != nil {
+		if c.AuthOf(l) != nil {
 			out = append(out, locEntry{mod: "=", path: authPath(l), loc: -1, kind: MatchInternal})
 		}
 		for _, m := range model.LocationMatchers(l, exact) {
@@ -201,29 +201,6 @@ func snippetHasRoot(s *model.Server) bool {
 		}
 	}
 	return false
-}
-
-// authOf is the external authentication of l (its own, else the
-// ConfigMap's global one unless it opts out), none for a denied or
-// redirecting location or one under no-auth-locations.
-func authOf(c *model.Config, l *model.Location) *model.ExternalAuth {
-	st := &l.Settings
-	if st.Denied != "" || st.Redirect != nil {
-		return nil
-	}
-	a := st.ExternalAuth
-	if a == nil {
-		if st.GlobalAuthOff || c.Global.GlobalAuth.URL == "" {
-			return nil
-		}
-		a = &c.Global.GlobalAuth
-	}
-	for _, p := range c.Global.NoAuthLocations {
-		if strings.HasPrefix(l.Path, p) {
-			return nil
-		}
-	}
-	return a
 }
 
 // authPath is the internal location of l's auth request.
