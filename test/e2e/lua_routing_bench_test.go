@@ -25,7 +25,7 @@ import (
 //	go test ./test/e2e -run '^$' -bench LuaRouterCost -benchtime 1x
 func BenchmarkLuaRouterCost(b *testing.B) {
 	const requests = 20000
-	manifests := luaService("api", uriBackend(b, "api")) +
+	manifests := serviceYAML("api", uriBackend(b, "api")) +
 		luaIngress("bench", "bench.example.com", false, nil, "Prefix / api", "Prefix /static api", "ImplementationSpecific /v1/ api")
 	classic := startNginx(b, manifests)
 	one := startLuaNginx(b, manifests)

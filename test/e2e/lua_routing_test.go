@@ -65,28 +65,6 @@ func uriBackend(t testing.TB, name string) int {
 	return srv.Listener.Addr().(*net.TCPAddr).Port
 }
 
-// luaService is a Service of namespace e2e whose one endpoint is
-// 127.0.0.1:port.
-func luaService(name string, port int) string {
-	return fmt.Sprintf(`apiVersion: v1
-kind: Service
-metadata: {name: %[1]s, namespace: e2e}
-spec:
-  ports: [{name: http, port: 80, targetPort: 8080}]
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata:
-  name: %[1]s-0
-  namespace: e2e
-  labels: {kubernetes.io/service-name: %[1]s}
-addressType: IPv4
-ports: [{name: http, port: %[2]d}]
-endpoints: [{addresses: ["127.0.0.1"], conditions: {ready: true}}]
----
-`, name, port)
-}
-
 // luaIngress is an Ingress of namespace e2e for host ("" for none) with
 // the annotations given (without their prefix) and the paths given as
 // "PathType path service"; tls lists host under spec.tls.
@@ -287,7 +265,7 @@ func (n *luaNginx) check(t *testing.T, r luaReq) {
 func luaRoutingManifests(ports map[string]int, v2 bool) string {
 	var b strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(ports)) {
-		b.WriteString(luaService(name, ports[name]))
+		b.WriteString(serviceYAML(name, ports[name]))
 	}
 	apiPaths := []string{"Prefix / root", "Prefix /api api", "Exact /exact exact", "ImplementationSpecific /docs/ api"}
 	if v2 {
@@ -452,7 +430,7 @@ func TestLuaRouting(t *testing.T) {
 // host's last good entry stays when its new one is bad.
 func TestLuaRoutingDropsOneBadHost(t *testing.T) {
 	ports := map[string]int{"root": uriBackend(t, "root"), "api": uriBackend(t, "api")}
-	manifests := luaService("root", ports["root"]) + luaService("api", ports["api"]) +
+	manifests := serviceYAML("root", ports["root"]) + serviceYAML("api", ports["api"]) +
 		luaIngress("a", "a.example.com", false, nil, "Prefix / root") +
 		luaIngress("c", "c.example.com", false, nil, "Prefix / api")
 	n := startLuaNginx(t, manifests)
@@ -498,7 +476,7 @@ func TestLuaRoutingDropsOneBadHost(t *testing.T) {
 // anything is posted.
 func TestLuaRoutingPreload(t *testing.T) {
 	ports := map[string]int{"root": uriBackend(t, "root"), "api": uriBackend(t, "api")}
-	manifests := luaService("root", ports["root"]) + luaService("api", ports["api"]) +
+	manifests := serviceYAML("root", ports["root"]) + serviceYAML("api", ports["api"]) +
 		luaIngress("a", "a.example.com", false, nil, "Prefix / root", "Prefix /api api") +
 		luaIngress("r", "r.example.com", false, map[string]string{"use-regex": "true"}, "ImplementationSpecific /v[0-9]+ api")
 	n := startLuaNginxWith(t, manifests, luaStart{preload: true})
@@ -511,7 +489,7 @@ func TestLuaRoutingPreload(t *testing.T) {
 // request with its host entry, Ingress, Service and path, as a classic
 // location's.
 func TestLuaRoutingRequestMetrics(t *testing.T) {
-	manifests := luaService("api", uriBackend(t, "api")) +
+	manifests := serviceYAML("api", uriBackend(t, "api")) +
 		luaIngress("shop", "shop.example.com", false, nil, "Prefix /cart api") +
 		luaIngress("wild", "*.w.example.com", false, nil, "Prefix / api")
 	n := startLuaNginxWith(t, manifests, luaStart{requestMetrics: controller.RequestHistogramBuckets(controller.DefaultRequestMetricsOptions())})
@@ -563,7 +541,7 @@ func (n *luaNginx) monitor(t *testing.T) string {
 func TestLuaRoutingManyHosts(t *testing.T) {
 	const hosts = 10000
 	ports := map[string]int{"root": uriBackend(t, "root"), "api": uriBackend(t, "api")}
-	manifests := luaService("root", ports["root"]) + luaService("api", ports["api"]) +
+	manifests := serviceYAML("root", ports["root"]) + serviceYAML("api", ports["api"]) +
 		luaIngress("a", "h.example.com", false, nil, "Prefix / root", "Prefix /api api", "Exact /exact api")
 	tmpl := cfgRoutesOf(t, manifests, "h.example.com")
 	many := make([]luaapi.HostRoutes, 0, hosts)
