@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -159,7 +158,7 @@ func startLuaNginxWith(t testing.TB, manifests string, o luaStart) *luaNginx {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(n.inst.Prefix(), "preload", "routes.json"), rj, 0o600); err != nil {
+		if err := n.inst.PreloadRoutes(ctx, rj); err != nil {
 			t.Fatal(err)
 		}
 	}
