@@ -321,7 +321,12 @@ func TestStatusLeaderElection(t *testing.T) {
 		// show "" between the two.
 		waitFor(t, 30*time.Second, follower.identity+" to take over", follower.duties.Elector.IsLeader)
 		t.Logf("%s took over %v after %s's stop began", follower.identity, time.Since(stopped).Round(time.Millisecond), leader.identity)
-		waitFor(t, 20*time.Second, "shop's status from "+follower.identity, func() bool { return ingressStatus("shop") == follower.address })
+		// The history comes from a watch, whose event may arrive after a
+		// GET already shows the new status: wait for the watch's.
+		waitFor(t, 20*time.Second, "shop's status from "+follower.identity+" in the watched history", func() bool {
+			seen := h.statuses("shop")
+			return len(seen) > 0 && seen[len(seen)-1] == follower.address
+		})
 		stopSampling()
 		if bothLed != 0 {
 			t.Errorf("both replicas led at %d samples", bothLed)
