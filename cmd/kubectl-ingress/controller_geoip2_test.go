@@ -63,7 +63,7 @@ func TestControllerCommandGeoIP2Mirror(t *testing.T) {
 
 	ports := freeTCPPorts(t, 4)
 	dir, dbDir := t.TempDir(), filepath.Join(t.TempDir(), "geoip")
-	manifests := fmt.Sprintf(`apiVersion: v1
+	manifests := `apiVersion: v1
 kind: ConfigMap
 metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
 data: {use-geoip2: "true", proxy-set-headers: ingress-nginx/geo}
@@ -73,27 +73,7 @@ kind: ConfigMap
 metadata: {name: geo, namespace: ingress-nginx}
 data: {X-Geo-Country: "$geoip2_city_country_code", X-Geo-Asn: "$geoip2_asn"}
 ---
-apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: demo}
-spec: {ports: [{name: http, port: 80}]}
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: web-1, namespace: demo, labels: {kubernetes.io/service-name: web}}
-addressType: IPv4
-ports: [{name: http, port: %d}]
-endpoints: [{addresses: ["127.0.0.1"]}]
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: web, namespace: demo}
-spec:
-  ingressClassName: nginx
-  rules:
-  - host: geo.example.com
-    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
-`, backendPort)
+` + demoWebManifests("geo.example.com", backendPort)
 	if err := os.WriteFile(filepath.Join(dir, "web.yaml"), []byte(manifests), 0o644); err != nil {
 		t.Fatal(err)
 	}

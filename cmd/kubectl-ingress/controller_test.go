@@ -96,32 +96,12 @@ func TestControllerCommandRunsTheSimulator(t *testing.T) {
 	backendPort := backend.Addr().(*net.TCPAddr).Port
 	backend.Close() // the demo backend takes it
 	dir := t.TempDir()
-	manifests := fmt.Sprintf(`apiVersion: v1
-kind: Service
-metadata: {name: web, namespace: demo}
-spec: {ports: [{name: http, port: 80}]}
----
-apiVersion: discovery.k8s.io/v1
-kind: EndpointSlice
-metadata: {name: web-1, namespace: demo, labels: {kubernetes.io/service-name: web}}
-addressType: IPv4
-ports: [{name: http, port: %d}]
-endpoints: [{addresses: ["127.0.0.1"]}]
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: web, namespace: demo}
-spec:
-  ingressClassName: nginx
-  rules:
-  - host: web.example.com
-    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
----
+	manifests := demoWebManifests("web.example.com", backendPort) + `---
 apiVersion: networking.k8s.io/v1
 kind: IngressClass
 metadata: {name: nginx}
 spec: {controller: k8s.io/ingress-nginx}
-`, backendPort)
+`
 	if err := os.WriteFile(filepath.Join(dir, "web.yaml"), []byte(manifests), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -228,4 +208,30 @@ func between(s, start, end string) string {
 	}
 	v, _, _ := strings.Cut(after, end)
 	return v
+}
+
+// demoWebManifests are the Service web of namespace demo with one endpoint
+// on 127.0.0.1:port and an Ingress of host for it.
+func demoWebManifests(host string, port int) string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: demo}
+spec: {ports: [{name: http, port: 80}]}
+---
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata: {name: web-1, namespace: demo, labels: {kubernetes.io/service-name: web}}
+addressType: IPv4
+ports: [{name: http, port: %[1]d}]
+endpoints: [{addresses: ["127.0.0.1"]}]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: demo}
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: %[2]s
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
+`, port, host)
 }
