@@ -42,7 +42,21 @@ func runFileSourceWith(t *testing.T, dir string, o FileSourceOptions) (*FileSour
 	logger := textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(logs), textlogger.Verbosity(1)))
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
 	done := make(chan error, 1)
-	go func() { done <- fs.Run(ctx, func() { changes.Add(1) }) }()
+	// Each changed call notes the Ingresses of the snapshot it announces:
+	// reads run one at a time and each one's call comes before the next
+	// read, so the snapshot seen here is the one the call is about.
+	seen := &sync.Map{}
+	changedSaw.Store(fs, seen)
+	t.Cleanup(func() { changedSaw.Delete(fs) })
+	go func() {
+		done <- fs.Run(ctx, func() {
+			changes.Add(1)
+			s, _ := fs.Snapshot()
+			for _, ing := range s.Ingresses {
+				seen.Store(ing.Namespace+"/"+ing.Name, true)
+			}
+		})
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -121,13 +135,25 @@ spec:
 `, name, host, path)
 }
 
-// marker writes marker.yaml with Ingress t/marker-n and waits until the
-// source has it: every event before it has been read by then.
+// changedSaw maps each FileSource of runFileSourceWith to the Ingresses
+// (namespace/name) that its changed calls have announced.
+var changedSaw sync.Map
+
+// marker writes marker.yaml with Ingress t/marker-n and waits until a
+// changed call has announced it: every event before it has been read, and
+// every changed call before it made, by then.
 func marker(t *testing.T, fs *FileSource, dir string, n int) {
 	t.Helper()
 	name := fmt.Sprintf("marker-%d", n)
 	write(t, filepath.Join(dir, "marker.yaml"), fileIngressYAML(name, "marker.example.com", "/"))
-	eventually(t, 5*time.Second, "the marker "+name, func() bool { return hasIngress(fs, name) })
+	eventually(t, 5*time.Second, "a changed call announcing the marker "+name, func() bool {
+		seen, ok := changedSaw.Load(fs)
+		if !ok {
+			return false
+		}
+		_, announced := seen.(*sync.Map).Load("t/" + name)
+		return announced
+	})
 }
 
 func TestFileSourceWatchesTheTree(t *testing.T) {
