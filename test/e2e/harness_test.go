@@ -77,6 +77,8 @@ type nginxOptions struct {
 	build *render.Options
 	// requestMetrics turns lua/monitor.lua on with these buckets.
 	requestMetrics map[string][]float64
+	// routing, when set, is the routing mode instead of e2eRouting's.
+	routing string
 }
 
 // buildConfig renders the manifests into the model (no I/O but the file
@@ -126,6 +128,9 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 	co.WorkerProcesses = "2"
 	co.RequestMetricBuckets = opts.requestMetrics
 	co.Routing = e2eRouting(t)
+	if opts.routing != "" {
+		co.Routing = opts.routing
+	}
 	n.confOpts = co
 	state, err := ksync.DesiredState(cfg, co)
 	if err != nil {
