@@ -318,11 +318,21 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		o.NginxPrefix = dir
 		defer os.RemoveAll(dir)
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	// The first SIGINT or SIGTERM starts the graceful shutdown; a second
+	// one kills. The run's context ends only after the default handling
+	// is back, so that nothing of the shutdown (/readyz turning 503 first)
+	// can be seen before a second signal would kill.
+	sigCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
 	go func() {
-		<-ctx.Done()
-		stop() // a second signal kills
+		select {
+		case <-sigCtx.Done():
+		case <-ctx.Done():
+		}
+		stop()
+		cancelRun()
 	}()
 	log := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(o.Verbosity), textlogger.Output(o.ErrOut)))
 	ctx = klog.NewContext(ctx, log)
