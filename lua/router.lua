@@ -146,6 +146,7 @@ local function compile_path(p)
     preserve = s.preserveTrailingSlash == true,
     denied = s.denied == true,
     upstream_vhost = str(s.upstreamVhost),
+    https_backend = s.backendProtocol == "HTTPS",
     x_forwarded_prefix = str(s.xForwardedPrefix),
     deny_all = s.denyAll == true,
     body_limit = tonumber(s.bodyLimit) or 0,
@@ -518,6 +519,9 @@ function _M.rewrite()
   ngx_var.proxy_upstream_name = r.backend
   if r.upstream_vhost ~= "" then
     ngx_var.kubectl_ingress_upstream_host = r.upstream_vhost
+  end
+  if r.https_backend then
+    ngx_var.kubectl_ingress_upstream_scheme = "https"
   end
   if r.x_forwarded_prefix ~= "" then
     ngx_var.kubectl_ingress_x_forwarded_prefix = r.x_forwarded_prefix

@@ -107,6 +107,9 @@ type RouteSettings struct {
 	RewriteTarget string `json:"rewriteTarget,omitempty"`
 	// UpstreamVhost is the Host header sent upstream ("": the client's).
 	UpstreamVhost string `json:"upstreamVhost,omitempty"`
+	// BackendProtocol is "HTTPS" for a backend spoken to over TLS
+	// ("": plain HTTP).
+	BackendProtocol string `json:"backendProtocol,omitempty"`
 	// XForwardedPrefix is the X-Forwarded-Prefix header sent upstream.
 	XForwardedPrefix string `json:"xForwardedPrefix,omitempty"`
 	// Timeouts are the proxy timeouts when one differs from the
@@ -264,6 +267,9 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 		rs.RewriteTarget = st.RewriteTarget
 	}
 	rs.UpstreamVhost = st.UpstreamVhost
+	if strings.EqualFold(st.BackendProtocol, "HTTPS") {
+		rs.BackendProtocol = "HTTPS"
+	}
 	rs.XForwardedPrefix = st.XForwardedPrefix
 	t := RouteTimeouts{Connect: g.ProxyConnectTimeout, Send: g.ProxySendTimeout, Read: g.ProxyReadTimeout}
 	if st.Proxy.ConnectTimeout > 0 {

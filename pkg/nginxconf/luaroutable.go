@@ -78,8 +78,9 @@ var classicLocationSettings = []struct {
 	{"default-backend", func(_ *model.Config, l *model.Location) bool { return l.Settings.ErrorPages.Fallback }},
 	{"mirror-target", func(_ *model.Config, l *model.Location) bool { return l.Settings.Mirror != nil }},
 	{"backend-protocol", func(_ *model.Config, l *model.Location) bool {
+		// HTTPS through the router location's $kubectl_ingress_upstream_scheme
 		p := strings.ToUpper(l.Settings.BackendProtocol)
-		return p != "" && p != "HTTP"
+		return p != "" && p != "HTTP" && p != "HTTPS"
 	}},
 	{"proxy-ssl-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ProxySSL != nil }},
 	{"enable-rewrite-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.Rewrite }},

@@ -179,6 +179,11 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 		w.line("set", h.variable, h.client)
 	}
 	w.line("set", "$kubectl_ingress_upstream_host", "$best_http_host")
+	// The scheme towards the backend: "https" for a route with
+	// backend-protocol HTTPS (and no proxy-ssl-*, whose hosts are
+	// classic). A variable in proxy_pass names the same upstream block,
+	// so the URI sent is the one proxy_pass without a URI sends.
+	w.line("set", "$kubectl_ingress_upstream_scheme", `"http"`)
 	writeLuaAccessLog(w, c.Global.Logging)
 	// limit-rate and limit-rate-after through variables (nginx 1.17+),
 	// which the router sets to the route's (the ConfigMap's where it has
@@ -205,7 +210,7 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	for _, h := range luaHeaderVars {
 		w.line("proxy_set_header", h.header, h.variable)
 	}
-	w.line("proxy_pass", "http://upstream_balancer")
+	w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
 	w.close()
 	w.close()
 	w.comment("end server _")

@@ -29,6 +29,7 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 	for _, name := range []string{"root", "api", "exact", "re", "wild", "catch"} {
 		ports[name] = uriBackend(t, name)
 	}
+	ports["tlsback"] = uriTLSBackend(t, "tlsback")
 	manifests := luaRoutingManifests(ports, false) +
 		luaIngress("paths", "p.example.com", false, nil, "Prefix /a root", "Prefix /a/b api", "Exact /a/b exact",
 			"ImplementationSpecific /a/b/c re", "ImplementationSpecific /x/ wild", "Exact /e/ catch", "ImplementationSpecific /docs api") +
@@ -51,6 +52,7 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 		luaIngress("rate", "rate.example.com", false, map[string]string{"limit-rate": "100", "limit-rate-after": "0"}, "Prefix /r api") +
 		luaIngress("rq", "rq.example.com", false, map[string]string{"rewrite-target": "/y?n=$1"}, "ImplementationSpecific /q/(.*) api") +
 		luaIngress("rz", "rz.example.com", false, map[string]string{"rewrite-target": "/z/$1?"}, "ImplementationSpecific /q/(.*) api") +
+		luaIngress("httpsback", "hb.example.com", false, map[string]string{"backend-protocol": "HTTPS", "upstream-vhost": "inner.example"}, "Exact /s tlsback", "Prefix / tlsback") +
 		luaIngress("rr", "rr.example.com", false, map[string]string{"rewrite-target": "https://new.example.org/$1"}, "ImplementationSpecific /q/(.*) api") +
 		`apiVersion: v1
 kind: ConfigMap
@@ -77,18 +79,18 @@ data:
 `
 	classic := startNginx(t, manifests)
 	lua := startLuaNginx(t, manifests)
-	for _, host := range []string{"ca.example.com", "co.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "nolog.example.com", "canary.example.com"} {
+	for _, host := range []string{"ca.example.com", "co.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "nolog.example.com", "canary.example.com", "hb.example.com"} {
 		if bytes.Contains(lua.conf, []byte(`"`+host+`"`)) {
 			t.Errorf("%s has a classic server block: the test wants the router to serve it", host)
 		}
 	}
 	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
 		"redir.example.com", "secure.example.com", "approot.example.com", "allow.example.com", "allowme.example.com",
-		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "ar.example.com", "unknown.example.org"}
+		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "ar.example.com", "hb.example.com", "unknown.example.org"}
 	paths := []string{"/", "/a", "/a/", "/A", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/b/c/", "/a/b/cd", "/a/b/c/d",
 		"/x", "/x/", "/x/y", "/e", "/e/", "/e/x", "/p", "/p/", "/p/abc", "/p/ABC", "/p/x", "/p/1", "/z", "/z/", "/z/1",
 		"/docs", "/docs/", "/docs?q=1", "/api", "/api/", "/api/x?q=1", "/apix", "/exact", "/exact/", "/v1/items",
-		"/V2/items/x", "/app", "/app/", "/app/x?y=1", "/home", "/catch", "/catch/x", "/other", "/a//b", "/a/./b/", "/a/../x", "/%7Ea"}
+		"/V2/items/x", "/app", "/app/", "/app/x?y=1", "/home", "/catch", "/catch/x", "/other", "/a//b", "/a/./b/", "/a/../x", "/%7Ea", "/s", "/s/x?y=1"}
 	port := regexpPorts(classic.httpPort, lua.httpPort)
 	differ := 0
 	kinds := map[string]int{} // status and backend: the test must see many

@@ -44,7 +44,20 @@ type luaNginx struct {
 // gets 250 KiB more.
 func uriBackend(t testing.TB, name string) int {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return startURIBackend(t, name, httptest.NewServer)
+}
+
+// uriTLSBackend is uriBackend over TLS (a self-signed certificate), for
+// backend-protocol HTTPS.
+func uriTLSBackend(t testing.TB, name string) int {
+	t.Helper()
+	return startURIBackend(t, name, httptest.NewTLSServer)
+}
+
+// startURIBackend starts uriBackend's handler with start.
+func startURIBackend(t testing.TB, name string, start func(http.Handler) *httptest.Server) int {
+	t.Helper()
+	srv := start(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/slow") {
 			select {
 			case <-r.Context().Done():
