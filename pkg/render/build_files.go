@@ -16,18 +16,34 @@ import (
 // check are written per location). A younger Ingress of the host with
 // other auth-tls settings is a Problem.
 func (b *builder) finishClientAuth() {
+	// The Ingresses with auth-tls-secret, by their place in b.ingresses
+	// (oldest first): a host looks only at its own Ingresses, so the work
+	// is linear in the hosts' locations, not hosts × Ingresses.
+	order := map[model.ObjectRef]int{}
+	for i, p := range b.ingresses {
+		if p.ann.Location.ClientAuth != nil {
+			order[p.ref] = i
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
 	for _, h := range slices.Sorted(maps.Keys(b.servers)) {
 		s := &b.servers[h].server
-		onHost := map[model.ObjectRef]bool{}
+		var onHost []int
 		for i := range s.Locations {
-			onHost[s.Locations[i].Ingress] = true
-		}
-		var chosen *model.ClientAuth
-		for _, p := range b.ingresses {
-			ca := p.ann.Location.ClientAuth
-			if ca == nil || !onHost[p.ref] {
-				continue
+			if at, ok := order[s.Locations[i].Ingress]; ok && !slices.Contains(onHost, at) {
+				onHost = append(onHost, at)
 			}
+		}
+		if len(onHost) == 0 {
+			continue
+		}
+		slices.Sort(onHost)
+		var chosen *model.ClientAuth
+		for _, at := range onHost {
+			p := b.ingresses[at]
+			ca := p.ann.Location.ClientAuth
 			if chosen == nil {
 				chosen = ca
 				continue
