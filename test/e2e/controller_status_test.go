@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -295,6 +296,15 @@ func TestStatusLeaderElection(t *testing.T) {
 		return statusString(must(ings.Get(ctx, name, metav1.GetOptions{}))(t))
 	}
 
+	t.Run("ingress-nginx's leader gauge says who leads", func(t *testing.T) {
+		if got := leaderGauge(t, leader); got != 1 {
+			t.Errorf("%s leads; its nginx_ingress_controller_leader_election_status is %v, want 1", leader.identity, got)
+		}
+		if got := leaderGauge(t, follower); got != 0 {
+			t.Errorf("%s follows; its nginx_ingress_controller_leader_election_status is %v, want 0", follower.identity, got)
+		}
+	})
+
 	t.Run("the leader writes its address to the Ingresses of its class", func(t *testing.T) {
 		waitFor(t, 20*time.Second, "shop's status from "+leader.identity, func() bool { return ingressStatus("shop") == leader.address })
 		must(ings.Create(ctx, kIngress(ns, "blog", "blog.example.com", nil, "/", "web"), create))(t)
@@ -339,6 +349,9 @@ func TestStatusLeaderElection(t *testing.T) {
 		}
 		// The follower is serving traffic all along.
 		follower.eventuallyServes(t, 10*time.Second, host, "/", 200, "web /")
+		if got := leaderGauge(t, follower); got != 1 {
+			t.Errorf("%s took over; its nginx_ingress_controller_leader_election_status is %v, want 1", follower.identity, got)
+		}
 	})
 
 	t.Run("Ingresses of another class are never touched", func(t *testing.T) {
@@ -356,4 +369,24 @@ func TestStatusLeaderElection(t *testing.T) {
 			t.Errorf("shop's status %q after a stop without clearing, want %q", got, follower.address)
 		}
 	})
+}
+
+// leaderGauge scrapes r's /metrics for ingress-nginx's
+// nginx_ingress_controller_leader_election_status of the test's Lease.
+func leaderGauge(t *testing.T, r *statusController) float64 {
+	t.Helper()
+	srv := httptest.NewServer(r.c.Handler())
+	defer srv.Close()
+	text := scrape(t, srv.URL)
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "nginx_ingress_controller_leader_election_status{") && strings.Contains(l, `name="`+statusLeaseName+`"`) {
+			v, err := strconv.ParseFloat(l[strings.LastIndexByte(l, ' ')+1:], 64)
+			if err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+			return v
+		}
+	}
+	t.Fatalf("%s: no nginx_ingress_controller_leader_election_status of lease %s on /metrics", r.identity, statusLeaseName)
+	return 0
 }
