@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/client-go/kubernetes"
 
@@ -79,6 +80,13 @@ type BackendsOptions struct {
 
 	genericiooptions.IOStreams
 
+	// printFlags are kubectl's template and column printers
+	// (backends_templates.go); printer is the one -o chose, nil for
+	// backends' own formats.
+	printFlags *listPrintFlags
+	printer    printers.ResourcePrinter
+	outputSet  bool
+
 	clients clusterClients
 	// set by Complete
 	// queries are where to look for the controller pods, in order;
@@ -104,6 +112,7 @@ func NewBackendsOptions(streams genericiooptions.IOStreams, clients clusterClien
 		Output:      outputTable,
 		IOStreams:   streams,
 		clients:     clients,
+		printFlags:  newListPrintFlags(),
 	}
 }
 
@@ -139,8 +148,9 @@ func newCmdBackends(o *BackendsOptions) *cobra.Command {
 	f.IntVar(&o.StatusPort, "status-port", o.StatusPort, "The port of the status server inside the pod")
 	f.BoolVar(&o.List, "list", false, "Print the backend names only, one a line (as -o name)")
 	f.StringVar(&o.Backend, "backend", "", "Show this backend only")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(backendsOutputs, ", "))
-	f.BoolVar(&o.NoHeaders, "no-headers", false, "When using the table or wide output format, don't print headers (default print headers).")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(slices.Concat(backendsOutputs, backendsTemplateFormats(o.printFlags)), ", ")+". The templates and custom columns read a v1 List whose items are the backends as -o json prints them (kubectl's printers: https://kubernetes.io/docs/reference/kubectl/jsonpath/)")
+	o.printFlags.templates.AddFlags(cmd)
+	f.BoolVar(&o.NoHeaders, "no-headers", false, "When using the table, wide or custom-columns output format, don't print headers (default print headers).")
 	o.ConfigFlags.AddFlags(f)
 	if ns := f.Lookup("namespace"); ns != nil {
 		ns.Usage = "The namespace of the controller pods (default: " + defaultControllerNamespace + ", else " + ingressNginxNamespace + ")"
@@ -152,6 +162,7 @@ func newCmdBackends(o *BackendsOptions) *cobra.Command {
 // Complete fills in the query and the clients from the flags.
 func (o *BackendsOptions) Complete(cmd *cobra.Command) error {
 	o.deploymentSet = cmd.Flags().Changed("deployment")
+	o.outputSet = cmd.Flags().Changed("output")
 	if o.List {
 		if cmd.Flags().Changed("output") && o.Output != outputName {
 			return fmt.Errorf("--list prints the names; it cannot be combined with -o %s", o.Output)
@@ -219,11 +230,11 @@ func (o *BackendsOptions) lookupNamespaces() []string {
 
 // Validate checks the flags.
 func (o *BackendsOptions) Validate() error {
-	switch o.Output {
-	case outputTable, outputWide, outputJSON, outputYAML, outputName:
-	default:
-		return fmt.Errorf("--output must be one of %s, got %q", strings.Join(backendsOutputs, ", "), o.Output)
+	printer, err := backendsPrinter(o.printFlags, o.Output, o.outputSet, o.NoHeaders)
+	if err != nil {
+		return err
 	}
+	o.printer = printer
 	if o.List && o.Backend != "" {
 		return fmt.Errorf("--list and --backend cannot both be given")
 	}
@@ -336,6 +347,13 @@ func (o *BackendsOptions) print(shown, all []backendInfo) error {
 	if len(shown) == 0 && (o.Output == outputTable || o.Output == outputWide) {
 		_, err := fmt.Fprintln(o.ErrOut, "No backends.")
 		return err
+	}
+	if o.printer != nil {
+		list, err := backendList(shown)
+		if err != nil {
+			return err
+		}
+		return printError(o.printer.PrintObj(list, o.Out))
 	}
 	return printBackends(o.Out, o.Output, shown, all, o.Backend != "", o.NoHeaders)
 }

@@ -298,7 +298,7 @@ func TestBackendsValidate(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-o", "xml"}, `--output must be one of table, wide, json, yaml, name, got "xml"`},
+		{[]string{"-o", "xml"}, `--output must be one of table, wide, json, yaml, name, custom-columns, custom-columns-file, go-template, go-template-file, jsonpath, jsonpath-as-json, jsonpath-file, template, templatefile, got "xml"`},
 		{[]string{"--list", "--backend", "x"}, "--list and --backend cannot both be given"},
 		{[]string{"--pod", "a", "-l", "app=x"}, "give one of --pod, -l, --deployment and --url, not --pod and -l/--selector"},
 		{[]string{"--deployment", "d", "--url", "http://127.0.0.1:1"}, "give one of --pod, -l, --deployment and --url, not --deployment and --url"},
