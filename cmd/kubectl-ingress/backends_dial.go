@@ -165,12 +165,26 @@ func (r *errorRecorder) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// err returns the errors logged so far, or nil.
+// err returns the errors logged so far, or nil. A failed copy between the
+// local connection and the stream is what every other failure of the
+// forward causes too, so it is reported only when nothing else was: the
+// cause then reads the same whichever goroutine logged first.
 func (r *errorRecorder) err() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.msgs) == 0 {
+	var causes, symptoms []string
+	for _, m := range r.msgs {
+		if strings.HasPrefix(m, "Error copying ") {
+			symptoms = append(symptoms, m)
+		} else {
+			causes = append(causes, m)
+		}
+	}
+	if len(causes) == 0 {
+		causes = symptoms
+	}
+	if len(causes) == 0 {
 		return nil
 	}
-	return errors.New(strings.Join(r.msgs, "; "))
+	return errors.New(strings.Join(causes, "; "))
 }
