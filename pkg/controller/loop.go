@@ -50,6 +50,10 @@ type loopState struct {
 	// quarantine holds the Ingresses left out because nginx -t refused
 	// them (quarantine.go), until they change.
 	quarantine map[model.ObjectRef]quarantineEntry
+	// served is set when this sync found nginx serving the desired
+	// config; the sync reports ready only at its very end, once its
+	// Problems, metrics and observers tell the same state (markSuccess).
+	served bool
 }
 
 func (s *loopState) failedUntil(t time.Time) { s.retryAt = t }
@@ -80,6 +84,14 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 			observed.Serving = c.state.running.Config
 			observed.Err = err
 			c.notify(workerCtx, observed)
+		}
+		// Last: whoever waits for ready reads this sync's Problems,
+		// metrics and observers' view, never the previous sync's.
+		if c.state.served {
+			c.state.served = false
+			if !c.masterDown.Load() {
+				c.ready.Store(true)
+			}
 		}
 	}()
 
@@ -288,11 +300,12 @@ func (c *Controller) settle(plan ksync.Plan, desired ksync.State, checksum strin
 	return err
 }
 
-// markSuccess records that nginx serves the desired config.
+// markSuccess records that nginx serves the desired config; the sync
+// reports ready when it ends (syncOnce).
 func (c *Controller) markSuccess(checksum string) {
 	c.metrics.lastSuccess.SetToCurrentTime()
 	c.metrics.setConfig(checksum)
-	c.ready.Store(true)
+	c.state.served = true
 }
 
 // checkMaster notices a master that exited on its own: the next apply
