@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testports"
 )
 
 // The real controller binary, run with the Deployment's arguments and
@@ -209,20 +209,7 @@ func serviceAccountKubeconfig(t *testing.T, admin *rest.Config) string {
 // loopbackPorts returns n ports free on 127.0.0.1 a moment ago.
 func loopbackPorts(t *testing.T, n int) []int {
 	t.Helper()
-	var out []int
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		out = append(out, ln.Addr().(*net.TCPAddr).Port)
-	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return out
+	return testports.Free(t, n)
 }
 
 func grepLines(s, sub string) string {

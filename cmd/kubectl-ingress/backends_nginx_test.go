@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testports"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
@@ -86,12 +86,7 @@ func tryStartBackendsNginx(t *testing.T) (*backendsNginx, error) {
 
 func loopbackPort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return testports.One(t)
 }
 
 // postRaw posts body as the backends, byte for byte.

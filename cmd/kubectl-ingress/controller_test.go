@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testports"
 )
 
 func TestControllerFlagErrors(t *testing.T) {
@@ -87,14 +87,8 @@ func (w *lockedWriter) String() string {
 
 func TestControllerCommandRunsTheSimulator(t *testing.T) {
 	nginxtest.Require(t)
-	ports := freeTCPPorts(t, 4)
-	var backend net.Listener
-	backend, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	backendPort := backend.Addr().(*net.TCPAddr).Port
-	backend.Close() // the demo backend takes it
+	ports := freeTCPPorts(t, 5)
+	backendPort := ports[4] // the demo backend takes it
 	dir := t.TempDir()
 	manifests := demoWebManifests("web.example.com", backendPort) + `---
 apiVersion: networking.k8s.io/v1
@@ -189,16 +183,7 @@ func runContext(ctx context.Context, cmd interface {
 
 func freeTCPPorts(t *testing.T, n int) []int {
 	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
+	return testports.Free(t, n)
 }
 
 func between(s, start, end string) string {

@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/textlogger"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testports"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
@@ -365,10 +366,5 @@ endpoints: [{addresses: ["192.0.2.1"]}]
 
 func freeLoopbackPort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return testports.One(t)
 }

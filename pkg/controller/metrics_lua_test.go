@@ -3,7 +3,6 @@ package controller
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"path/filepath"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"k8s.io/klog/v2/ktesting"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testports"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
@@ -26,17 +26,10 @@ import (
 func luaNginx(t *testing.T) *luaapi.Client {
 	t.Helper()
 	nginxtest.Require(t)
-	port := func() int {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer l.Close()
-		return l.Addr().(*net.TCPAddr).Port
-	}
+	ports := testports.Free(t, 3)
 	o := nginxconf.DefaultConfOptions()
-	o.ListenAddress, o.HTTPPort, o.HTTPSPort = "127.0.0.1", port(), port()
-	o.StatusAddress = "127.0.0.1:" + strconv.Itoa(port())
+	o.ListenAddress, o.HTTPPort, o.HTTPSPort = "127.0.0.1", ports[0], ports[1]
+	o.StatusAddress = "127.0.0.1:" + strconv.Itoa(ports[2])
 	o.WorkerProcesses = "1"
 	cfg, _ := render.Build(render.Snapshot{}, render.DefaultOptions())
 	conf, err := nginxconf.NGINXConf(cfg, o)

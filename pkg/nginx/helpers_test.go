@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testports"
 )
 
 // confTemplate is a hand-made nginx.conf following lua/CONTRACT.md. The
@@ -103,20 +105,7 @@ func requireNginx(t *testing.T) {
 // freePorts returns n loopback ports that were free a moment ago.
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	var ports []int
-	var ls []net.Listener
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	for _, l := range ls {
-		l.Close()
-	}
-	return ports
+	return testports.Free(t, n)
 }
 
 func ctxFor(t *testing.T, d time.Duration) context.Context {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/internal/pcrecases"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testports"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -373,14 +374,5 @@ func rawRequest(t *testing.T, addr, req string) (int, string) {
 // loopbackPorts finds n free loopback ports.
 func loopbackPorts(t *testing.T, n int) []int {
 	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-		defer l.Close()
-	}
-	return ports
+	return testports.Free(t, n)
 }

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testports"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
@@ -30,15 +31,11 @@ import (
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
 
-// freePort asks the kernel for a free loopback port.
+// freePort returns a free loopback port outside the ephemeral range
+// (internal/testports).
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return testports.One(t)
 }
 
 // namedBackend starts a loopback HTTP server that answers with its name
