@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -35,15 +34,17 @@ type ingressRoute struct {
 func newCmdIngresses(streams genericiooptions.IOStreams) *cobra.Command {
 	printFlags := newListPrintFlags()
 	o := &RenderOptions{IOStreams: genericiooptions.IOStreams{In: streams.In, Out: io.Discard, ErrOut: streams.ErrOut}, Render: reportingRenderFlags(), Manifests: NewManifestFlags()}
+	cluster := newClusterFlags()
 	cmd := &cobra.Command{
-		Use:   "ingresses -f FILENAME [-o wide|json|yaml|name|jsonpath=…|go-template=…|custom-columns=…]",
-		Short: "List what each Ingress of manifests gets served: host, path, TLS, Service, endpoints",
+		Use:   "ingresses [-f FILENAME] [-o wide|json|yaml|name|jsonpath=…|go-template=…|custom-columns=…]",
+		Short: "List what each Ingress of manifests or of a cluster gets served: host, path, TLS, Service, endpoints",
 		Long: `List, for the manifests given with -f, each host and path served, with the Ingress that owns it,
 whether its host has TLS, the Service and port it points to and the number of endpoints, as
 ingress-nginx's plugin listed them. Only what the controller serves is listed: Ingresses of other
 classes and paths that another Ingress owns are left out (render's problems, on stderr, say why).
-For the Ingresses of a cluster: kubectl get ingress -A -o wide; what nginx balances over:
-kubectl ingress backends.
+Without -f, the Ingresses of the cluster of the kubeconfig, as the controller would serve them: the
+namespace -n (else the context's), or every namespace with -A, with the controller's ConfigMap
+from its own namespace. What nginx balances over right now: kubectl ingress backends.
 
 -o is kubectl get's: the table (--no-headers leaves out its header line), wide (also the path type
 and the backend), and kubectl's printers json, yaml, kyaml, name, jsonpath, jsonpath-as-json,
@@ -58,17 +59,15 @@ format or template exits 3.`,
   kubectl ingress ingresses -f examples/ -o jsonpath='{range .items[*]}{.host}{.path}{"\n"}{end}'
   kubectl ingress ingresses -f examples/ -o custom-columns=HOST:.host,PATH:.path,SERVICE:.service
   kubectl ingress ingresses -f examples/ -o go-template='{{range .items}}{{.ingress}} {{.endpoints}}{{"\n"}}{{end}}'
-  kubectl ingress ingresses -f examples/ -o name   # ingress.networking.k8s.io/NAME, each Ingress once`,
+  kubectl ingress ingresses -f examples/ -o name   # ingress.networking.k8s.io/NAME, each Ingress once
+  kubectl ingress ingresses -A   # the cluster's, every namespace`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			printer, err := printFlags.ToPrinter()
 			if err != nil {
 				return err
 			}
-			if len(o.Manifests.Filenames) == 0 {
-				return &usageError{err: errors.New("ingresses reads manifests: give -f FILENAME; the Ingresses of a cluster: kubectl get ingress -A -o wide")}
-			}
-			_, r, err := o.validateReadBuild()
+			_, r, err := o.readBuild(cmd.Context(), cmd, cluster)
 			if err != nil {
 				return err
 			}
@@ -88,6 +87,7 @@ format or template exits 3.`,
 	}
 	o.Manifests.AddFlags(cmd.Flags())
 	o.Render.AddFlags(cmd.Flags())
+	cluster.AddFlags(cmd.Flags())
 	printFlags.AddFlags(cmd)
 	return cmd
 }

@@ -24,40 +24,15 @@ import (
 // (--configmap, --tcp-services-configmap, --udp-services-configmap) and its
 // --default-ssl-certificate. It says on stderr what it read.
 func (o *DiffOptions) liveSnapshot(ctx context.Context, ns string, files render.Snapshot) (render.Snapshot, error) {
-	if err := requireKubeconfig(o.ConfigFlags); err != nil {
-		return render.Snapshot{}, err
+	var namespaces []string
+	if !o.AllNamespaces {
+		namespaces = snapshotNamespaces(files, ns)
 	}
-	cfg, err := o.ConfigFlags.ToRESTConfig()
-	if err != nil {
-		return render.Snapshot{}, fmt.Errorf("cluster configuration: %w", err)
-	}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return render.Snapshot{}, fmt.Errorf("cluster client: %w", err)
-	}
-	if o.AllNamespaces {
-		fmt.Fprintln(o.ErrOut, "live: every namespace")
-		return listSnapshot(ctx, cs, "")
-	}
-	namespaces := snapshotNamespaces(files, ns)
-	s, err := listNamespaces(ctx, cs, namespaces)
+	s, source, err := readClusterObjects(ctx, o.ConfigFlags, namespaces, o.Render)
 	if err != nil {
 		return s, err
 	}
-	extra, err := getControllerObjects(ctx, cs, namespaces, o.Render)
-	if err != nil {
-		return s, err
-	}
-	note := "live: namespaces " + strings.Join(namespaces, ", ")
-	for _, cm := range extra.ConfigMaps {
-		s.ConfigMaps = append(s.ConfigMaps, cm)
-		note += ", ConfigMap " + cm.Namespace + "/" + cm.Name
-	}
-	for _, sec := range extra.Secrets {
-		s.Secrets = append(s.Secrets, sec)
-		note += ", Secret " + sec.Namespace + "/" + sec.Name
-	}
-	fmt.Fprintln(o.ErrOut, note)
+	fmt.Fprintln(o.ErrOut, "live: "+strings.TrimPrefix(source, "the cluster, "))
 	return s, nil
 }
 

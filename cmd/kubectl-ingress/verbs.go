@@ -83,14 +83,15 @@ plugin read a live pod's nginx.conf instead; for that, use
 	return cmd
 }
 
-// newCmdLint is ingress-nginx's lint on manifests: the Problems, on
-// stdout, and exit 2 when there are any.
+// newCmdLint is ingress-nginx's lint on manifests or on the cluster: the
+// Problems, on stdout, and exit 2 when there are any.
 func newCmdLint(streams genericiooptions.IOStreams) *cobra.Command {
 	var output string
 	o := &RenderOptions{IOStreams: streams, Render: reportingRenderFlags(), Manifests: NewManifestFlags()}
+	cluster := newClusterFlags()
 	cmd := &cobra.Command{
-		Use:   "lint -f FILENAME [-o json|github|sarif]",
-		Short: "List the problems of manifests and exit 2 when there are any (render --fail-on-problems)",
+		Use:   "lint [-f FILENAME] [-o json|github|sarif]",
+		Short: "List the problems of manifests or of a cluster's Ingresses and exit 2 when there are any",
 		Long: `List the problems of the manifests given with -f, one "kind namespace/name: field: reason" line
 each (bad or unsupported annotations, snippets, missing Services, hosts claimed twice, Ingresses of
 old API versions or other classes, left out), then the summary line, on stdout. -o json gives the
@@ -98,10 +99,15 @@ problems as a JSON array (kind, namespace, name, field, reason, skipped, text); 
 GitHub Actions workflow commands (::error, ::warning for input left out), -o sarif a SARIF 2.1.0
 log for GitHub code scanning (a rule per class of problem: skipped, snippet, not-supported, unknown,
 invalid, problem; each result at its object's file and line), the summary going to stderr. Exit status: 0 with no problem, 2 with problems, 3 on an error. It is "kubectl ingress
-render --fail-on-problems" without the rendered files.`,
+render --fail-on-problems" without the rendered files.
+
+Without -f, lint reads the cluster of the kubeconfig as the controller would see it: the Ingresses,
+Services, EndpointSlices, TLS Secrets and ConfigMaps of the namespace (-n, else the context's;
+-A for every namespace), with the controller's ConfigMap (--configmap) from its own namespace.`,
 		Example: `  kubectl ingress lint -R -f manifests/
   kubectl ingress lint -f manifests/ -o github   # in a GitHub Actions step
-  kubectl ingress lint -R -f manifests/ -o sarif > lint.sarif   # for github/codeql-action/upload-sarif`,
+  kubectl ingress lint -R -f manifests/ -o sarif > lint.sarif   # for github/codeql-action/upload-sarif
+  kubectl ingress lint -A   # the Ingresses of the cluster, every namespace`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch output {
@@ -109,7 +115,7 @@ render --fail-on-problems" without the rendered files.`,
 			default:
 				return &usageError{err: fmt.Errorf("--output must be json, github or sarif, got %q", output)}
 			}
-			res, r, err := o.validateReadBuild()
+			res, r, err := o.readBuild(cmd.Context(), cmd, cluster)
 			if err != nil {
 				return err
 			}
@@ -125,6 +131,7 @@ render --fail-on-problems" without the rendered files.`,
 	}
 	o.Manifests.AddFlags(cmd.Flags())
 	o.Render.AddFlags(cmd.Flags())
+	cluster.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: empty for text, json, github (GitHub Actions annotations) or sarif (SARIF 2.1.0)")
 	registerFixed(cmd, "output", "json", "github", "sarif")
 	return cmd

@@ -42,6 +42,9 @@ type Result struct {
 	// Files are the files read, in the order read: paths as given, or found
 	// under a directory given (joined to it); StdinName for "-".
 	Files []string
+	// Source, when set, names where the objects came from instead of files
+	// ("the cluster, namespace shop"): objects read from an API server.
+	Source string
 	// Skipped counts the objects of other kinds (and other versions of our
 	// kinds) by "apiVersion/kind", e.g. "apps/v1/Deployment".
 	Skipped map[string]int

@@ -639,6 +639,10 @@ func TestSummary(t *testing.T) {
 	if got, want := r.Summary(), "read 1 file: 1 ConfigMap, 3 Service; skipped 3 objects: 2 apps/v1/Deployment, 1 v1/Pod"; got != want {
 		t.Errorf("%q, want %q", got, want)
 	}
+	live := &Result{Source: "the cluster, namespace shop", Snapshot: r.Snapshot}
+	if got, want := live.Summary(), "read from the cluster, namespace shop: 1 ConfigMap, 3 Service"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
 }
 
 // The set that the benchmarks of the whole renderer use reads completely.

@@ -9,10 +9,14 @@ import (
 // Summary says what was read, deterministically: "read 2 files: 1
 // ConfigMap, 3 Ingress, 2 Service; skipped 2 objects: 1 apps/v1/Deployment,
 // 1 v1/Pod; left out 1 file that is not a regular file: dir/x.yaml (a
-// named pipe)".
+// named pipe)"; with Source, "read from the cluster, namespace shop: …".
 func (r *Result) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "read %d %s:", len(r.Files), plural(len(r.Files), "file", "files"))
+	if r.Source != "" {
+		fmt.Fprintf(&b, "read from %s:", r.Source)
+	} else {
+		fmt.Fprintf(&b, "read %d %s:", len(r.Files), plural(len(r.Files), "file", "files"))
+	}
 	kinds := []struct {
 		name string
 		n    int
