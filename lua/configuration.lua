@@ -6,6 +6,7 @@
 --   POST     /configuration/servers    {"servers": {host: id}, "certificates": {id: PEM}}
 --   GET      /configuration/certs?hostname=H   the PEM served for H
 --   GET      /configuration/checksum   md5 of the nginx.conf these workers loaded
+--   GET      /configuration/nginx.conf the nginx.conf these workers loaded (409 when the file differs)
 --   GET|POST /configuration/routes     per-host route entries of --routing=lua (router.lua)
 --
 -- A POST is validated one entry at a time (validate.lua): a bad backend,
@@ -603,15 +604,33 @@ local function get_certs()
     return answer(bad_request("certs: the hostname query parameter is required"))
   end
   hostname = ngx.unescape_uri(hostname)
-  local pem = certificate.lookup(hostname)
+  local pem, id = certificate.lookup(hostname)
   if not pem then
     return respond(ngx.HTTP_NOT_FOUND, "no certificate for " .. hostname .. "\n")
   end
+  -- The id ("namespace/secret-name") says which Secret serves hostname.
+  ngx.header["X-Certificate-Id"] = id
   return respond(ngx.HTTP_OK, pem)
 end
 
 local function get_checksum()
   return respond(ngx.HTTP_OK, checksum)
+end
+
+-- get_nginx_conf answers the nginx.conf these workers loaded: the file, as
+-- long as its md5 is theirs (checksum); else a reload is under way or nginx
+-- refused the file, and the answer is 409 rather than a config that does
+-- not serve.
+local function get_nginx_conf()
+  local data = read_file(prefix_path("nginx.conf"))
+  if not data then
+    return respond(ngx.HTTP_INTERNAL_SERVER_ERROR, "nginx.conf: cannot be read\n")
+  end
+  if ngx.md5(data) ~= checksum then
+    return respond(ngx.HTTP_CONFLICT, "nginx.conf: the file is not the one these workers loaded (a reload is under way, or nginx refused it); ask again\n")
+  end
+  ngx.header["X-Config-Checksum"] = checksum
+  return respond(ngx.HTTP_OK, data)
 end
 
 local routes = {
@@ -620,6 +639,7 @@ local routes = {
   ["/configuration/servers"] = { POST = post_servers },
   ["/configuration/certs"] = { GET = get_certs },
   ["/configuration/checksum"] = { GET = get_checksum },
+  ["/configuration/nginx.conf"] = { GET = get_nginx_conf },
   ["/configuration/routes"] = { GET = get_routes, POST = post_routes },
 }
 

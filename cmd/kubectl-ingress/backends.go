@@ -139,24 +139,32 @@ func newCmdBackends(o *BackendsOptions) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Pod, "pod", "", "The controller pod to ask")
-	f.StringVar(&o.Deployment, "deployment", "", "The controller Deployment, whose pods are asked (default: "+defaultControllerDeployment+", else "+ingressNginxDeployment+")")
-	f.StringVarP(&o.Selector, "selector", "l", "", "A label selector of the controller pods to ask")
-	f.StringVar(&o.Container, "container", "", `The controller container, which must run (default: the pod's only container, else "controller")`)
+	o.addTargetFlags(cmd)
 	f.BoolVar(&o.AllPods, "all-pods", false, "Ask every running pod and show where they disagree")
-	f.StringVar(&o.URL, "url", "", "Ask the status server at this URL instead of a pod (for example http://127.0.0.1:10246)")
-	f.IntVar(&o.StatusPort, "status-port", o.StatusPort, "The port of the status server inside the pod")
 	f.BoolVar(&o.List, "list", false, "Print the backend names only, one a line (as -o name)")
 	f.StringVar(&o.Backend, "backend", "", "Show this backend only")
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(slices.Concat(backendsOutputs, backendsTemplateFormats(o.printFlags)), ", ")+". The templates and custom columns read a v1 List whose items are the backends as -o json prints them (kubectl's printers: https://kubernetes.io/docs/reference/kubectl/jsonpath/)")
 	o.printFlags.templates.AddFlags(cmd)
 	f.BoolVar(&o.NoHeaders, "no-headers", false, "When using the table, wide or custom-columns output format, don't print headers (default print headers).")
+	registerBackendsCompletions(cmd, o)
+	return cmd
+}
+
+// addTargetFlags registers the flags that say which status server to ask:
+// a pod of the cluster (--pod, -l, --deployment, -n and kubectl's
+// kubeconfig flags) or --url. backends and certs share them.
+func (o *BackendsOptions) addTargetFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.Pod, "pod", "", "The controller pod to ask")
+	f.StringVar(&o.Deployment, "deployment", "", "The controller Deployment, whose pods are asked (default: "+defaultControllerDeployment+", else "+ingressNginxDeployment+")")
+	f.StringVarP(&o.Selector, "selector", "l", "", "A label selector of the controller pods to ask")
+	f.StringVar(&o.Container, "container", "", `The controller container, which must run (default: the pod's only container, else "controller")`)
+	f.StringVar(&o.URL, "url", "", "Ask the status server at this URL instead of a pod (for example http://127.0.0.1:10246)")
+	f.IntVar(&o.StatusPort, "status-port", o.StatusPort, "The port of the status server inside the pod")
 	o.ConfigFlags.AddFlags(f)
 	if ns := f.Lookup("namespace"); ns != nil {
 		ns.Usage = "The namespace of the controller pods (default: " + defaultControllerNamespace + ", else " + ingressNginxNamespace + ")"
 	}
-	registerBackendsCompletions(cmd, o)
-	return cmd
 }
 
 // Complete fills in the query and the clients from the flags.
@@ -238,6 +246,11 @@ func (o *BackendsOptions) Validate() error {
 	if o.List && o.Backend != "" {
 		return fmt.Errorf("--list and --backend cannot both be given")
 	}
+	return o.validateTarget()
+}
+
+// validateTarget checks the flags of addTargetFlags.
+func (o *BackendsOptions) validateTarget() error {
 	chosen := []string{}
 	for _, f := range []struct {
 		name string
@@ -309,20 +322,14 @@ func (o *BackendsOptions) Run(ctx context.Context) error {
 func (o *BackendsOptions) ask(ctx context.Context, pod *corev1.Pod) ([]backendInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, statusTimeout)
 	defer cancel()
-	base, closeFn, err := o.dialer.Open(ctx, pod)
+	a, err := o.askStatus(ctx, pod, luaapi.PathBackends, nil, maxBackendsAnswer)
 	if err != nil {
 		return nil, err
 	}
-	body, err := fetchBackends(ctx, o.http, base)
-	if cerr := closeFn(); err != nil && cerr != nil {
-		// What the way there reported is the cause; the failed request
-		// only its symptom.
-		return nil, fmt.Errorf("port-forward failed: %v (%w)", cerr, err)
+	if a.status != http.StatusOK {
+		return nil, a.unexpected()
 	}
-	if err != nil {
-		return nil, err
-	}
-	backends, err := decodeBackends(body)
+	backends, err := decodeBackends(a.body)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", luaapi.PathBackends, err)
 	}
@@ -356,4 +363,20 @@ func (o *BackendsOptions) print(shown, all []backendInfo) error {
 		return printError(o.printer.PrintObj(list, o.Out))
 	}
 	return printBackends(o.Out, o.Output, shown, all, o.Backend != "", o.NoHeaders)
+}
+
+// askStatus opens the way to the status server of pod (nil with --url)
+// and sends it GET path?query (getStatus).
+func (o *BackendsOptions) askStatus(ctx context.Context, pod *corev1.Pod, path string, query url.Values, limit int) (statusAnswer, error) {
+	base, closeFn, err := o.dialer.Open(ctx, pod)
+	if err != nil {
+		return statusAnswer{}, err
+	}
+	a, err := getStatus(ctx, o.http, base, path, query, limit)
+	if cerr := closeFn(); err != nil && cerr != nil {
+		// What the way there reported is the cause; the failed request
+		// only its symptom.
+		return statusAnswer{}, fmt.Errorf("port-forward failed: %v (%w)", cerr, err)
+	}
+	return a, err
 }

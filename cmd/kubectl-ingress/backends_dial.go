@@ -43,6 +43,12 @@ type clusterClients struct {
 func defaultClusterClients() clusterClients {
 	return clusterClients{
 		clientset: func(g genericclioptions.RESTClientGetter) (kubernetes.Interface, error) {
+			if cf, ok := g.(*genericclioptions.ConfigFlags); ok {
+				// Never client-go's fallback to localhost:8080.
+				if err := requireKubeconfig(cf); err != nil {
+					return nil, err
+				}
+			}
 			cfg, err := g.ToRESTConfig()
 			if err != nil {
 				return nil, fmt.Errorf("cluster configuration: %w", err)

@@ -31,13 +31,34 @@ type backendInfo struct {
 	hashByPresent bool
 }
 
-// fetchBackends asks the status server at baseURL for its backends and
-// returns the answer's body.
-func fetchBackends(ctx context.Context, hc *http.Client, baseURL string) ([]byte, error) {
-	target := strings.TrimRight(baseURL, "/") + luaapi.PathBackends
+// statusAnswer is a status server's answer to a GET.
+type statusAnswer struct {
+	path   string
+	status int
+	header http.Header
+	body   []byte
+}
+
+// unexpected is the error of an answer whose status the caller did not
+// expect.
+func (a statusAnswer) unexpected() error {
+	msg := fmt.Sprintf("GET %s: status %d %s", a.path, a.status, http.StatusText(a.status))
+	if snippet := excerpt(a.body); snippet != "" {
+		msg += ": " + snippet
+	}
+	return fmt.Errorf("%s (is this the status server of an ingress controller?)", msg)
+}
+
+// getStatus sends GET path?query to the status server at baseURL and reads
+// at most limit bytes of the answer (more is an error).
+func getStatus(ctx context.Context, hc *http.Client, baseURL, path string, query url.Values, limit int) (statusAnswer, error) {
+	target := strings.TrimRight(baseURL, "/") + path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: %w", luaapi.PathBackends, err)
+		return statusAnswer{}, fmt.Errorf("GET %s: %w", path, err)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -46,24 +67,17 @@ func fetchBackends(ctx context.Context, hc *http.Client, baseURL string) ([]byte
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return nil, fmt.Errorf("GET %s: %w", luaapi.PathBackends, err)
+		return statusAnswer{}, fmt.Errorf("GET %s: %w", path, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBackendsAnswer+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
 	if err != nil {
-		return nil, fmt.Errorf("GET %s: reading the answer: %w", luaapi.PathBackends, err)
+		return statusAnswer{}, fmt.Errorf("GET %s: reading the answer: %w", path, err)
 	}
-	if len(body) > maxBackendsAnswer {
-		return nil, fmt.Errorf("GET %s: the answer is larger than %d MiB", luaapi.PathBackends, maxBackendsAnswer>>20)
+	if len(body) > limit {
+		return statusAnswer{}, fmt.Errorf("GET %s: the answer is larger than %d MiB", path, limit>>20)
 	}
-	if resp.StatusCode != http.StatusOK {
-		msg := fmt.Sprintf("GET %s: status %d %s", luaapi.PathBackends, resp.StatusCode, http.StatusText(resp.StatusCode))
-		if snippet := excerpt(body); snippet != "" {
-			msg += ": " + snippet
-		}
-		return nil, fmt.Errorf("%s (is this the status server of an ingress controller?)", msg)
-	}
-	return body, nil
+	return statusAnswer{path: path, status: resp.StatusCode, header: resp.Header, body: body}, nil
 }
 
 // decodeBackends decodes the answer of GET /configuration/backends: a JSON

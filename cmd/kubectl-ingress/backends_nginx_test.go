@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/internal/testports"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -27,6 +28,10 @@ type backendsNginx struct {
 	httpURL   string
 	lua       *luaapi.Client
 	posted    []luaapi.Backend
+	// certificates are the model's, as posted in the servers payload.
+	certificates []model.Certificate
+	// conf is the nginx.conf nginx started with.
+	conf []byte
 }
 
 // startBackendsNginx renders examples/, starts nginx on free loopback ports
@@ -77,10 +82,16 @@ func tryStartBackendsNginx(t *testing.T) (*backendsNginx, error) {
 		_ = in.Stop(ctx)
 	})
 	n.lua = luaapi.NewClient(n.statusURL, &http.Client{Timeout: 5 * time.Second})
-	n.posted, _ = luaapi.FromModel(cfg)
+	var servers luaapi.Servers
+	n.posted, servers = luaapi.FromModel(cfg)
 	if err := n.lua.PostBackends(ctx, n.posted); err != nil {
 		return nil, err
 	}
+	if err := n.lua.PostServers(ctx, servers); err != nil {
+		return nil, err
+	}
+	n.certificates = cfg.Certificates
+	n.conf = conf
 	return n, nil
 }
 

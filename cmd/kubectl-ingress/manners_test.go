@@ -47,7 +47,9 @@ func TestExitStatusOfUsageErrors(t *testing.T) {
 		{"version stray argument", []string{"version", "now"}, `unexpected argument "now"`},
 		{"completion bad shell", []string{"completion", "tcsh"}, `invalid argument "tcsh"`},
 		{"lint unknown flag", []string{"lint", "--bogus"}, "unknown flag: --bogus"},
-		{"conf without -f", []string{"conf"}, "conf reads manifests: give -f FILENAME"},
+		{"conf two targets", []string{"conf", "--pod", "a", "--deployment", "b"}, "give one of --pod, -l, --deployment and --url, not --pod and --deployment"},
+		{"certs without --host", []string{"certs", "--pod", "a"}, "give --host HOST"},
+		{"certs bad url", []string{"certs", "--host", "a", "--url", "ftp://x"}, "--url must be an http:// or https:// URL"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -228,13 +230,27 @@ func TestIngressNginxPluginVerbs(t *testing.T) {
 		{[]string{"logs", "-n", "ingress-nginx", "--follow"}, "kubectl logs -n kubectl-ingress deploy/kubectl-ingress-controller"},
 		{[]string{"exec", "--", "ls"}, "kubectl exec -it"},
 		{[]string{"ssh"}, "-- /bin/sh"},
-		{[]string{"certs", "--host", "a.example.com"}, "render -f FILES -o json"},
 		{[]string{"info"}, "kubectl get service"},
 		{[]string{"general"}, "/configuration/general"},
 	} {
 		code, out, errOut := runCmd(t, "", tc.args...)
 		if code != exitFailure || out != "" || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "ingress-nginx's kubectl plugin") {
 			t.Errorf("%q: exit %d, stderr %q; want 3 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// The verbs that ask a controller pod need a kubeconfig: without one they
+// say so, never asking client-go's fallback http://localhost:8080.
+func TestPodVerbsWithoutKubeconfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", filepath.Join(home, "none"))
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	for _, args := range [][]string{{"certs", "--host", "a.example.com"}, {"backends"}, {"conf"}, {"lint"}, {"ingresses"}} {
+		code, out, errOut := runCmd(t, "", args...)
+		if code != exitFailure || out != "" || !strings.Contains(errOut, "no kubeconfig") || strings.Contains(errOut, "dial tcp") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
 		}
 	}
 }

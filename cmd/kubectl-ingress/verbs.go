@@ -1,22 +1,25 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 // The verbs of ingress-nginx's kubectl plugin (kubectl ingress-nginx
 // conf|certs|ingresses|lint|general|info|logs|exec|ssh|backends). backends
-// is ours already; conf, lint and ingresses do what they did, on
-// manifests; the others
+// and certs (certs.go) are ours; conf, lint and ingresses do what they
+// did, on manifests or the cluster; the others
 // answer with the command to use instead (exit 3), never "unknown command".
 
 const (
@@ -27,7 +30,6 @@ const (
 // pluginPointers are the verbs that kubectl or another of our commands
 // covers: the answer says which.
 var pluginPointers = []struct{ verb, short, answer string }{
-	{"certs", "ingress-nginx's certs: see the answer", "the certificates by host are in the servers payload of `kubectl ingress render -f FILES -o json` (Secret and checksum; never the key); for the one a cluster serves: `kubectl get secret -n NS NAME -o jsonpath='{.data.tls\\.crt}' | base64 -d | openssl x509 -noout -subject -ext subjectAltName -enddate`"},
 	{"info", "ingress-nginx's info: see the answer", "`kubectl get service -n kubectl-ingress kubectl-ingress-controller -o wide` shows the controller's Service and addresses (ingress-nginx's: `kubectl get service -n ingress-nginx ingress-nginx-controller -o wide`)"},
 	{"general", "ingress-nginx's general: see the answer", "`kubectl port-forward " + ourControllerRef + " 10246` then `curl http://127.0.0.1:10246/configuration/general`; `kubectl ingress backends` reads the backends the same way"},
 	{"logs", "ingress-nginx's logs: use kubectl logs", "`kubectl logs " + ourControllerRef + "` (ingress-nginx's: `kubectl logs " + theirRef + "`)"},
@@ -37,7 +39,7 @@ var pluginPointers = []struct{ verb, short, answer string }{
 
 // addPluginVerbs adds conf, lint and the pointers to root.
 func addPluginVerbs(root *cobra.Command, streams genericiooptions.IOStreams) {
-	root.AddCommand(newCmdConf(streams), newCmdLint(streams), newCmdIngresses(streams))
+	root.AddCommand(newCmdConf(streams), newCmdLint(streams), newCmdIngresses(streams), NewCmdCerts(streams))
 	for _, p := range pluginPointers {
 		answer := p.answer
 		verb := p.verb
@@ -55,32 +57,91 @@ func addPluginVerbs(root *cobra.Command, streams genericiooptions.IOStreams) {
 	}
 }
 
-// newCmdConf is ingress-nginx's conf on manifests: render -o nginx.
+// newCmdConf is ingress-nginx's conf: the nginx.conf of manifests
+// (render -o nginx), or without -f the one a controller pod runs, asked of
+// its status server as backends asks it.
 func newCmdConf(streams genericiooptions.IOStreams) *cobra.Command {
 	o := &RenderOptions{IOStreams: streams, Render: reportingRenderFlags(), Manifests: NewManifestFlags(), Output: "nginx"}
+	target := NewBackendsOptions(streams, defaultClusterClients())
 	cmd := &cobra.Command{
-		Use:   "conf -f FILENAME [--host HOST]",
-		Short: "Print the nginx.conf of manifests, or the server block of one host (render -o nginx)",
-		Long: `Print the nginx.conf that the controller would run for the manifests given with -f, or with
---host only the server blocks of that host: "kubectl ingress render -o nginx". ingress-nginx's
-plugin read a live pod's nginx.conf instead; for that, use
-  kubectl exec ` + ourControllerRef + ` -- cat /etc/kubectl-ingress/nginx.conf`,
-		Example: `  kubectl ingress conf -f examples/ --host shop.example.com`,
-		Args:    noArgs,
+		Use:   "conf [-f FILENAME] [--host HOST] [--pod NAME | --deployment NAME | -l SELECTOR | --url URL]",
+		Short: "Print the nginx.conf a controller pod runs, or that manifests give, or the server blocks of one host",
+		Long: `Print the nginx.conf that a controller pod's nginx runs, as ingress-nginx's plugin did, or with
+--host only the server blocks of that host. It is read from the pod's status server (GET
+/configuration/nginx.conf: the file, once its checksum is the one the running workers loaded)
+through the same port-forward as "kubectl ingress backends"; which pod: --pod, -l, --deployment,
+-n as there, or --url for the local simulator.
+
+With -f, the nginx.conf that the controller would run for the manifests instead:
+"kubectl ingress render -o nginx".`,
+		Example: `  kubectl ingress conf --host shop.example.com
+  kubectl ingress conf --url http://127.0.0.1:10246   # the local simulator
+  kubectl ingress conf -f examples/ --host shop.example.com`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(o.Manifests.Filenames) == 0 {
-				return &usageError{err: errors.New("conf reads manifests: give -f FILENAME; a live pod's nginx.conf: kubectl exec " + ourControllerRef + " -- cat /etc/kubectl-ingress/nginx.conf")}
+			if len(o.Manifests.Filenames) > 0 {
+				if err := o.Validate(); err != nil {
+					return err
+				}
+				return o.Run(cmd.Context())
 			}
-			if err := o.Validate(); err != nil {
+			ns := ""
+			if cmd.Flags().Changed("namespace") {
+				ns = o.Manifests.Namespace
+			}
+			target.ConfigFlags.Namespace = &ns
+			target.deploymentSet = cmd.Flags().Changed("deployment")
+			if err := target.validateTarget(); err != nil {
+				return &usageError{err: err}
+			}
+			if err := target.Complete(cmd); err != nil {
 				return err
 			}
-			return o.Run(cmd.Context())
+			return liveConf(cmd.Context(), target, o.Host, streams)
 		},
 	}
+	// The pod flags' -n is the manifests' -n (one flag, two meanings).
+	target.ConfigFlags.Namespace = nil
+	target.addTargetFlags(cmd)
 	o.Manifests.AddFlags(cmd.Flags())
+	cmd.Flags().Lookup("namespace").Usage = "With -f: the namespace of objects whose manifests name none (default \"default\"); without -f: the namespace of the controller pods (default: " + defaultControllerNamespace + ", else " + ingressNginxNamespace + ")"
 	o.Render.AddFlags(cmd.Flags())
 	cmd.Flags().StringVar(&o.Host, "host", "", "Only the server blocks of this host")
+	registerBackendsCompletions(cmd, target)
 	return cmd
+}
+
+// liveConf prints the nginx.conf of the status server that target names,
+// or the server blocks of host in it.
+func liveConf(ctx context.Context, target *BackendsOptions, host string, streams genericiooptions.IOStreams) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var pod *corev1.Pod
+	where := target.URL
+	if target.URL == "" {
+		pods, _, err := findPodsOf(ctx, target.clientset, target.queries)
+		if err != nil {
+			return err
+		}
+		if pod, err = choosePod(pods, target.Container); err != nil {
+			return err
+		}
+		where = "pod " + pod.Namespace + "/" + pod.Name
+	}
+	a, err := target.askStatus(ctx, pod, luaapi.PathNginxConf, nil, maxNginxConfAnswer)
+	if err == nil && a.status != http.StatusOK {
+		err = a.unexpected()
+	}
+	conf := a.body
+	if err == nil && host != "" {
+		conf, err = serverBlocks(conf, host)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	_, err = streams.Out.Write(conf)
+	return err
 }
 
 // newCmdLint is ingress-nginx's lint on manifests or on the cluster: the

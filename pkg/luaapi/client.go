@@ -18,8 +18,11 @@ const (
 	PathBackends = "/configuration/backends"
 	PathServers  = "/configuration/servers"
 	PathCerts    = "/configuration/certs"
-	PathGeneral  = "/configuration/general"
-	PathChecksum = "/configuration/checksum"
+	// PathNginxConf answers the nginx.conf the workers loaded (ours; not
+	// in ingress-nginx).
+	PathNginxConf = "/configuration/nginx.conf"
+	PathGeneral   = "/configuration/general"
+	PathChecksum  = "/configuration/checksum"
 )
 
 // maxErrorBody bounds how much of an error answer is kept in a StatusError.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -247,6 +248,8 @@ func TestNginxStatusAPI(t *testing.T) {
 		{"POST", "/configuration/general", `{"controllerPodsCount": 2}`, 201, ""},
 		{"GET", "/configuration/general", "", 200, `{"controllerPodsCount": 2}`},
 		{"GET", "/configuration/checksum", "", 200, Checksum(e.conf(""))},
+		{"GET", "/configuration/nginx.conf", "", 200, string(e.conf(""))},
+		{"POST", "/configuration/nginx.conf", "x", 405, ""},
 	} {
 		code, out := e.api(t, c.method, c.path, c.body)
 		if code != c.code || (c.want != "" && out != c.want) {
@@ -256,6 +259,24 @@ func TestNginxStatusAPI(t *testing.T) {
 	_, _, h := e.do(t, "PUT", e.statusURL()+"/configuration/backends", "", nil)
 	if got := h.Get("Allow"); got != "GET, POST" {
 		t.Errorf("Allow: %q", got)
+	}
+	if _, _, h := e.do(t, "GET", e.statusURL()+"/configuration/nginx.conf", "", nil); h.Get("X-Config-Checksum") != Checksum(e.conf("")) {
+		t.Errorf("X-Config-Checksum %q, want %q", h.Get("X-Config-Checksum"), Checksum(e.conf("")))
+	}
+	// The file on disk is not what the workers loaded: 409, never the file.
+	loaded, err := os.ReadFile(e.in.ConfPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(e.in.ConfPath(), append(loaded, "# edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := e.api(t, "GET", "/configuration/nginx.conf", "")
+	if code != 409 || !strings.Contains(out, "not the one these workers loaded") {
+		t.Errorf("an edited nginx.conf: %d %q, want 409", code, out)
+	}
+	if err := os.WriteFile(e.in.ConfPath(), loaded, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

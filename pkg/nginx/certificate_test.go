@@ -74,14 +74,15 @@ func TestNginxCertificates(t *testing.T) {
 		for host, want := range map[string]struct {
 			code int
 			body string
+			id   string
 		}{
-			"a.example.com":      {200, exact},
-			"x.wild.example.com": {200, wild},
-			"b.example.com":      {404, ""},
+			"a.example.com":      {200, exact, "default-a"},
+			"x.wild.example.com": {200, wild, "default-wild"},
+			"b.example.com":      {404, "", ""},
 		} {
-			code, out := e.api(t, http.MethodGet, "/configuration/certs?hostname="+url.QueryEscape(host), "")
-			if code != want.code || (want.body != "" && out != want.body) {
-				t.Errorf("certs %s: %d %q, want %d", host, code, out, want.code)
+			code, out, header := e.do(t, http.MethodGet, e.statusURL()+"/configuration/certs?hostname="+url.QueryEscape(host), "", nil)
+			if code != want.code || (want.body != "" && out != want.body) || header.Get("X-Certificate-Id") != want.id {
+				t.Errorf("certs %s: %d %q (X-Certificate-Id %q), want %d (%q)", host, code, out, header.Get("X-Certificate-Id"), want.code, want.id)
 			}
 		}
 		if code, _ := e.api(t, http.MethodGet, "/configuration/certs", ""); code != http.StatusBadRequest {
