@@ -145,11 +145,14 @@ func (o *DiffOptions) Validate() error {
 
 // Run compares and reports; the returned error carries the exit status.
 func (o *DiffOptions) Run(ctx context.Context) error {
+	stop := startProgress(o.ErrOut, "reading and rendering both sides")
 	oldSnap, newSnap, err := o.snapshots(ctx)
 	if err != nil {
+		stop()
 		return &exitError{code: diffExitError, err: err}
 	}
 	old, cur, err := renderPair(oldSnap, newSnap, o.Render)
+	stop()
 	if err != nil {
 		return &exitError{code: diffExitError, err: err}
 	}

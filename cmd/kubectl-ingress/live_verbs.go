@@ -119,6 +119,8 @@ func (o *RenderOptions) readBuild(ctx context.Context, cmd *cobra.Command, c *cl
 	if err := o.Render.Validate(); err != nil {
 		return nil, nil, err
 	}
+	stop := startProgress(o.ErrOut, "reading the cluster and rendering")
+	defer stop()
 	res, err := c.read(ctx, c.namespace(cmd, o.Manifests), o.Render)
 	if errors.Is(err, errNoKubeconfig) {
 		err = fmt.Errorf("%s reads the manifests of -f FILENAME, or without -f a cluster: %w", cmd.Name(), err)

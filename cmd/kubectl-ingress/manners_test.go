@@ -200,6 +200,37 @@ func TestRenderConcatenatedExamples(t *testing.T) {
 	}
 }
 
+// lint --color: problems red, input left out yellow, the summary plain;
+// never (and auto off a terminal) no escape at all.
+func TestLintColor(t *testing.T) {
+	input := badAnnotationIngress + "---\n" + strings.NewReplacer("name: web\n", "name: other\n", "ingressClassName: nginx", "ingressClassName: traefik").Replace(badAnnotationIngress)
+	code, out, errOut := runCmd(t, input, "lint", "-f", "-", "--color", "always")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != exitVerdict || len(lines) != 4 {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	for _, l := range lines[:3] {
+		color := ansiRed
+		if strings.Contains(l, "skipped:") {
+			color = ansiYellow
+		}
+		if !strings.HasPrefix(l, color+"ingress default/") || !strings.HasSuffix(l, ansiReset) {
+			t.Errorf("problem line %q: want it in %q", l, color)
+		}
+	}
+	if !strings.Contains(out, ansiYellow) || strings.Contains(lines[3], "\x1b") {
+		t.Errorf("no yellow line, or a coloured summary: %q", out)
+	}
+	for _, mode := range []string{"never", "auto"} {
+		if _, out, _ := runCmd(t, input, "lint", "-f", "-", "--color", mode); strings.Contains(out, "\x1b") {
+			t.Errorf("--color %s: %q", mode, out)
+		}
+	}
+	if code, _, errOut := runCmd(t, input, "lint", "-f", "-", "--color", "sometimes"); code != exitFailure || !strings.Contains(errOut, "--color must be auto, always or never") {
+		t.Errorf("--color sometimes: exit %d, %q", code, errOut)
+	}
+}
+
 func TestLint(t *testing.T) {
 	code, out, _ := runCmd(t, badAnnotationIngress, "lint", "-f", "-")
 	if code != exitVerdict || !strings.Contains(out, "ingress default/web: metadata.annotations[nginx.ingress.kubernetes.io/proxy-body-size]") ||
@@ -213,6 +244,17 @@ func TestLint(t *testing.T) {
 	var problems []renderedProblem
 	if err := json.Unmarshal([]byte(out), &problems); code != exitVerdict || err != nil || len(problems) != 2 || problems[0].Name != "web" || !strings.Contains(errOut, "2 problem(s)") {
 		t.Errorf("lint -o json: exit %d, %v, %+v, stderr %q", code, err, problems, errOut)
+	}
+	code, out, errOut = runCmd(t, badAnnotationIngress, "lint", "-f", "-", "-o", `jsonpath={range .items[*]}{.name} {.field}{"\n"}{end}`)
+	if want := "web metadata.annotations[nginx.ingress.kubernetes.io/proxy-body-size]\nweb spec.rules[0].http.paths[0].backend.service\n"; code != exitVerdict || out != want || !strings.Contains(errOut, "2 problem(s)") {
+		t.Errorf("lint -o jsonpath: exit %d, stdout %q, want %q; stderr %q", code, out, want, errOut)
+	}
+	code, out, _ = runCmd(t, badAnnotationIngress, "lint", "-f", "-", "-o", "custom-columns=NAME:.name,SKIPPED:.skipped", "--no-headers")
+	if code != exitVerdict || out != "web   <none>\nweb   <none>\n" {
+		t.Errorf("lint -o custom-columns: exit %d, stdout %q", code, out)
+	}
+	if code, out, errOut := runCmd(t, badAnnotationIngress, "lint", "-f", "-", "-o", "xml"); code != exitFailure || out != "" || !strings.Contains(errOut, `--output must be one of json, github, sarif, custom-columns`) {
+		t.Errorf("lint -o xml: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	code, out, _ = runCmd(t, badAnnotationIngress, "lint", "-f", "-", "-o", "github")
 	if code != exitVerdict || !strings.HasPrefix(out, "::error title=ingress default/web::ingress default/web%3A") && !strings.HasPrefix(out, "::error title=ingress default/web::ingress default/web: ") {

@@ -141,14 +141,16 @@ func (o *RenderOptions) Validate() error {
 
 // Run renders and writes the result.
 func (o *RenderOptions) Run(ctx context.Context) error {
+	stop := startProgress(o.ErrOut, "reading and rendering the manifests")
 	res, err := o.Manifests.Read(o.In)
-	if err != nil {
-		return err
+	if err == nil {
+		err = requireObjects(res)
 	}
-	if err := requireObjects(res); err != nil {
-		return err
+	var out *rendered
+	if err == nil {
+		out, err = renderBundle(res.Snapshot, o.Render)
 	}
-	out, err := renderBundle(res.Snapshot, o.Render)
+	stop()
 	if err != nil {
 		return err
 	}
@@ -234,6 +236,8 @@ func (o *RenderOptions) validateReadBuild() (*manifest.Result, *rendered, error)
 	if err := o.Validate(); err != nil {
 		return nil, nil, err
 	}
+	stop := startProgress(o.ErrOut, "reading and rendering the manifests")
+	defer stop()
 	res, err := o.Manifests.Read(o.In)
 	if err != nil {
 		return nil, nil, err

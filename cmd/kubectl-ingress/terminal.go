@@ -8,6 +8,13 @@ import (
 	"time"
 )
 
+// The escape sequences of lint's colours (diff's are textdiff.ANSI).
+const (
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiReset  = "\x1b[0m"
+)
+
 // colorWanted decides --color: always, never, or auto, which colours a
 // terminal unless NO_COLOR is set (https://no-color.org) or TERM is dumb.
 func colorWanted(mode string, w io.Writer, getenv func(string) string) bool {

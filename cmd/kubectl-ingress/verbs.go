@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+	"k8s.io/cli-runtime/pkg/printers"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
@@ -148,10 +150,13 @@ func liveConf(ctx context.Context, target *BackendsOptions, host string, streams
 // Problems, on stdout, and exit 2 when there are any.
 func newCmdLint(streams genericiooptions.IOStreams) *cobra.Command {
 	var output string
+	var noHeaders bool
+	color := "auto"
+	printFlags := newListPrintFlags()
 	o := &RenderOptions{IOStreams: streams, Render: reportingRenderFlags(), Manifests: NewManifestFlags()}
 	cluster := newClusterFlags()
 	cmd := &cobra.Command{
-		Use:   "lint [-f FILENAME] [-o json|github|sarif]",
+		Use:   "lint [-f FILENAME] [-o json|github|sarif|jsonpath=…|go-template=…|custom-columns=…]",
 		Short: "List the problems of manifests or of a cluster's Ingresses and exit 2 when there are any",
 		Long: `List the problems of the manifests given with -f, one "kind namespace/name: field: reason" line
 each (bad or unsupported annotations, snippets, missing Services, hosts claimed twice, Ingresses of
@@ -159,7 +164,11 @@ old API versions or other classes, left out), then the summary line, on stdout. 
 problems as a JSON array (kind, namespace, name, field, reason, skipped, text); -o github gives
 GitHub Actions workflow commands (::error, ::warning for input left out), -o sarif a SARIF 2.1.0
 log for GitHub code scanning (a rule per class of problem: skipped, snippet, not-supported, unknown,
-invalid, problem; each result at its object's file and line), the summary going to stderr. Exit status: 0 with no problem, 2 with problems, 3 on an error. It is "kubectl ingress
+invalid, problem; each result at its object's file and line), the summary going to stderr;
+kubectl's printers (-o jsonpath=…, go-template=…, custom-columns=… and their -file forms, with
+--template, --allow-missing-template-keys and --no-headers) read a v1 List whose items are the
+problems as -o json prints each. On a terminal the text's problems are red (input left out
+yellow): --color=auto|always|never, NO_COLOR and TERM=dumb as diff. Exit status: 0 with no problem, 2 with problems, 3 on an error. It is "kubectl ingress
 render --fail-on-problems" without the rendered files.
 
 Without -f, lint reads the cluster of the kubeconfig as the controller would see it: the Ingresses,
@@ -168,20 +177,30 @@ Services, EndpointSlices, TLS Secrets and ConfigMaps of the namespace (-n, else 
 		Example: `  kubectl ingress lint -R -f manifests/
   kubectl ingress lint -f manifests/ -o github   # in a GitHub Actions step
   kubectl ingress lint -R -f manifests/ -o sarif > lint.sarif   # for github/codeql-action/upload-sarif
-  kubectl ingress lint -A   # the Ingresses of the cluster, every namespace`,
+  kubectl ingress lint -A   # the Ingresses of the cluster, every namespace
+  kubectl ingress lint -f examples/ -o custom-columns=INGRESS:.name,FIELD:.field,REASON:.reason`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch output {
-			case "", "json", "github", "sarif":
+			printer, err := ownOrKubectlPrinter(printFlags, lintOutputs, output, cmd.Flags().Changed("output"), noHeaders)
+			if err != nil {
+				return &usageError{err: err}
+			}
+			switch color {
+			case "auto", "always", "never":
 			default:
-				return &usageError{err: fmt.Errorf("--output must be json, github or sarif, got %q", output)}
+				return &usageError{err: fmt.Errorf("--color must be auto, always or never, got %q", color)}
 			}
 			res, r, err := o.readBuild(cmd.Context(), cmd, cluster)
 			if err != nil {
 				return err
 			}
 			summary := r.summary(res.Summary())
-			if err := printLint(streams, res, r, summary, output); err != nil {
+			if printer != nil {
+				err = printLintWith(streams, printer, r, summary)
+			} else {
+				err = printLint(streams, res, r, summary, output, colorWanted(color, streams.Out, os.Getenv))
+			}
+			if err != nil {
 				return err
 			}
 			if len(r.Problems) > 0 {
@@ -193,12 +212,34 @@ Services, EndpointSlices, TLS Secrets and ConfigMaps of the namespace (-n, else 
 	o.Manifests.AddFlags(cmd.Flags())
 	o.Render.AddFlags(cmd.Flags())
 	cluster.AddFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: empty for text, json, github (GitHub Actions annotations) or sarif (SARIF 2.1.0)")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "Output format: empty for text, json, github (GitHub Actions annotations), sarif (SARIF 2.1.0), or kubectl's "+strings.Join(backendsTemplateFormats(printFlags), ", ")+" over a v1 List of the problems as -o json prints each")
+	printFlags.templates.AddFlags(cmd)
+	cmd.Flags().BoolVar(&noHeaders, "no-headers", false, "With custom-columns, don't print the header line")
+	cmd.Flags().StringVar(&color, "color", color, "Colour the text's problems (red; input left out yellow): auto (on a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
+	registerFixed(cmd, "color", "auto", "always", "never")
 	registerFixed(cmd, "output", "json", "github", "sarif")
 	return cmd
 }
 
-func printLint(streams genericiooptions.IOStreams, res *manifest.Result, r *rendered, summary, output string) error {
+// lintOutputs are lint's own -o values ("" is the text).
+var lintOutputs = []string{"", "json", "github", "sarif"}
+
+// printLintWith prints the problems with one of kubectl's printers, the
+// summary on stderr.
+func printLintWith(streams genericiooptions.IOStreams, printer printers.ResourcePrinter, r *rendered, summary string) error {
+	problems := make([]renderedProblem, 0, len(r.Problems))
+	for _, p := range r.Problems {
+		problems = append(problems, problemDoc(p, render.IsSkipped(p)))
+	}
+	list, err := v1List(problems)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(streams.ErrOut, summary)
+	return printError(printer.PrintObj(list, streams.Out))
+}
+
+func printLint(streams genericiooptions.IOStreams, res *manifest.Result, r *rendered, summary, output string, color bool) error {
 	switch output {
 	case "sarif":
 		fmt.Fprintln(streams.ErrOut, summary)
@@ -230,7 +271,15 @@ func printLint(streams genericiooptions.IOStreams, res *manifest.Result, r *rend
 		return nil
 	}
 	for _, p := range r.Problems {
-		fmt.Fprintln(streams.Out, p.String())
+		line := p.String()
+		if color {
+			start := ansiRed
+			if render.IsSkipped(p) {
+				start = ansiYellow
+			}
+			line = start + line + ansiReset
+		}
+		fmt.Fprintln(streams.Out, line)
 	}
 	_, err := fmt.Fprintln(streams.Out, summary)
 	return err
