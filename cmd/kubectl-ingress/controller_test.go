@@ -145,6 +145,19 @@ spec: {controller: k8s.io/ingress-nginx}
 	if code, body := get("http://"+health+"/metrics", ""); code != 200 || !strings.Contains(body, "kubectl_ingress_reloads_total 1") {
 		t.Errorf("/metrics %d", code)
 	}
+	// The verbs that ask a controller's status server ask the simulator's.
+	status := fmt.Sprintf("http://127.0.0.1:%d", ports[2])
+	if code, out, errOut := runCmd(t, "", "conf", "--url", status, "--host", "web.example.com"); code != 0 ||
+		!strings.HasPrefix(strings.TrimSpace(out), "## start server web.example.com") || !strings.Contains(out, "server_name") {
+		t.Errorf("conf --url of the simulator: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, "", "certs", "--url", status, "--host", "web.example.com"); code != exitFailure || out != "" ||
+		!strings.Contains(errOut, "no certificate for web.example.com: nginx serves it the self-signed certificate") {
+		t.Errorf("certs --url of the simulator (no TLS): exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, "", "backends", "--url", status, "--list"); code != 0 || out != "demo-web-80\n" {
+		t.Errorf("backends --url of the simulator: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 	cancel()
 	select {
 	case code := <-done:
