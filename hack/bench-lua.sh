@@ -16,7 +16,8 @@
 # CPU per request and CPU per phase are the figures that contention moves
 # least.
 # Usage: hack/bench-lua.sh [OUTDIR]
-# Env: BENCH_WRK_SECONDS (default 5), BENCH_ROUNDS (default 3),
+# Env: BENCH_WRK_SECONDS (default 5), BENCH_ROUNDS (default 3), BENCH_TARGETS
+#      (names of targets to measure besides static, comma-separated),
 #      BENCH_WRK_CONNECTIONS (default 32), BENCH_POST_TIMES (default 6).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -10,11 +10,18 @@
 -- dict's totals as JSON; the controller exports them on /metrics
 -- (pkg/controller/metrics_requests.go).
 --
--- Labels are bounded by the config: namespace, ingress, service and path
--- are per-location variables the writer sets from the model
--- ($namespace, $ingress_name, $service_name, $location_path); host is the
--- server's name ($server_name: "_" for the catch-all server of unknown
--- hosts); method is one of the HTTP methods or "OTHER"; status is nginx's.
+-- What a request is measured by comes in one nginx variable,
+-- $kubectl_ingress_monitor, that nginx.conf composes in C (nginxconf's
+-- monitorRecord): six numbers, each followed by "|", then the labels
+-- separated by spaces: host, status, method, path, namespace, ingress,
+-- service. One variable read per request instead of a dozen keeps the
+-- log phase cheap. Labels are bounded by the config: namespace, ingress,
+-- service and path are per-location variables the writer sets from the
+-- model ($namespace, $ingress_name, $service_name, $location_path); host
+-- is the server's name ($server_name: "_" for the catch-all server of
+-- unknown hosts), or the Lua router's host entry; method is one of the
+-- HTTP methods or "OTHER"; status is nginx's; canary is the canary
+-- backend the balancer chose.
 local cjson = require("cjson.safe")
 
 local _M = {}
@@ -24,24 +31,24 @@ local timer_every = ngx.timer.every
 local ngx_log, ngx_ERR, ngx_WARN = ngx.log, ngx.ERR, ngx.WARN
 local tonumber, pairs, ipairs = tonumber, pairs, ipairs
 local concat = table.concat
+local str_sub, str_find = string.sub, string.find
 
-local SEP = "\1"
+local SEP = " "
 local FLUSH_INTERVAL = 1
 local MAX_PENDING = 1024
 
--- histograms: { {name=, var=, vi=, bounds={…}}, … } set by init from
--- nginx.conf; vi indexes vars, the distinct variables they read (each is
--- read once per request into values).
+-- histograms: { {name=, vi=, bounds={…}}, … } set by init from
+-- nginx.conf; vi indexes the numbers of the record (FIELDS).
 local histograms = {}
-local vars, values = {}, {}
 local pending, npending = {}, 0
 
-local METHODS = {
-  GET = true, HEAD = true, POST = true, PUT = true, DELETE = true,
-  CONNECT = true, OPTIONS = true, TRACE = true, PATCH = true,
+-- The numbers of $kubectl_ingress_monitor, in its order.
+local FIELDS = {
+  "request_time", "request_length", "bytes_sent",
+  "upstream_connect_time", "upstream_header_time", "upstream_response_time",
 }
 
--- The nginx variable each histogram observes.
+-- The number each histogram observes.
 local VARS = {
   connect_duration_seconds = "upstream_connect_time",
   header_duration_seconds = "upstream_header_time",
@@ -54,21 +61,17 @@ local VARS = {
 
 -- init takes the buckets of each histogram: {name = {bound, …}, …}.
 function _M.init(buckets)
-  histograms, vars = {}, {}
+  histograms = {}
+  local index = {}
+  for i, f in ipairs(FIELDS) do
+    index[f] = i
+  end
   for name, bounds in pairs(buckets) do
     if VARS[name] then
-      histograms[#histograms + 1] = { name = name, var = VARS[name], bounds = bounds }
+      histograms[#histograms + 1] = { name = name, vi = index[VARS[name]], bounds = bounds }
     end
   end
   table.sort(histograms, function(a, b) return a.name < b.name end)
-  local index = {}
-  for _, h in ipairs(histograms) do
-    if not index[h.var] then
-      vars[#vars + 1] = h.var
-      index[h.var] = #vars
-    end
-    h.vi = index[h.var]
-  end
 end
 
 -- value reads a number from an nginx variable; upstream times of several
@@ -112,7 +115,8 @@ local function flush()
       ngx_log(ngx_WARN, "monitor: ", err)
       return
     end
-    for name, h in pairs(e.h) do
+    for k, h in pairs(e.h) do
+      local name = histograms[k].name
       dict:incr(key .. SEP .. name .. SEP .. "s", h.s, 0)
       for i, c in pairs(h.c) do
         dict:incr(key .. SEP .. name .. SEP .. i, c, 0)
@@ -121,19 +125,32 @@ local function flush()
   end
 end
 
--- call runs in log_by_lua.
+local fields = {}
+
+-- call runs in log_by_lua. It is written for LuaJIT's compiler: plain
+-- string.find and string.sub, no pattern matching on the common path.
 function _M.call()
-  local var = ngx.var
-  -- the Lua router's host entry (router.lua), else the server's name
-  local server = ngx.ctx.route_host or var.server_name or "_"
-  local method = var.request_method
-  if not METHODS[method] then
-    method = "OTHER"
+  local record = ngx.var.kubectl_ingress_monitor
+  if not record then
+    return
   end
-  local key = concat({
-    server, var.status or "", method, var.location_path or "", var.namespace or "",
-    var.ingress_name or "", var.service_name or "", ngx.ctx.canary or "",
-  }, SEP)
+  local p = 1
+  for i = 1, 6 do
+    local q = str_find(record, "|", p, true)
+    if not q then
+      return
+    end
+    fields[i] = str_sub(record, p, q - 1)
+    p = q + 1
+  end
+  local labels = str_sub(record, p)
+  local ctx = ngx.ctx
+  local host = ctx.route_host
+  if host then
+    -- the Lua router's host entry (router.lua) for the server's "_"
+    labels = host .. str_sub(labels, (str_find(labels, SEP, 1, true) or #labels + 1))
+  end
+  local key = labels .. SEP .. (ctx.canary or "")
   local e = pending[key]
   if not e then
     e = { n = 0, h = {} }
@@ -141,17 +158,15 @@ function _M.call()
     npending = npending + 1
   end
   e.n = e.n + 1
-  -- values is reused: call never yields, so no other request sees it.
-  for i = 1, #vars do
-    values[i] = value(var[vars[i]]) or false
-  end
-  for _, hist in ipairs(histograms) do
-    local v = values[hist.vi]
+  local hs = e.h
+  for k = 1, #histograms do
+    local hist = histograms[k]
+    local v = value(fields[hist.vi])
     if v then
-      local h = e.h[hist.name]
+      local h = hs[k]
       if not h then
         h = { s = 0, c = {} }
-        e.h[hist.name] = h
+        hs[k] = h
       end
       h.s = h.s + v
       local i = bucket(hist.bounds, v)

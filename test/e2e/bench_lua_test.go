@@ -22,6 +22,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -235,6 +236,12 @@ func BenchmarkLuaBalancers(b *testing.B) {
 		targets = append(targets, target{m.name, "http://127.0.0.1:" + strconv.Itoa(n.httpPort) + "/", m.host, headers, n})
 	}
 	targets = append(targets, target{"round_robin+request_metrics", "http://127.0.0.1:" + strconv.Itoa(monitored.httpPort) + "/", "rr.bench", nil, monitored})
+	// BENCH_TARGETS=round_robin,round_robin+request_metrics measures
+	// those only (and static, the reference).
+	if only := os.Getenv("BENCH_TARGETS"); only != "" {
+		names := strings.Split(only, ",")
+		targets = slices.DeleteFunc(targets, func(tg target) bool { return tg.name != "static" && !slices.Contains(names, tg.name) })
+	}
 	rounds := 3
 	if r, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && r > 0 {
 		rounds = r

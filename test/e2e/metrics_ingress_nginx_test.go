@@ -311,6 +311,7 @@ func TestIngressNginxRequestMetrics(t *testing.T) {
 	sendRequests(t, fc, 5, http.MethodGet, "a.example.com", "/", 200)
 	sendRequests(t, fc, 3, http.MethodGet, "a.example.com", "/missing", 404)
 	sendRequests(t, fc, 1, http.MethodPost, "a.example.com", "/", 200)
+	sendRequests(t, fc, 2, "PROPFIND", "a.example.com", "/", 200)
 	sendRequests(t, fc, 2, http.MethodGet, "b.example.com", "/", 503)
 	sendRequests(t, fc, 4, http.MethodGet, "unknown.example.com", "/", 404)
 	sendRequestsWith(t, fc, 6, http.MethodGet, "a.example.com", "/canary-path", 200, http.Header{"X-Canary": {"always"}})
@@ -322,7 +323,8 @@ func TestIngressNginxRequestMetrics(t *testing.T) {
 	for {
 		text = scrape(t, srv.URL)
 		if metricValue(t, text, aGet("200")) == base+5 && metricValue(t, text, bGet) == 2 &&
-			metricValue(t, text, aGet("404")) == 3 && metricValue(t, text, aPost) == 1 {
+			metricValue(t, text, aGet("404")) == 3 && metricValue(t, text, aPost) == 1 &&
+			metricValue(t, text, strings.Replace(aPost, `method="POST"`, `method="OTHER"`, 1)) == 2 {
 			break
 		}
 		if time.Now().After(deadline) {
