@@ -40,7 +40,7 @@ func freePort(t testing.TB) int {
 
 // namedBackend starts a loopback HTTP server that answers with its name
 // and the path it received, and returns its port.
-func namedBackend(t *testing.T, name string) int {
+func namedBackend(t testing.TB, name string) int {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("X-Backend", name)

@@ -219,7 +219,7 @@ func TestIngressNginxControllerMetrics(t *testing.T) {
 
 // startRequestMetricsController is startFilesController with the request
 // metrics on (ingress-nginx's defaults but for o).
-func startRequestMetricsController(t *testing.T, files map[string]string, o controller.RequestMetricsOptions) *filesController {
+func startRequestMetricsController(t testing.TB, files map[string]string, o controller.RequestMetricsOptions) *filesController {
 	t.Helper()
 	nginxtest.Require(t)
 	fc := &filesController{dir: filepath.Join(t.TempDir(), "manifests")}
