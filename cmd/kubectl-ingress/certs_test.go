@@ -9,6 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
 )
 
 // certs asks a real nginx's Lua certificate store (as the simulator runs
@@ -107,5 +113,55 @@ func TestConfFromTheStatusServer(t *testing.T) {
 	code, _, errOut = runCmd(t, "", "conf", "--url", n.statusURL, "--pod", "p")
 	if code != exitFailure || !strings.Contains(errOut, "give one of --pod, -l, --deployment and --url, not --pod and --url") {
 		t.Errorf("--pod with --url: exit %d, %q", code, errOut)
+	}
+}
+
+// certs and conf as a user runs them against a cluster: the pod found
+// through a real kube-apiserver, the real SPDY port-forward through it to a
+// stand-in kubelet (backends_envtest_test.go) that connects the pod's port
+// 10246 to a real nginx's status server.
+func TestCertsAndConfEnvtest(t *testing.T) {
+	n := startBackendsNginx(t)
+	cfg := envtesting.Start(t)
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	ctx := t.Context()
+	kubeconfig := writeKubeconfig(t, cfg)
+	kubelet := startFakeKubelet(t, map[string]string{"ctrl-n": hostPort(t, n.statusURL)})
+	mustCreate(t, func() error {
+		_, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
+			Status: corev1.NodeStatus{
+				DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(kubelet.port)}},
+				Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}},
+			},
+		}, metav1.CreateOptions{})
+		return err
+	})
+	mustCreate(t, func() error {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNS}}, metav1.CreateOptions{})
+		return err
+	})
+	mustCreate(t, func() error {
+		_, err := cs.AppsV1().Deployments(testNS).Create(ctx, controllerDeployment(testNS, ingressNginxDeployment), metav1.CreateOptions{})
+		return err
+	})
+	createPod(t, cs, podSpec{name: "ctrl-n", labels: controllerLabels, phase: corev1.PodRunning, ready: true}.pod(testNS), "node-1")
+	kc := []string{"--kubeconfig", kubeconfig}
+
+	shop := n.certificates[0]
+	code, out, errOut := runCmd(t, "", append([]string{"certs", "--host", shop.Hosts[0]}, kc...)...)
+	if code != 0 || !strings.Contains(out, "SECRET      "+shop.ID+"\n") || strings.Contains(out, "PRIVATE") {
+		t.Errorf("certs: exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	if got := kubelet.forwarded(); got != testNS+"/ctrl-n:10246" {
+		t.Errorf("the kubelet forwarded %q, want %s/ctrl-n:10246", got, testNS)
+	}
+	code, out, errOut = runCmd(t, "", append([]string{"conf", "--pod", "ctrl-n", "-n", testNS}, kc...)...)
+	if code != 0 || out != string(n.conf) {
+		t.Errorf("conf --pod: exit %d, stderr %s, stdout is nginx's nginx.conf: %v", code, errOut, out == string(n.conf))
+	}
+	code, out, errOut = runCmd(t, "", append([]string{"conf", "--pod", "ctrl-z", "-n", testNS}, kc...)...)
+	if code != exitFailure || out != "" || !strings.Contains(errOut, `pod "ctrl-z" not found in namespace "`+testNS+`"`) {
+		t.Errorf("conf of a missing pod: exit %d, stdout %q, stderr %s", code, out, errOut)
 	}
 }
