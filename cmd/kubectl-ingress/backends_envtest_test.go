@@ -44,24 +44,7 @@ func TestBackendsEnvtest(t *testing.T) {
 		"ctrl-b": hostPort(t, statusServer(t, answerB)),
 		"ctrl-e": "127.0.0.1:" + closedPort, // the controller does not listen
 	})
-	mustCreate(t, func() error {
-		_, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
-			Status: corev1.NodeStatus{
-				DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(kubelet.port)}},
-				Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}},
-			},
-		}, metav1.CreateOptions{})
-		return err
-	})
-	mustCreate(t, func() error {
-		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNS}}, metav1.CreateOptions{})
-		return err
-	})
-	mustCreate(t, func() error {
-		_, err := cs.AppsV1().Deployments(testNS).Create(ctx, controllerDeployment(testNS, ingressNginxDeployment), metav1.CreateOptions{})
-		return err
-	})
+	createControllerCluster(t, cs, kubelet.port)
 	// A Deployment with a set-based selector, resolved by the API server.
 	setBased := controllerDeployment(testNS, "edge")
 	setBased.Spec.Selector = &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
@@ -282,4 +265,29 @@ func podNames(pods []corev1.Pod) []string {
 		out = append(out, p.Name)
 	}
 	return out
+}
+
+// createControllerCluster creates node-1, whose kubelet is the stand-in on
+// kubeletPort, and ingress-nginx's controller Deployment in testNS.
+func createControllerCluster(t *testing.T, cs kubernetes.Interface, kubeletPort int) {
+	t.Helper()
+	ctx := t.Context()
+	mustCreate(t, func() error {
+		_, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
+			Status: corev1.NodeStatus{
+				DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(kubeletPort)}},
+				Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}},
+			},
+		}, metav1.CreateOptions{})
+		return err
+	})
+	mustCreate(t, func() error {
+		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNS}}, metav1.CreateOptions{})
+		return err
+	})
+	mustCreate(t, func() error {
+		_, err := cs.AppsV1().Deployments(testNS).Create(ctx, controllerDeployment(testNS, ingressNginxDeployment), metav1.CreateOptions{})
+		return err
+	})
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
@@ -124,27 +123,9 @@ func TestCertsAndConfEnvtest(t *testing.T) {
 	n := startBackendsNginx(t)
 	cfg := envtesting.Start(t)
 	cs := kubernetes.NewForConfigOrDie(cfg)
-	ctx := t.Context()
 	kubeconfig := writeKubeconfig(t, cfg)
 	kubelet := startFakeKubelet(t, map[string]string{"ctrl-n": hostPort(t, n.statusURL)})
-	mustCreate(t, func() error {
-		_, err := cs.CoreV1().Nodes().Create(ctx, &corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Name: "node-1"},
-			Status: corev1.NodeStatus{
-				DaemonEndpoints: corev1.NodeDaemonEndpoints{KubeletEndpoint: corev1.DaemonEndpoint{Port: int32(kubelet.port)}},
-				Addresses:       []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}},
-			},
-		}, metav1.CreateOptions{})
-		return err
-	})
-	mustCreate(t, func() error {
-		_, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: testNS}}, metav1.CreateOptions{})
-		return err
-	})
-	mustCreate(t, func() error {
-		_, err := cs.AppsV1().Deployments(testNS).Create(ctx, controllerDeployment(testNS, ingressNginxDeployment), metav1.CreateOptions{})
-		return err
-	})
+	createControllerCluster(t, cs, kubelet.port)
 	createPod(t, cs, podSpec{name: "ctrl-n", labels: controllerLabels, phase: corev1.PodRunning, ready: true}.pod(testNS), "node-1")
 	kc := []string{"--kubeconfig", kubeconfig}
 

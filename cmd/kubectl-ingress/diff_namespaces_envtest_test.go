@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
@@ -38,23 +39,7 @@ func TestDiffLiveNamespaces(t *testing.T) {
 	dir := t.TempDir()
 	live := filepath.Join(dir, "live.yaml")
 	writeFile(t, live, liveShop+"---\n"+liveBlog)
-	cs := createLive(t, cfg, live, "shop", "blog", "ingress-nginx")
-	ctx := t.Context()
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ingress-nginx-controller", Namespace: "ingress-nginx"}, Data: map[string]string{"proxy-body-size": "8m"}}
-	if _, err := cs.CoreV1().ConfigMaps("ingress-nginx").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-
-	// A context whose namespace is shop (kubens shop).
-	kubeconfig := writeKubeconfig(t, cfg)
-	kc, err := clientcmd.LoadFromFile(kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc.Contexts[kc.CurrentContext].Namespace = "shop"
-	if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := createShopAndBlog(t, cfg, live)
 
 	// The shop's objects without a namespace (the context's) and the blog's
 	// with theirs: the same as the live ones, so no change. Had the context
@@ -91,4 +76,26 @@ func TestDiffLiveWithoutKubeconfig(t *testing.T) {
 	if code != exitFailure || out != "" || !strings.Contains(errOut, "no kubeconfig") || strings.Contains(errOut, "8080: connect") {
 		t.Errorf("no kubeconfig: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+}
+
+// createShopAndBlog creates the objects of live in namespaces shop and
+// blog, the controller's ConfigMap in ingress-nginx, and returns a
+// kubeconfig whose context's namespace is shop (kubens shop).
+func createShopAndBlog(t *testing.T, cfg *rest.Config, live string) string {
+	t.Helper()
+	cs := createLive(t, cfg, live, "shop", "blog", "ingress-nginx")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ingress-nginx-controller", Namespace: "ingress-nginx"}, Data: map[string]string{"proxy-body-size": "8m"}}
+	if _, err := cs.CoreV1().ConfigMaps("ingress-nginx").Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := writeKubeconfig(t, cfg)
+	kc, err := clientcmd.LoadFromFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc.Contexts[kc.CurrentContext].Namespace = "shop"
+	if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig
 }

@@ -6,10 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
-
 	"github.com/kubectl-ingress/kubectl-ingress/internal/envtesting"
 )
 
@@ -26,20 +22,7 @@ func TestLintAndIngressesReadTheCluster(t *testing.T) {
 		t.Fatal("the blog Ingress did not get its annotation")
 	}
 	writeFile(t, live, liveShop+"---\n"+badBlog)
-	cs := createLive(t, cfg, live, "shop", "blog", "ingress-nginx")
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "ingress-nginx-controller", Namespace: "ingress-nginx"}, Data: map[string]string{"proxy-body-size": "8m"}}
-	if _, err := cs.CoreV1().ConfigMaps("ingress-nginx").Create(t.Context(), cm, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := writeKubeconfig(t, cfg)
-	kc, err := clientcmd.LoadFromFile(kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc.Contexts[kc.CurrentContext].Namespace = "shop"
-	if err := clientcmd.WriteToFile(*kc, kubeconfig); err != nil {
-		t.Fatal(err)
-	}
+	kubeconfig := createShopAndBlog(t, cfg, live)
 	blogProblem := "ingress blog/blog: metadata.annotations[nginx.ingress.kubernetes.io/proxy-body-size]: "
 
 	t.Run("lint in the context's namespace", func(t *testing.T) {
