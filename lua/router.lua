@@ -65,7 +65,12 @@ local DEFAULT_CACHE = 10000
 
 -- init_worker runs in init_worker_by_lua; size bounds the compiled
 -- entries each worker keeps.
-function _M.init_worker(size)
+-- set_server_name: the access log prints $kubectl_ingress_server_name,
+-- which rewrite() sets to the host entry (classic nginx's $server_name).
+local set_server_name = false
+
+function _M.init_worker(size, server_name)
+  set_server_name = server_name == true
   local c, err = lrucache.new(size or DEFAULT_CACHE)
   if not c then
     ngx_log(ngx_ERR, "router: cannot create the route cache: ", err)
@@ -465,6 +470,9 @@ function _M.rewrite()
   -- the host entry: the affinity cookie's host (balancer_sticky.lua) and
   -- the metrics' (monitor.lua)
   ctx.route_host = c.host
+  if set_server_name then
+    ngx_var.kubectl_ingress_server_name = c.host
+  end
   local uri = ngx_var.uri
   if c.app_root and uri == "/" then
     return ngx_redirect(c.app_root, 302)

@@ -124,6 +124,49 @@ func logFormatReads(format, name string) bool {
 	return false
 }
 
+// luaServerNameVar stands for $server_name in the access log of the Lua
+// router (logFormatOf).
+const luaServerNameVar = "kubectl_ingress_server_name"
+
+// routerServerName tells whether the Lua router must set luaServerNameVar:
+// it routes, and the log format prints $server_name.
+func (w *confWriter) routerServerName(format string) bool {
+	return w.router != nil && logFormatReads(format, "server_name")
+}
+
+// logFormatOf is the log format as nginx.conf writes it: with the Lua
+// router, $server_name (always "_" in the router's server) is
+// luaServerNameVar, the host entry the router chose.
+func logFormatOf(w *confWriter, format string) string {
+	if !w.routerServerName(format) {
+		return format
+	}
+	return replaceVar(format, "server_name", luaServerNameVar)
+}
+
+// replaceVar replaces the variable name (as $name or ${name}) in format
+// with the variable to.
+func replaceVar(format, name, to string) string {
+	var b strings.Builder
+	for i := 0; i < len(format); i++ {
+		if format[i] == '$' {
+			rest := format[i+1:]
+			if strings.HasPrefix(rest, "{"+name+"}") {
+				b.WriteString("${" + to + "}")
+				i += len(name) + 2
+				continue
+			}
+			if strings.HasPrefix(rest, name) && (len(rest) == len(name) || !isVarChar(rest[len(name)])) {
+				b.WriteString("$" + to)
+				i += len(name)
+				continue
+			}
+		}
+		b.WriteByte(format[i])
+	}
+	return b.String()
+}
+
 func isVarChar(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
@@ -144,7 +187,14 @@ func writeAccessLog(w *confWriter, g model.Global) {
 	// The format is one quoted token: nginx reads its variables (each
 	// checked against the allowlist of pkg/annotations), and q escapes its
 	// quotes and backslashes.
-	w.line(append(format, w.q(l.FormatUpstream))...)
+	w.line(append(format, w.q(logFormatOf(w, l.FormatUpstream)))...)
+	if w.routerServerName(l.FormatUpstream) {
+		// The Lua router's server is "_": the router sets the host entry
+		// that classic nginx's $server_name would be (router.lua).
+		w.open("map", `""`, "$"+luaServerNameVar)
+		w.line("default", "$server_name")
+		w.close()
+	}
 	// Variables of ingress-nginx that nginx does not have.
 	if logFormatReads(l.FormatUpstream, "proxy_alternative_upstream_name") {
 		w.open("map", `""`, "$proxy_alternative_upstream_name")

@@ -140,7 +140,11 @@ func writeRouterInit(w *confWriter) {
 
 func writeRouterWorker(w *confWriter) {
 	if w.router != nil {
-		w.raw(`router.init_worker(` + strconv.Itoa(w.router.RouteCache) + `)`)
+		args := strconv.Itoa(w.router.RouteCache)
+		if w.routerServerName(w.global().Logging.FormatUpstream) {
+			args += ", true" // set $kubectl_ingress_server_name
+		}
+		w.raw(`router.init_worker(` + args + `)`)
 	}
 }
 

@@ -159,3 +159,17 @@ func TestLuaBodyMax(t *testing.T) {
 		}
 	}
 }
+
+func TestReplaceVar(t *testing.T) {
+	for in, want := range map[string]string{
+		"$server_name":                  "$kubectl_ingress_server_name",
+		"${server_name}x $server_name;": "${kubectl_ingress_server_name}x $kubectl_ingress_server_name;",
+		"$server_name_x $server_names":  "$server_name_x $server_names",
+		"$host $server_port":            "$host $server_port",
+		"a$":                            "a$",
+	} {
+		if got := replaceVar(in, "server_name", luaServerNameVar); got != want {
+			t.Errorf("replaceVar(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

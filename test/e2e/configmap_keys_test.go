@@ -129,12 +129,14 @@ func waitForLog(t *testing.T, path, want string) string {
 
 // TestLogFormatUpstream: the access log has the ConfigMap's format, with
 // ingress-nginx's per-location variables and nginx's escaping of a quote,
-// and skip-access-log-urls leaves a URI out.
+// and skip-access-log-urls leaves a URI out. $server_name is the host's
+// server (in Lua routing the host entry the router chose, not its own
+// server's "_").
 func TestLogFormatUpstream(t *testing.T) {
 	const host = "log.example.com"
 	port := headerEcho(t)
 	n := startNginx(t, headersManifests(port, host, "", map[string]string{
-		"log-format-upstream":  `kit $namespace/$ingress_name $service_name:$service_port $status "$http_user_agent" $request_uri`,
+		"log-format-upstream":  `kit ${server_name} $namespace/$ingress_name $service_name:$service_port $status "$http_user_agent" $request_uri`,
 		"skip-access-log-urls": "/healthz",
 	}))
 	if a := n.send(t, false, host, "/healthz"); a.status != 200 {
@@ -143,11 +145,12 @@ func TestLogFormatUpstream(t *testing.T) {
 	if a := n.send(t, false, host, "/hello", "User-Agent", `a"b`); a.status != 200 {
 		t.Fatalf("/hello: %d", a.status)
 	}
-	want := `kit e2e/echo echo:80 200 "a\x22b" /hello`
+	want := `kit log.example.com e2e/echo echo:80 200 "a\x22b" /hello`
 	log := waitForLog(t, filepath.Join(n.inst.Prefix(), "logs", "access.log"), want)
 	if !strings.Contains(log, want+"\n") {
 		t.Errorf("access log lacks %q:\n%s", want, log)
 	}
+
 	if strings.Contains(log, "/healthz") {
 		t.Errorf("skip-access-log-urls: /healthz logged:\n%s", log)
 	}
