@@ -152,6 +152,8 @@ type Controller struct {
 	ready    atomic.Bool
 	// draining is set when the shutdown begins: /readyz fails from then on.
 	draining atomic.Bool
+	// syncing is set while the worker processes a sync (Stats.Busy).
+	syncing atomic.Bool
 	// masterDown is set while a master the loop started has exited and
 	// was not started again yet (/healthz fails meanwhile).
 	masterDown atomic.Bool
@@ -191,7 +193,11 @@ func New(cfg Config) (*Controller, error) {
 }
 
 // Stats returns the loop's counters (the same numbers as the metrics).
-func (c *Controller) Stats() Stats { return c.metrics.stats() }
+func (c *Controller) Stats() Stats {
+	s := c.metrics.stats()
+	s.Busy = c.syncing.Load() || c.queue.Len() > 0
+	return s
+}
 
 // Ready reports whether nginx serves a config of this controller and the
 // controller is not shutting down (what /readyz answers).
@@ -286,6 +292,10 @@ func (c *Controller) runWorker(ctx context.Context) {
 // re-queued with backoff after a failure, left alone when the desired
 // config is held (its retry is already scheduled).
 func (c *Controller) processItem(ctx context.Context, key string) {
+	c.syncing.Store(true)
+	// Cleared after Done, which queues a change that came meanwhile: no
+	// moment between looks idle (Stats.Busy).
+	defer c.syncing.Store(false)
 	defer c.queue.Done(key)
 	err := c.syncOnce(ctx)
 	switch {

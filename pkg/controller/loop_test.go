@@ -330,3 +330,30 @@ func grep(text, substr string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// Stats.Busy is true while a sync runs (here a reload that waits) and
+// false once it ended and nothing is queued: what a test's "settled" reads.
+func TestLoopStatsBusy(t *testing.T) {
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	lt := startLoop(t, snapshot(t, app{ports: []int{18001}, paths: []string{"/"}}.yaml()), func(_ *Config, n *fakeNginx) {
+		n.reloadErr = func([]byte) error {
+			entered <- struct{}{}
+			<-release
+			return nil
+		}
+	})
+	eventually(t, 5*time.Second, "first config", lt.c.Ready)
+	eventually(t, 5*time.Second, "idle after the start", func() bool { return !lt.c.Stats().Busy })
+	lt.src.set(snapshot(t, app{ports: []int{18001}, paths: []string{"/", "/cart"}}.yaml()))
+	select {
+	case <-entered:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the reload did not begin")
+	}
+	if st := lt.c.Stats(); !st.Busy || st.Reloads != 1 {
+		t.Errorf("during the reload: %+v, want busy with 1 reload", st)
+	}
+	close(release)
+	eventually(t, 5*time.Second, "idle after the reload", func() bool { st := lt.c.Stats(); return !st.Busy && st.Reloads == 2 })
+}

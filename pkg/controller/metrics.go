@@ -142,6 +142,9 @@ type Stats struct {
 	Syncs int
 	// Quarantined is how many Ingresses nginx -t refused are left out.
 	Quarantined int
+	// Busy is true while a sync runs or waits in the queue (not while a
+	// failed sync waits out its backoff).
+	Busy bool
 }
 
 func (m *loopMetrics) stats() Stats {

@@ -166,13 +166,19 @@ func liveWorkers(inst *nginx.Instance) ([]int, error) {
 	return live, nil
 }
 
-// settle waits until the controller has no sync left to make: its counters
-// stay the same for 300 ms.
+// settle waits until the controller has no sync left to make: none runs or
+// waits in the queue, and its counters stay the same for 300 ms.
 func (rc *runningController) settle(t testing.TB) controller.Stats {
 	t.Helper()
 	last := rc.c.Stats()
 	stable := time.Now()
-	for time.Since(stable) < 300*time.Millisecond {
+	deadline := time.Now().Add(2 * time.Minute)
+	// A sync under way (a reload waiting for its workers) changes no
+	// counter until it ends: settled is idle as well as unchanged.
+	for last.Busy || time.Since(stable) < 300*time.Millisecond {
+		if time.Now().After(deadline) {
+			t.Fatalf("the controller did not settle within 2 minutes: %+v", last)
+		}
 		time.Sleep(25 * time.Millisecond)
 		if now := rc.c.Stats(); now != last {
 			last, stable = now, time.Now()
