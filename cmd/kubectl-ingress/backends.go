@@ -380,3 +380,20 @@ func (o *BackendsOptions) askStatus(ctx context.Context, pod *corev1.Pod, path s
 	}
 	return a, err
 }
+
+// onePod is the pod to ask for a command that asks one (nil with --url),
+// and how its errors name it: the URL, or "pod NAMESPACE/NAME".
+func (o *BackendsOptions) onePod(ctx context.Context) (*corev1.Pod, string, error) {
+	if o.URL != "" {
+		return nil, o.URL, nil
+	}
+	pods, _, err := findPodsOf(ctx, o.clientset, o.queries)
+	if err != nil {
+		return nil, "", err
+	}
+	pod, err := choosePod(pods, o.Container)
+	if err != nil {
+		return nil, "", err
+	}
+	return pod, "pod " + pod.Namespace + "/" + pod.Name, nil
+}

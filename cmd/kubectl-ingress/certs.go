@@ -127,29 +127,16 @@ func (o *CertsOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	t := o.target
-	query := url.Values{"hostname": {o.Host}}
-	if t.URL != "" {
-		a, err := t.askStatus(ctx, nil, luaapi.PathCerts, query, maxCertsAnswer)
-		if err != nil {
-			return fmt.Errorf("%s: %w", t.URL, err)
-		}
-		return o.show(a)
-	}
-	pods, _, err := findPodsOf(ctx, t.clientset, t.queries)
+	pod, where, err := o.target.onePod(ctx)
 	if err != nil {
 		return err
 	}
-	pod, err := choosePod(pods, t.Container)
-	if err != nil {
-		return err
-	}
-	a, err := t.askStatus(ctx, pod, luaapi.PathCerts, query, maxCertsAnswer)
+	a, err := o.target.askStatus(ctx, pod, luaapi.PathCerts, url.Values{"hostname": {o.Host}}, maxCertsAnswer)
 	if err == nil {
 		err = o.show(a)
 	}
 	if err != nil {
-		return fmt.Errorf("pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		return fmt.Errorf("%s: %w", where, err)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"k8s.io/cli-runtime/pkg/printers"
 
@@ -119,17 +118,9 @@ func liveConf(ctx context.Context, target *BackendsOptions, host string, streams
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var pod *corev1.Pod
-	where := target.URL
-	if target.URL == "" {
-		pods, _, err := findPodsOf(ctx, target.clientset, target.queries)
-		if err != nil {
-			return err
-		}
-		if pod, err = choosePod(pods, target.Container); err != nil {
-			return err
-		}
-		where = "pod " + pod.Namespace + "/" + pod.Name
+	pod, where, err := target.onePod(ctx)
+	if err != nil {
+		return err
 	}
 	a, err := target.askStatus(ctx, pod, luaapi.PathNginxConf, nil, maxNginxConfAnswer)
 	if err == nil && a.status != http.StatusOK {
