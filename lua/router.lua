@@ -20,8 +20,10 @@
 -- upstream Host and X-Forwarded-Prefix, rewrite-target (ngx.req.set_uri,
 -- as nginx's "rewrite … break") and the proxy timeouts (balancer.lua sets
 -- them), and last balancer.rewrite() (503 without endpoints, canary).
--- access() (access_by_lua) applies the source ranges (403), after the
--- rewrite phase as nginx's allow/deny; header_filter() the route's
+-- access() (access_by_lua) applies the rate and connection limits
+-- (limit.lua, nginx's preaccess phase), then the source ranges (403),
+-- after the rewrite phase as nginx's allow/deny; log() ends the request
+-- limit-connections counted; header_filter() the route's
 -- custom-headers and CORS headers.
 --
 -- Entries live in the shared dict routes_data (configuration.lua stores
@@ -32,6 +34,7 @@ local cjson = require("cjson.safe")
 local lrucache = require("resty.lrucache")
 local balancer = require("balancer")
 local cidr = require("cidr")
+local limit = require("limit")
 local util = require("util")
 
 local ngx = ngx
@@ -159,6 +162,7 @@ local function compile_path(p)
     limit_rate_after = tostring(tonumber(s.limitRateAfter) or 0) .. "k",
     allow = nets(s.allow),
     deny = nets(s.deny),
+    limits = limit.compile(s.limits),
   }
   if type(s.redirect) == "table" then
     r.redirect = { url = s.redirect.url, code = s.redirect.code }
@@ -617,6 +621,13 @@ function _M.access()
   if not r then
     return
   end
+  if r.limits then
+    -- nginx's preaccess phase (limit_req, limit_conn) comes first
+    local status = limit.check(r.limits, ngx_var.binary_remote_addr or "")
+    if status then
+      return ngx_exit(status)
+    end
+  end
   if r.access then
     check_ranges(r)
   end
@@ -631,5 +642,9 @@ function _M.access()
     end
   end
 end
+
+-- log runs in the http level's log_by_lua: the end of a request that
+-- limit-connections counted.
+_M.log = limit.done
 
 return _M

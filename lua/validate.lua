@@ -363,7 +363,12 @@ local SETTINGS_FIELDS = {
   { "xForwardedPrefix", a_string }, { "timeouts", an_object }, { "allow", names_list },
   { "deny", names_list }, { "denyAll", a_boolean }, { "cors", an_object },
   { "responseHeaders", a_header_list }, { "bodyLimit", a_count },
-  { "limitRate", a_count }, { "limitRateAfter", a_count },
+  { "limitRate", a_count }, { "limitRateAfter", a_count }, { "limits", an_object },
+}
+local LIMIT_FIELDS = {
+  { "zone", a_string }, { "rps", a_count }, { "rpsBurst", a_count }, { "rpm", a_count },
+  { "rpmBurst", a_count }, { "connections", a_count }, { "exempt", names_list },
+  { "reqStatus", a_count }, { "connStatus", a_count },
 }
 local TIMEOUT_FIELDS = { { "connect", a_count }, { "send", a_count }, { "read", a_count } }
 local CORS_FIELDS = {
@@ -418,6 +423,26 @@ local function check_settings(s)
     f, err = fields(s.cors, CORS_FIELDS)
     if f then
       return "cors." .. f, err
+    end
+  end
+  if not is_null(s.limits) then
+    f, err = fields(s.limits, LIMIT_FIELDS)
+    if f then
+      return "limits." .. f, err
+    end
+    if not is_null(s.limits.exempt) then
+      for j, net in ipairs(s.limits.exempt) do
+        local _, perr = cidr.parse(net)
+        if perr then
+          return "limits.exempt[" .. (j - 1) .. "]", perr
+        end
+      end
+    end
+    for _, code in ipairs({ "reqStatus", "connStatus" }) do
+      local v = tonumber(s.limits[code])
+      if v and v ~= 0 and (v < 400 or v > 599) then
+        return "limits." .. code, "must be an HTTP status from 400 to 599"
+      end
     end
   end
   for _, list in ipairs({ "allow", "deny" }) do

@@ -136,6 +136,52 @@ type RouteSettings struct {
 	// location's limit_rate and limit_rate_after variables.
 	LimitRate      int `json:"limitRate"`
 	LimitRateAfter int `json:"limitRateAfter"`
+	// Limits are limit-rps, limit-rpm and limit-connections (nil: none).
+	Limits *RouteLimits `json:"limits,omitempty"`
+}
+
+// RouteLimits are the per client address limits of a route, as the
+// classic writer's limit_req and limit_conn lines (nginx's preaccess
+// phase): a leaky bucket of RPS requests a second with a burst of
+// RPSBurst and nodelay, another of RPM a minute (RPMBurst), and at most
+// Connections requests in progress. Zone names the Ingress: its paths
+// share the counters, as the classic zones of one Ingress. A client in
+// Exempt (CIDR) is not counted. A refused request is answered ReqStatus
+// (a rate) or ConnStatus (connections): limit-req-status-code and
+// limit-conn-status-code.
+type RouteLimits struct {
+	Zone        string   `json:"zone"`
+	RPS         int      `json:"rps,omitempty"`
+	RPSBurst    int      `json:"rpsBurst,omitempty"`
+	RPM         int      `json:"rpm,omitempty"`
+	RPMBurst    int      `json:"rpmBurst,omitempty"`
+	Connections int      `json:"connections,omitempty"`
+	Exempt      []string `json:"exempt,omitempty"`
+	ReqStatus   int      `json:"reqStatus"`
+	ConnStatus  int      `json:"connStatus"`
+}
+
+// routeLimits resolves the limits of a location (nil: none).
+func routeLimits(g *model.Global, l *model.Location) *RouteLimits {
+	lim := &l.Settings.Limits
+	if lim.RPS <= 0 && lim.RPM <= 0 && lim.Connections <= 0 {
+		return nil
+	}
+	mult := max(lim.BurstMultiplier, 1)
+	out := &RouteLimits{
+		Zone:        l.Ingress.Namespace + "/" + l.Ingress.Name,
+		Connections: max(lim.Connections, 0),
+		Exempt:      append([]string(nil), lim.Exempt...),
+		ReqStatus:   g.LimitReqStatusCode,
+		ConnStatus:  g.LimitConnStatusCode,
+	}
+	if lim.RPS > 0 {
+		out.RPS, out.RPSBurst = lim.RPS, lim.RPS*mult
+	}
+	if lim.RPM > 0 {
+		out.RPM, out.RPMBurst = lim.RPM, lim.RPM*mult
+	}
+	return out
 }
 
 // RouteHeader is a response header; with Vars its value holds nginx
@@ -292,6 +338,7 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 	if st.Limits.RateAfter != nil {
 		rs.LimitRateAfter = *st.Limits.RateAfter
 	}
+	rs.Limits = routeLimits(g, l)
 	if st.Denied == "" {
 		for _, h := range st.CustomHeaders {
 			rs.ResponseHeaders = append(rs.ResponseHeaders, RouteHeader{Name: h.Name, Value: h.Value, Vars: h.Vars})

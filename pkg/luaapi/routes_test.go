@@ -171,3 +171,40 @@ func TestRoutesCORS(t *testing.T) {
 		t.Errorf("origin list: %+v", got)
 	}
 }
+
+// TestRoutesLimits: limit-rps, limit-rpm and limit-connections reach the
+// route resolved as the classic writer's limit_req and limit_conn lines
+// (burst = rate × limit-burst-multiplier, at least 1), with the Ingress as
+// zone, the exempt networks and the ConfigMap's refusal statuses; a
+// location without limits has none.
+func TestRoutesLimits(t *testing.T) {
+	c := routesModel()
+	c.Global.LimitReqStatusCode, c.Global.LimitConnStatusCode = 429, 503
+	api := &c.Servers[1].Locations[1]
+	api.Settings.Limits = model.RateLimits{RPS: 3, RPM: 100, Connections: 2, BurstMultiplier: 4, Exempt: []string{"10.0.0.0/8"}}
+	old := &c.Servers[1].Locations[4]
+	old.Settings.Limits = model.RateLimits{RPM: 30} // multiplier 0: as 1
+	routes := RoutesFromModel(c, []string{"a.example.com"})
+	got := map[string]*RouteLimits{}
+	for _, p := range routes[0].Paths {
+		got[p.PathType+" "+p.Path] = p.Settings.Limits
+	}
+	want := map[string]*RouteLimits{
+		"Prefix /api": {Zone: "team/web", RPS: 3, RPSBurst: 12, RPM: 100, RPMBurst: 400, Connections: 2,
+			Exempt: []string{"10.0.0.0/8"}, ReqStatus: 429, ConnStatus: 503},
+		"Prefix /old": {Zone: "team/web", RPM: 30, RPMBurst: 30, ReqStatus: 429, ConnStatus: 503},
+		"Exact /api":  nil, "Exact /exact/": nil, "ImplementationSpecific /docs/": nil, "Prefix /": nil,
+	}
+	if !reflect.DeepEqual(got, want) {
+		for k := range want {
+			if !reflect.DeepEqual(got[k], want[k]) {
+				t.Errorf("%s: limits %+v, want %+v", k, got[k], want[k])
+			}
+		}
+	}
+	before := routes[0].Version
+	api.Settings.Limits.RPS = 4
+	if RoutesFromModel(c, []string{"a.example.com"})[0].Version == before {
+		t.Error("a changed limit-rps leaves the host's version unchanged: it would never be pushed")
+	}
+}

@@ -14,7 +14,8 @@ import (
 // and affinity, HTTPS and permanent/temporal redirects, app-root,
 // rewrite-target, upstream-vhost, x-forwarded-prefix, the proxy timeouts,
 // source ranges, a denied location, enable-access-log, enable-cors,
-// custom-headers, limit-rate, limit-rate-after, proxy-body-size (with
+// custom-headers, limit-rate, limit-rate-after, limit-rps, limit-rpm,
+// limit-connections with limit-allowlist, proxy-body-size (with
 // request buffering on);
 // rewrite-target as the classic writer,
 // on regex locations only), and keeps a classic server block of
@@ -71,9 +72,6 @@ var classicLocationSettings = []struct {
 	}},
 	{"auth-type", func(_ *model.Config, l *model.Location) bool { return l.Settings.BasicAuth != nil }},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
-	{"limit-rps", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.RPS > 0 }},
-	{"limit-rpm", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.RPM > 0 }},
-	{"limit-connections", func(_ *model.Config, l *model.Location) bool { return l.Settings.Limits.Connections > 0 }},
 	{"custom-http-errors", func(_ *model.Config, l *model.Location) bool { return len(l.Settings.ErrorPages.Codes) > 0 }},
 	{"default-backend", func(_ *model.Config, l *model.Location) bool { return l.Settings.ErrorPages.Fallback }},
 	{"mirror-target", func(_ *model.Config, l *model.Location) bool { return l.Settings.Mirror != nil }},

@@ -28,15 +28,17 @@ func TestLuaRoutable(t *testing.T) {
 					Logs:   model.LocationLogs{AccessOff: true},
 					Proxy:  model.ProxySettings{ConnectTimeout: 1, SendTimeout: 2, ReadTimeout: 3, BodySize: g.ProxyBodySize, Buffering: &g.ProxyBuffering},
 					Access: model.AccessControl{Allow: []string{"10.0.0.0/8"}, Deny: []string{"10.1.0.0/16"}}}},
+			{Path: "/l", PathType: model.PathPrefix, Backend: "b", Ingress: ing, Settings: model.LocationSettings{
+				Limits: model.RateLimits{RPS: 1, RPM: 2, Connections: 3, BurstMultiplier: 2, Exempt: []string{"10.0.0.0/8"}}}},
 			{Path: "/r", PathType: model.PathExact, Ingress: ing, Settings: model.LocationSettings{Redirect: &model.Redirect{URL: "https://x/", Code: 301}}},
 			{Path: "/d", PathType: model.PathPrefix, Ingress: ing, Settings: model.LocationSettings{Denied: "custom-headers", Access: model.AccessControl{DenyAll: true}}},
 		}}},
 		{name: "server settings", server: model.Server{Hostname: "a", Aliases: []string{"b"}, SSLCiphers: "HIGH", Locations: []model.Location{loc(model.LocationSettings{})}},
 			want: []string{"server-alias on Ingress team/web", "ssl-ciphers on Ingress team/web"}},
 		{name: "location settings", server: model.Server{Hostname: "a", Locations: []model.Location{
-			loc(model.LocationSettings{Limits: model.RateLimits{Connections: 3}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
-			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Limits: model.RateLimits{Connections: 3}, BackendProtocol: "GRPC"}},
-		}}, want: []string{"backend-protocol on Ingress team/other", "limit-connections on Ingress team/other", "limit-connections on Ingress team/web"}},
+			loc(model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
+			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, BackendProtocol: "GRPC"}},
+		}}, want: []string{"backend-protocol on Ingress team/other", "enable-rewrite-log on Ingress team/other", "enable-rewrite-log on Ingress team/web"}},
 		{name: "body size without request buffering", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Proxy: model.ProxySettings{BodySize: "8m"}})}},
 			global: func(g *model.Global) { g.ProxyRequestBuffering = false },
@@ -69,13 +71,13 @@ func TestLuaHosts(t *testing.T) {
 	c := &model.Config{Global: model.DefaultGlobal(), Servers: []model.Server{
 		{Hostname: "_"},
 		{Hostname: "a.example.com"},
-		{Hostname: "b.example.com", Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: model.LocationSettings{Limits: model.RateLimits{RPS: 5}}}}},
+		{Hostname: "b.example.com", Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}}}}},
 	}}
 	lua, classic := LuaHosts(c)
 	if !reflect.DeepEqual(lua, []string{"_", "a.example.com"}) {
 		t.Errorf("lua = %v", lua)
 	}
-	if len(classic) != 1 || len(classic["b.example.com"]) != 1 || classic["b.example.com"][0].Setting != "limit-rps" {
+	if len(classic) != 1 || len(classic["b.example.com"]) != 1 || classic["b.example.com"][0].Setting != "enable-rewrite-log" {
 		t.Errorf("classic = %v", classic)
 	}
 	// A catch-all the router cannot serve keeps every host classic.
@@ -135,8 +137,8 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"ClientBodyBufferSize": "client-body-buffer-size", "ConnectionHeader": "connection-proxy-header",
 		},
 		reflect.TypeOf(model.RateLimits{}): {
-			"RPS": "limit-rps", "Connections": "limit-connections", "BurstMultiplier": "limit-rps", "Exempt": "limit-rps",
-			"RPM": "limit-rpm", "Rate": "lua", "RateAfter": "lua",
+			"RPS": "lua", "Connections": "lua", "BurstMultiplier": "lua", "Exempt": "lua",
+			"RPM": "lua", "Rate": "lua", "RateAfter": "lua",
 		},
 		reflect.TypeOf(model.LocationLogs{}): {"AccessOff": "lua", "Rewrite": "enable-rewrite-log"},
 	}

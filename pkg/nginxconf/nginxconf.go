@@ -319,6 +319,7 @@ func writeLua(w *confWriter, g model.Global, o ConfOptions) {
 	// ewma learns each endpoint's response time after the answer
 	w.open("log_by_lua_block")
 	w.raw(`balancer.log()`)
+	writeRouterLog(w)
 	writeMonitorLog(w, o)
 	w.close()
 	w.open("upstream", "upstream_balancer")

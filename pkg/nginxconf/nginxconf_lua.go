@@ -43,6 +43,14 @@ func (r LuaRouting) withDefaults() LuaRouting {
 // DictRoutes is the shared dict of the route entries (lua/CONTRACT.md).
 const DictRoutes = "routes_data"
 
+// DictRouteLimits is the shared dict of the Lua router's rate and
+// connection limits: one leaky bucket or counter per Ingress, kind and
+// client address, as nginx's limit_req and limit_conn zones (5 MiB per
+// Ingress in the classic writer); its size does not depend on the
+// cluster: an idle client's bucket expires after 60 s, and the least
+// recently used is evicted when it is full, as in nginx's zones.
+const DictRouteLimits = "route_limits"
+
 // NGINXConfLua writes the nginx.conf of --routing=lua for c. The hosts that
 // LuaHosts gives as Lua-routed get no server block: their routes go to
 // Lua. When the catch-all server is not Lua-routable every host is
@@ -129,12 +137,22 @@ func writeRouterHTTP(w *confWriter) {
 		return
 	}
 	w.line("lua_shared_dict", DictRoutes, nginxSize(w.router.RoutesDict))
+	w.line("lua_shared_dict", DictRouteLimits, "16m")
 	w.line("lua_regex_cache_max_entries", strconv.Itoa(w.router.RegexCache))
 }
 
 func writeRouterInit(w *confWriter) {
 	if w.router != nil {
 		w.raw(`router = require("router")`)
+	}
+}
+
+// writeRouterLog ends, in the http level's log phase, the request the
+// router counted for limit-connections ($kubectl_ingress_conn_key, which
+// outlives an internal redirect, unlike ngx.ctx).
+func writeRouterLog(w *confWriter) {
+	if w.router != nil {
+		w.raw(`router.log()`)
 	}
 }
 
@@ -188,6 +206,8 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	// classic). A variable in proxy_pass names the same upstream block,
 	// so the URI sent is the one proxy_pass without a URI sends.
 	w.line("set", "$kubectl_ingress_upstream_scheme", `"http"`)
+	// the limit-connections counter of the request (router.log)
+	w.line("set", "$kubectl_ingress_conn_key", `""`)
 	writeLuaAccessLog(w, c.Global.Logging)
 	// limit-rate and limit-rate-after through variables (nginx 1.17+),
 	// which the router sets to the route's (the ConfigMap's where it has

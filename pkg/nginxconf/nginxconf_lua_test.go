@@ -18,7 +18,7 @@ import (
 
 // luaSnapshot has n hosts the Lua router serves (paths of every type,
 // regexes, rewrite-target, redirects, timeouts, source ranges) and one
-// classic host (limit-connections).
+// classic host (enable-rewrite-log).
 func luaSnapshot(n int) render.Snapshot {
 	class := "nginx"
 	prefix, exact, impl := networkingv1.PathTypePrefix, networkingv1.PathTypeExact, networkingv1.PathTypeImplementationSpecific
@@ -42,10 +42,12 @@ func luaSnapshot(n int) render.Snapshot {
 		ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "default"},
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
 	}}}
-	snap.Ingresses = append(snap.Ingresses, ing("limited", "limited.example.com", map[string]string{"limit-connections": "3"}, path("/", &prefix)))
+	snap.Ingresses = append(snap.Ingresses, ing("limited", "limited.example.com", map[string]string{"enable-rewrite-log": "true"}, path("/", &prefix)))
 	for i := 0; i < n; i++ {
 		var ann map[string]string
 		switch i % 4 {
+		case 0:
+			ann = map[string]string{"limit-rps": "5", "limit-rpm": "100", "limit-connections": "3", "limit-allowlist": "10.0.0.0/8"}
 		case 1:
 			ann = map[string]string{"rewrite-target": "/$1", "upstream-vhost": "in.example", "proxy-read-timeout": "5"}
 		case 2:
@@ -81,17 +83,18 @@ func TestNGINXConfLua(t *testing.T) {
 		t.Errorf("nginx.conf depends on the number of Lua-routed hosts: %d bytes for 10, %d for 200", len(small), len(large))
 	}
 	lua, classic := LuaHosts(cfg)
-	if len(lua) != 11 || len(classic) != 1 || classic["limited.example.com"][0].String() != "limit-connections on Ingress default/limited" {
+	if len(lua) != 11 || len(classic) != 1 || classic["limited.example.com"][0].String() != "enable-rewrite-log on Ingress default/limited" {
 		t.Fatalf("lua %v, classic %v", lua, classic)
 	}
 	conf := string(small)
-	for _, want := range []string{`server_name "limited.example.com";`, `client_max_body_size "8m";`, "lua_shared_dict routes_data 8m;", "lua_regex_cache_max_entries 1024;",
+	for _, want := range []string{`server_name "limited.example.com";`, `client_max_body_size "8m";`, "lua_shared_dict routes_data 8m;", "lua_shared_dict route_limits 16m;", "lua_regex_cache_max_entries 1024;",
+		"router.log()", `set $kubectl_ingress_conn_key "";`,
 		`router = require("router")`, "router.init_worker(10000)", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;"} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf has no %q", want)
 		}
 	}
-	if strings.Contains(conf, "h1.example.com") || strings.Contains(conf, "/v1/") {
+	if strings.Contains(conf, "h1.example.com") || strings.Contains(conf, "/v1/") || strings.Contains(conf, "limit_req") || strings.Contains(conf, "limit_conn") {
 		t.Error("a Lua-routed host reached nginx.conf")
 	}
 	if n := strings.Count(conf, "default_server"); n != 2 {
@@ -114,7 +117,7 @@ func TestNGINXConfLua(t *testing.T) {
 func TestNGINXConfLuaCatchAllClassic(t *testing.T) {
 	snap := luaSnapshot(2)
 	snap.Ingresses[1].Spec.Rules[0].Host = ""
-	snap.Ingresses[1].Annotations[annotations.Prefix+"limit-connections"] = "3"
+	snap.Ingresses[1].Annotations[annotations.Prefix+"enable-rewrite-log"] = "true"
 	cfg, _ := render.Build(snap, render.DefaultOptions())
 	lua, _ := LuaHosts(cfg)
 	if len(lua) != 0 {
