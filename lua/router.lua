@@ -19,10 +19,13 @@
 -- ($proxy_upstream_name), the log and metric labels, $location_path, the
 -- upstream Host and X-Forwarded-Prefix, rewrite-target (ngx.req.set_uri,
 -- as nginx's "rewrite … break") and the proxy timeouts (balancer.lua sets
--- them), and last balancer.rewrite() (503 without endpoints, canary).
--- access() (access_by_lua) applies the rate and connection limits
--- (limit.lua, nginx's preaccess phase), then the source ranges (403),
--- after the rewrite phase as nginx's allow/deny; log() ends the request
+-- them), the variables of auth-type basic, and last balancer.rewrite() (503 without endpoints, canary), then what
+-- nginx runs next in a classic location: the rate and connection limits
+-- (limit.lua, nginx's preaccess phase) and the source ranges (403, the
+-- access module, before auth_basic). auth-type basic is nginx's own
+-- auth_basic of the router location, on the variables rewrite() sets;
+-- access() (access_by_lua, after it) drops the credentials before
+-- proxying and measures a chunked body; log() ends the request
 -- limit-connections counted; header_filter() the route's
 -- custom-headers and CORS headers.
 --
@@ -164,6 +167,9 @@ local function compile_path(p)
     deny = nets(s.deny),
     limits = limit.compile(s.limits),
   }
+  if type(s.basicAuth) == "table" then
+    r.basic_auth = { realm = str(s.basicAuth.realm), file = str(s.basicAuth.userFile) }
+  end
   if type(s.redirect) == "table" then
     r.redirect = { url = s.redirect.url, code = s.redirect.code }
   end
@@ -464,6 +470,85 @@ local function cors(ctx, c)
   end
 end
 
+-- body_size is the size of the request body read by ngx.req.read_body.
+local function body_size()
+  local data = ngx.req.get_body_data()
+  if data then
+    return #data
+  end
+  local path = ngx.req.get_body_file()
+  if not path then
+    return 0
+  end
+  local f = io.open(path, "rb")
+  if not f then
+    return 0
+  end
+  local size = f:seek("end") or 0
+  f:close()
+  return size
+end
+
+-- check_ranges refuses (403) a client the route's source ranges do not
+-- let in.
+local function check_ranges(r)
+  if r.deny_all then
+    return ngx_exit(ngx.HTTP_FORBIDDEN)
+  end
+  local bin = ngx_var.binary_remote_addr
+  if not bin then
+    return ngx_exit(ngx.HTTP_FORBIDDEN)
+  end
+  if cidr.any(r.deny, bin) then
+    return ngx_exit(ngx.HTTP_FORBIDDEN)
+  end
+  if #r.allow > 0 and not cidr.any(r.allow, bin) then
+    return ngx_exit(ngx.HTTP_FORBIDDEN)
+  end
+end
+
+-- preaccess ends rewrite(): what nginx runs after the rewrite phase and
+-- before the access phase's checks of credentials, as in the classic
+-- location: the rate and connection limits (limit.lua; nginx's
+-- preaccess phase), then the source ranges (nginx's access module, which
+-- runs before auth_basic: a denied client gets 403, never 401).
+local function preaccess(r)
+  if r.limits then
+    local status = limit.check(r.limits, ngx_var.binary_remote_addr or "")
+    if status then
+      return ngx_exit(status)
+    end
+  end
+  if r.access then
+    check_ranges(r)
+  end
+end
+
+-- access runs in access_by_lua of the Lua location, after nginx's
+-- auth_basic accepted the credentials of a route with auth-type basic
+-- (lua-nginx-module runs it last in the access phase): the backend never
+-- gets them (the classic location's proxy_set_header Authorization "");
+-- then a chunked body is measured against proxy-body-size.
+function _M.access()
+  local r = ngx.ctx.route
+  if not r then
+    return
+  end
+  if r.basic_auth then
+    ngx.req.clear_header("Authorization")
+  end
+  if r.body_limit > 0 and not ngx_var.content_length and ngx_var.http_transfer_encoding then
+    -- a chunked body: read it now (nginx reads it whole before proxying
+    -- anyway: LuaRoutable keeps such a route classic without request
+    -- buffering) and measure it
+    ngx.req.read_body()
+    if body_size() > r.body_limit then
+      ngx_log(ngx.INFO, "router: client intended to send too large chunked body")
+      return ngx_exit(HTTP_TOO_LARGE)
+    end
+  end
+end
+
 -- rewrite runs in rewrite_by_lua of the Lua location.
 function _M.rewrite()
   local c = find(ngx_var.host or "_")
@@ -526,7 +611,8 @@ function _M.rewrite()
     ngx_var.proxy_upstream_name = r.default_backend
     ngx_var.kubectl_ingress_x_code = "404"
     ngx_var.kubectl_ingress_x_format = ngx_var.http_accept or ""
-    return balancer.rewrite()
+    balancer.rewrite()
+    return preaccess(r)
   end
   ngx_var.proxy_upstream_name = r.backend
   if r.upstream_vhost ~= "" then
@@ -544,7 +630,13 @@ function _M.rewrite()
   if r.timeouts then
     ngx.ctx.balancer_timeouts = r.timeouts
   end
-  return balancer.rewrite()
+  local ba = r.basic_auth
+  if ba then
+    ngx_var.kubectl_ingress_auth_basic = ba.realm
+    ngx_var.kubectl_ingress_auth_basic_user_file = ba.file
+  end
+  balancer.rewrite()
+  return preaccess(r)
 end
 
 -- header_filter runs in header_filter_by_lua of the Lua location: the
@@ -573,73 +665,6 @@ function _M.header_filter()
   if ctx.cors_preflight then
     header["Content-Type"] = "text/plain; charset=utf-8"
     header["Content-Length"] = "0"
-  end
-end
-
--- body_size is the size of the request body read by ngx.req.read_body.
-local function body_size()
-  local data = ngx.req.get_body_data()
-  if data then
-    return #data
-  end
-  local path = ngx.req.get_body_file()
-  if not path then
-    return 0
-  end
-  local f = io.open(path, "rb")
-  if not f then
-    return 0
-  end
-  local size = f:seek("end") or 0
-  f:close()
-  return size
-end
-
--- check_ranges refuses (403) a client the route's source ranges do not
--- let in.
-local function check_ranges(r)
-  if r.deny_all then
-    return ngx_exit(ngx.HTTP_FORBIDDEN)
-  end
-  local bin = ngx_var.binary_remote_addr
-  if not bin then
-    return ngx_exit(ngx.HTTP_FORBIDDEN)
-  end
-  if cidr.any(r.deny, bin) then
-    return ngx_exit(ngx.HTTP_FORBIDDEN)
-  end
-  if #r.allow > 0 and not cidr.any(r.allow, bin) then
-    return ngx_exit(ngx.HTTP_FORBIDDEN)
-  end
-end
-
--- access runs in access_by_lua of the Lua location: the source ranges of
--- the route, as nginx's deny/allow lines (deny first, then allow, then
--- deny all when there is an allow list).
-function _M.access()
-  local r = ngx.ctx.route
-  if not r then
-    return
-  end
-  if r.limits then
-    -- nginx's preaccess phase (limit_req, limit_conn) comes first
-    local status = limit.check(r.limits, ngx_var.binary_remote_addr or "")
-    if status then
-      return ngx_exit(status)
-    end
-  end
-  if r.access then
-    check_ranges(r)
-  end
-  if r.body_limit > 0 and not ngx_var.content_length and ngx_var.http_transfer_encoding then
-    -- a chunked body: read it now (nginx reads it whole before proxying
-    -- anyway: LuaRoutable keeps such a route classic without request
-    -- buffering) and measure it
-    ngx.req.read_body()
-    if body_size() > r.body_limit then
-      ngx_log(ngx.INFO, "router: client intended to send too large chunked body")
-      return ngx_exit(HTTP_TOO_LARGE)
-    end
   end
 end
 

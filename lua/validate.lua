@@ -364,6 +364,7 @@ local SETTINGS_FIELDS = {
   { "deny", names_list }, { "denyAll", a_boolean }, { "cors", an_object },
   { "responseHeaders", a_header_list }, { "bodyLimit", a_count },
   { "limitRate", a_count }, { "limitRateAfter", a_count }, { "limits", an_object },
+  { "basicAuth", an_object },
 }
 local LIMIT_FIELDS = {
   { "zone", a_string }, { "rps", a_count }, { "rpsBurst", a_count }, { "rpm", a_count },
@@ -423,6 +424,16 @@ local function check_settings(s)
     f, err = fields(s.cors, CORS_FIELDS)
     if f then
       return "cors." .. f, err
+    end
+  end
+  if not is_null(s.basicAuth) then
+    local ba = s.basicAuth
+    if type(ba.realm) ~= "string" or ba.realm == "off" or string.find(ba.realm, "[%c\"\\$]") then
+      return "basicAuth.realm", "must be a string of visible characters without quote, backslash or $, not \"off\""
+    end
+    -- model.FilePath of a name render makes (model.ValidFileName)
+    if type(ba.userFile) ~= "string" or not string.match(ba.userFile, "^files/[a-z0-9-][a-z0-9.-]*/[a-z0-9-][a-z0-9.-]*$") then
+      return "basicAuth.userFile", "must be files/<dir>/<name> of lower-case letters, digits, '-' and '.'"
     end
   end
   if not is_null(s.limits) then

@@ -87,6 +87,7 @@ var authBadCases = []annotationCase{
 	{name: "auth-secret-type", value: "htpasswd", extra: basicExtra},
 	{name: "auth-realm", value: `say "hi"`, extra: basicExtra},
 	{name: "auth-realm", value: "a\nauth_basic off", extra: basicExtra},
+	{name: "auth-realm", value: "off", extra: basicExtra}, // nginx: no authentication
 	{name: "auth-realm", value: "$host", extra: basicExtra},
 	{name: "auth-tls-secret", value: "Default/CA", want: func(a *Ingress) { a.Location.Denied = "auth-tls-secret is invalid" }},
 	{name: "auth-tls-error-page", value: "http://x.example/$host", extra: tlsExtra},

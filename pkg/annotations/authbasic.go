@@ -118,10 +118,16 @@ func (s *annotationState) finishAuthBasic(ing model.ObjectRef) []model.Problem {
 // valueRealm checks auth-realm: visible ASCII and spaces, without the
 // quote and backslash that would break WWW-Authenticate's quoted string
 // (nginx copies the realm into it as it is) and without '$', which
-// auth_basic would read as a variable.
+// auth_basic would read as a variable, and not "off", which nginx's
+// auth_basic reads as "no authentication" even quoted (checked against
+// nginx 1.22: `auth_basic "off"` serves without credentials), so the
+// annotation meant to protect a path would open it.
 func valueRealm(v string) (string, error) {
 	if len(v) > 256 {
 		return "", errors.New("is longer than 256 bytes")
+	}
+	if v == "off" {
+		return "", errors.New(`must not be "off": nginx would turn authentication off`)
 	}
 	for i := 0; i < len(v); i++ {
 		c := v[i]

@@ -138,6 +138,20 @@ type RouteSettings struct {
 	LimitRateAfter int `json:"limitRateAfter"`
 	// Limits are limit-rps, limit-rpm and limit-connections (nil: none).
 	Limits *RouteLimits `json:"limits,omitempty"`
+	// BasicAuth is auth-type basic (nil: none).
+	BasicAuth *RouteBasicAuth `json:"basicAuth,omitempty"`
+}
+
+// RouteBasicAuth is auth-type basic as the classic location's auth_basic
+// and auth_basic_user_file: the router sets the variables that the
+// router location's two directives read, and nginx checks the
+// credentials (access phase); the backend never gets the Authorization
+// header. UserFile is the htpasswd file, relative to nginx.conf's
+// directory (model.FilePath), which the controller writes before it
+// posts the route.
+type RouteBasicAuth struct {
+	Realm    string `json:"realm"`
+	UserFile string `json:"userFile"`
 }
 
 // RouteLimits are the per client address limits of a route, as the
@@ -339,6 +353,9 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 		rs.LimitRateAfter = *st.Limits.RateAfter
 	}
 	rs.Limits = routeLimits(g, l)
+	if ba := st.BasicAuth; ba != nil && ba.File != "" {
+		rs.BasicAuth = &RouteBasicAuth{Realm: ba.Realm, UserFile: model.FilePath(ba.File)}
+	}
 	if st.Denied == "" {
 		for _, h := range st.CustomHeaders {
 			rs.ResponseHeaders = append(rs.ResponseHeaders, RouteHeader{Name: h.Name, Value: h.Value, Vars: h.Vars})

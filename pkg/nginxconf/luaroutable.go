@@ -15,7 +15,8 @@ import (
 // rewrite-target, upstream-vhost, x-forwarded-prefix, the proxy timeouts,
 // source ranges, a denied location, enable-access-log, enable-cors,
 // custom-headers, limit-rate, limit-rate-after, limit-rps, limit-rpm,
-// limit-connections with limit-allowlist, proxy-body-size (with
+// limit-connections with limit-allowlist, auth-type basic (with satisfy
+// all), proxy-body-size (with
 // request buffering on);
 // rewrite-target as the classic writer,
 // on regex locations only), and keeps a classic server block of
@@ -70,7 +71,6 @@ var classicLocationSettings = []struct {
 	{"satisfy", func(_ *model.Config, l *model.Location) bool {
 		return l.Settings.Satisfy == "any" && !l.Settings.Access.DenyAll
 	}},
-	{"auth-type", func(_ *model.Config, l *model.Location) bool { return l.Settings.BasicAuth != nil }},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
 	{"custom-http-errors", func(_ *model.Config, l *model.Location) bool { return len(l.Settings.ErrorPages.Codes) > 0 }},
 	{"default-backend", func(_ *model.Config, l *model.Location) bool { return l.Settings.ErrorPages.Fallback }},

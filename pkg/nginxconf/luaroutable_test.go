@@ -122,7 +122,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"BackendProtocol": "backend-protocol", "UpstreamVhost": "lua", "Proxy": "model", "Redirect": "lua", "Access": "lua",
 			"CORS": "lua", "Limits": "model", "CustomDefaultBackend": "model", "ErrorPages": "custom-http-errors",
 			"Mirror": "mirror-target", "CustomHeaders": "lua", "FastCGI": "backend-protocol", "Denied": "lua",
-			"ExternalAuth": "auth-url", "GlobalAuthOff": "global-auth-url", "Satisfy": "satisfy", "BasicAuth": "auth-type",
+			"ExternalAuth": "auth-url", "GlobalAuthOff": "global-auth-url", "Satisfy": "satisfy", "BasicAuth": "lua",
 			"ClientAuth": "auth-tls-secret", "ProxySSL": "proxy-ssl-secret", "Logs": "model", "PreserveTrailingSlash": "lua",
 			"ModSecurity": "enable-modsecurity", "Snippet": "configuration-snippet",
 		},

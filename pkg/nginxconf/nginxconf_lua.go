@@ -220,6 +220,13 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	if bodyMax != "" {
 		w.line("client_max_body_size", w.q(bodyMax))
 	}
+	// auth-type basic: nginx checks the credentials against the route's
+	// htpasswd file (both values set by the router; "off", which render
+	// never lets a realm be, turns the check off for the other routes)
+	w.line("set", "$kubectl_ingress_auth_basic", `"off"`)
+	w.line("set", "$kubectl_ingress_auth_basic_user_file", `""`)
+	w.line("auth_basic", "$kubectl_ingress_auth_basic")
+	w.line("auth_basic_user_file", "$kubectl_ingress_auth_basic_user_file")
 	w.open("rewrite_by_lua_block")
 	w.raw(`router.rewrite()`)
 	w.close()

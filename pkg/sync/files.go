@@ -74,8 +74,19 @@ func diffFiles(running, desired *model.Config) (reasons []Reason, push bool) {
 	for _, name := range unionKeys(old, cur) {
 		o, c := old[name], cur[name]
 		switch {
+		case o == nil && !c.ReadAtLoad:
+			// A file read per request (htpasswd) is written before the
+			// config that names it goes live: in classic mode that
+			// config's nginx.conf reloads, in Lua routing a route posted
+			// after the write names it; the file by itself reloads nothing.
+			push = true
+			reasons = append(reasons, Reason{Object: c.Secret, Message: fmt.Sprintf("file %s added (%s): written before the config that names it", name, fileReadBy(c))})
 		case o == nil:
 			reasons = append(reasons, Reason{Reload: true, Object: c.Secret, Message: fmt.Sprintf("file %s added (%s)", name, fileReadBy(c))})
+		case c == nil && !o.ReadAtLoad:
+			// removed once nothing served names it (PruneFiles)
+			push = true
+			reasons = append(reasons, Reason{Object: o.Secret, Message: fmt.Sprintf("file %s removed (nginx read it per request)", name)})
 		case c == nil:
 			reasons = append(reasons, Reason{Reload: true, Object: o.Secret, Message: fmt.Sprintf("file %s removed", name)})
 		case !bytes.Equal(o.Content, c.Content):

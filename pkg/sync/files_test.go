@@ -40,3 +40,26 @@ func TestPlanFiles(t *testing.T) {
 		t.Errorf("CA change reasons:\n%s", all)
 	}
 }
+
+// TestPlanFilesAddedPerRequest: an htpasswd file that comes (or goes)
+// with the same nginx.conf (a Lua-routed host gains auth-type basic) is
+// written (pruned) without a reload: nginx reads it per request, and the
+// route that names it is posted after the write.
+func TestPlanFilesAddedPerRequest(t *testing.T) {
+	secret := model.ObjectRef{Kind: "Secret", Namespace: "ns", Name: "users"}
+	none := &model.Config{}
+	one := &model.Config{Files: []model.File{{Name: "auth/u-file.htpasswd", Content: []byte("a:{PLAIN}a\n"), Secret: secret}}}
+	for _, tc := range []struct {
+		name          string
+		running, want *model.Config
+		message       string
+	}{
+		{"added", none, one, "file auth/u-file.htpasswd added"},
+		{"removed", one, none, "file auth/u-file.htpasswd removed"},
+	} {
+		p := NewPlan(State{Config: tc.running, NGINXConf: []byte("conf")}, State{Config: tc.want, NGINXConf: []byte("conf")})
+		if p.Verdict != DynamicOnly || !p.PushFiles || len(p.Reasons) != 1 || p.Reasons[0].Reload || !strings.Contains(p.Reasons[0].String(), tc.message) {
+			t.Errorf("%s: %v, push files %v, reasons %v", tc.name, p.Verdict, p.PushFiles, p.Reasons)
+		}
+	}
+}

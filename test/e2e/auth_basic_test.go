@@ -9,6 +9,7 @@ package e2e
 // request), while the model says so (a dynamic reason).
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/json"
@@ -25,6 +26,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 )
 
 // Password hashes of the tests: {SHA} made here, SHA-512 crypt and bcrypt
@@ -251,5 +254,84 @@ data:
 	}
 	if a := getAuth(t, n.httpPort, "realm.example.com", "alice", "wonderland"); a.status != http.StatusOK {
 		t.Errorf("alice: status %d, want 200", a.status)
+	}
+}
+
+// TestBasicAuthBothModes holds the Lua router's auth-type basic (nginx's
+// auth_basic on the variables the router sets) to the classic location's,
+// with the phases in nginx's order: a rate limit refuses before the
+// credentials are asked (preaccess), a denied source range answers 403
+// before them (the access module runs before auth_basic), a host without
+// authentication passes the client's Authorization header on, and a host
+// with it never does.
+func TestBasicAuthBothModes(t *testing.T) {
+	port := headerEcho(t)
+	m := serviceOf("echo", &backend{port: port}) + fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: users, namespace: e2e}
+data:
+  auth: %s
+---
+`, base64.StdEncoding.EncodeToString([]byte("alice:"+shaHash("secret")+"\n")))
+	auth := func(extra ...string) map[string]string {
+		a := map[string]string{"auth-type": "basic", "auth-secret": "users", "auth-realm": "Team area"}
+		for i := 0; i+1 < len(extra); i += 2 {
+			a[extra[i]] = extra[i+1]
+		}
+		return a
+	}
+	m += ingressOf("basic", "basic.test", "echo", "2026-01-01T00:00:00Z", auth()) +
+		ingressOf("denied", "denied.test", "echo", "2026-01-01T00:00:01Z", auth("denylist-source-range", "127.0.0.1/32")) +
+		ingressOf("open", "open.test", "echo", "2026-01-01T00:00:02Z", nil) +
+		ingressOf("limited", "limited.test", "echo", "2026-01-01T00:00:03Z", auth("limit-rps", "1", "limit-burst-multiplier", "1"))
+	const realm = `Basic realm="Team area"`
+	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
+		t.Run(mode, func(t *testing.T) {
+			n := startNginxWith(t, m, nginxOptions{routing: mode})
+			if mode == nginxconf.RoutingLua && (bytes.Contains(n.conf, []byte("basic.test")) || len(n.routes) < 4) {
+				t.Fatalf("the hosts with auth-type basic are not Lua-routed (%d entries)", len(n.routes))
+			}
+			for _, tc := range []struct {
+				name, host, user, pass string
+				status                 int
+				challenge              bool // WWW-Authenticate names the realm
+				authorization          bool // the backend got the client's Authorization
+			}{
+				{"no credentials", "basic.test", "", "", 401, true, false},
+				{"wrong password", "basic.test", "alice", "guess", 401, true, false},
+				{"right password", "basic.test", "alice", "secret", 200, false, false},
+				{"denied range, no credentials", "denied.test", "", "", 403, false, false},
+				{"denied range, right password", "denied.test", "alice", "secret", 403, false, false},
+				{"no authentication", "open.test", "alice", "secret", 200, false, true},
+			} {
+				a := getAuth(t, n.httpPort, tc.host, tc.user, tc.pass)
+				_, got := a.got["Authorization"]
+				if a.status != tc.status || (a.wwwAuthenticate == realm) != tc.challenge || got != tc.authorization {
+					t.Errorf("%s (%s): status %d, WWW-Authenticate %q, backend got Authorization %v; want %d, challenge %v, Authorization %v",
+						tc.name, tc.host, a.status, a.wwwAuthenticate, got, tc.status, tc.challenge, tc.authorization)
+				}
+			}
+			// limit-rps 1, burst 1: the first two requests reach auth_basic
+			// (401), the next ones are refused before it (503), but for
+			// what the rate drained meanwhile
+			var statuses []int
+			start := time.Now()
+			for range 6 {
+				statuses = append(statuses, getAuth(t, n.httpPort, "limited.test", "", "").status)
+			}
+			asked, most := 0, 2+int(time.Since(start).Seconds()+1)
+			for _, s := range statuses {
+				switch s {
+				case 401:
+					asked++
+				case 503:
+				default:
+					t.Errorf("limited.test without credentials: status %d in %v", s, statuses)
+				}
+			}
+			if statuses[0] != 401 || statuses[1] != 401 || asked > most {
+				t.Errorf("limited.test without credentials: %v, want 401 401 then 503 (at most %d asked for credentials)", statuses, most)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ package e2e
 // never gets another answer than its backend's.
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"slices"
@@ -98,13 +99,27 @@ func TestFilesControllerLuaRoutingNeverReloads(t *testing.T) {
 		}, func(t *testing.T) {
 			fc.eventuallyServes(t, 10*time.Second, "old.example.com", "/", 301, "")
 		}},
+		{"basic authentication with a rate limit (a new htpasswd file)", func() {
+			fc.write(t, "secret/users.yaml", "apiVersion: v1\nkind: Secret\nmetadata: {name: users, namespace: e2e}\n"+
+				"data: {auth: "+base64.StdEncoding.EncodeToString([]byte("alice:"+shaHash("secret")+"\n"))+"}\n")
+			fc.write(t, "ing/team.yaml", filesIngress("team", "team.example.com", map[string]string{
+				"auth-type": "basic", "auth-secret": "users", "limit-rps": "100", "limit-connections": "10"}, "/", "other"))
+		}, func(t *testing.T) {
+			fc.eventuallyServes(t, 10*time.Second, "team.example.com", "/", 401, "")
+			basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:secret"))
+			if code, body := fc.getVia(http.DefaultTransport, "team.example.com", "/", "Authorization", basic); code != 200 || !strings.HasPrefix(body, "beta /") {
+				t.Errorf("alice on team.example.com: %d %q, want beta's 200", code, body)
+			}
+		}},
 		{"the Ingresses deleted", func() {
+			fc.remove(t, "ing/team.yaml")
 			fc.remove(t, "ing/shop.yaml")
 			fc.remove(t, "ing/shop-canary.yaml")
 			fc.remove(t, "ing/old.yaml")
 		}, func(t *testing.T) {
 			fc.eventuallyServes(t, 10*time.Second, "shop.example.com", "/", 404, "")
 			fc.eventuallyServes(t, 10*time.Second, "old.example.com", "/", 404, "")
+			fc.eventuallyServes(t, 10*time.Second, "team.example.com", "/", 404, "")
 		}},
 	}
 	for _, step := range steps {
