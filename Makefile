@@ -18,7 +18,7 @@ build: ## Build bin/kubectl-ingress
 
 run-example: deps build ## Render examples/ to out/examples and check it with a real nginx -t
 	$(BIN) render -f examples/ --output-dir out/examples --validate
-	@echo "wrote out/examples/{nginx.conf,backends.json,servers.json,problems.txt}"
+	@echo "wrote out/examples/{nginx.conf,backends.json,servers.json,routes.json,problems.txt}"
 
 simulator: deps build ## Run the controller on examples/ with nginx on 127.0.0.1:8080/8443 and demo backends (Ctrl-C stops it)
 	$(BIN) controller --from-files examples/ --http-port 8080 --https-port 8443 --demo-backends

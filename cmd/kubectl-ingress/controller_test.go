@@ -147,8 +147,11 @@ spec: {controller: k8s.io/ingress-nginx}
 	}
 	// The verbs that ask a controller's status server ask the simulator's.
 	status := fmt.Sprintf("http://127.0.0.1:%d", ports[2])
+	// (the default routing is lua: the host's route entry, asked of the
+	// status server, after a line that says so)
 	if code, out, errOut := runCmd(t, "", "conf", "--url", status, "--host", "web.example.com"); code != 0 ||
-		!strings.HasPrefix(strings.TrimSpace(out), "## start server web.example.com") || !strings.Contains(out, "server_name") {
+		!strings.HasPrefix(out, "## host web.example.com: no server block; lua/router.lua routes it") || !strings.Contains(out, `"host": "web.example.com"`) ||
+		!strings.Contains(out, `"backend": "demo-web-80"`) {
 		t.Errorf("conf --url of the simulator: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if code, out, errOut := runCmd(t, "", "certs", "--url", status, "--host", "web.example.com"); code != exitFailure || out != "" ||

@@ -50,7 +50,8 @@ func TestControllerCommandWebhook(t *testing.T) {
 		"--update-status=false", "--listen-address", "127.0.0.1", "--worker-processes", "1",
 		"--http-port", fmt.Sprint(ports[0]), "--https-port", fmt.Sprint(ports[1]),
 		"--status-address", fmt.Sprintf("127.0.0.1:%d", ports[2]), "--health-addr", fmt.Sprintf("127.0.0.1:%d", ports[3]),
-		"--validating-webhook", webhook, "--validating-webhook-certificate", certFile, "--validating-webhook-key", keyFile, "--strict"})
+		"--validating-webhook", webhook, "--validating-webhook-certificate", certFile, "--validating-webhook-key", keyFile, "--strict",
+		"--routing", "nginx"}) // the seam writes its line in a classic location
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan int, 1)

@@ -55,7 +55,7 @@ func TestDiffAgainstLiveCluster(t *testing.T) {
 	kubeconfig := writeKubeconfig(t, cfg)
 
 	// The same objects: no change.
-	code, out, errOut := runCmd(t, "", "diff", "-f", live, "-n", "shop", "--kubeconfig", kubeconfig)
+	code, out, errOut := runCmd(t, "", "diff", "--routing", "nginx", "-f", live, "-n", "shop", "--kubeconfig", kubeconfig)
 	if code != diffExitNoChange || !strings.HasPrefix(out, "Verdict: no change") {
 		t.Errorf("identical objects: exit %d, %q %s", code, out, errOut)
 	}
@@ -64,7 +64,7 @@ func TestDiffAgainstLiveCluster(t *testing.T) {
 	scaled := filepath.Join(dir, "scaled.yaml")
 	writeFile(t, scaled, strings.Replace(liveShop, `endpoints: [{addresses: ["10.1.0.1"], conditions: {ready: true}}]`,
 		`endpoints: [{addresses: ["10.1.0.1"], conditions: {ready: true}}, {addresses: ["10.1.0.2"]}]`, 1))
-	code, out, _ = runCmd(t, "", "diff", "-f", scaled, "-n", "shop", "--kubeconfig", kubeconfig)
+	code, out, _ = runCmd(t, "", "diff", "--routing", "nginx", "-f", scaled, "-n", "shop", "--kubeconfig", kubeconfig)
 	if code != diffExitDynamic || !strings.Contains(out, "endpoints shop/web: 1 added, 0 removed") {
 		t.Errorf("scaled endpoints: exit %d, %s", code, out)
 	}
@@ -73,7 +73,7 @@ func TestDiffAgainstLiveCluster(t *testing.T) {
 	newPath := filepath.Join(dir, "path.yaml")
 	writeFile(t, newPath, strings.Replace(liveShop, "      - {path: /, pathType: Prefix",
 		"      - {path: /cart, pathType: Prefix, backend: {service: {name: web, port: {name: http}}}}\n      - {path: /, pathType: Prefix", 1))
-	code, out, _ = runCmd(t, "", "diff", "-f", newPath, "-n", "shop", "--kubeconfig", kubeconfig, "-o", "json")
+	code, out, _ = runCmd(t, "", "diff", "--routing", "nginx", "-f", newPath, "-n", "shop", "--kubeconfig", kubeconfig, "-o", "json")
 	if code != diffExitReload || !strings.Contains(out, "ingress shop/shop: path /cart added (server shop.example.com)") {
 		t.Errorf("new path: exit %d, %s", code, out)
 	}

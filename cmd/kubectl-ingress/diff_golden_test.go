@@ -64,7 +64,8 @@ func TestDiffGolden(t *testing.T) {
 			if !ok {
 				t.Fatalf("add the expected verdict of %s to diffVerdicts", name)
 			}
-			args := []string{"diff", "--from", filepath.Join(dir, "old"), "--to", filepath.Join(dir, "new")}
+			// the classic writer's verdicts (TestDiffRoutingLua holds lua's)
+			args := []string{"diff", "--routing", "nginx", "--from", filepath.Join(dir, "old"), "--to", filepath.Join(dir, "new")}
 			code, text, errOut := runCmd(t, "", append(args, "--color", "never")...)
 			if code != verdictExit[want] {
 				t.Errorf("exit %d, want %d (%s); stderr: %s", code, verdictExit[want], want, errOut)

@@ -51,7 +51,7 @@ func TestDiffLiveNamespaces(t *testing.T) {
 	if strings.Contains(readFile(t, files), "namespace: shop") {
 		t.Fatal("the shop's objects still name their namespace")
 	}
-	code, out, errOut := runCmd(t, "", "diff", "-f", files, "--kubeconfig", kubeconfig, "--configmap", "ingress-nginx/ingress-nginx-controller")
+	code, out, errOut := runCmd(t, "", "diff", "--routing", "nginx", "-f", files, "--kubeconfig", kubeconfig, "--configmap", "ingress-nginx/ingress-nginx-controller")
 	if code != diffExitNoChange || !strings.HasPrefix(out, "Verdict: no change") || strings.Contains(out, "absent") {
 		t.Errorf("namespaced context: exit %d, %q\n%s", code, out, errOut)
 	}
@@ -60,7 +60,7 @@ func TestDiffLiveNamespaces(t *testing.T) {
 	}
 
 	// -n wins over the context: the shop's objects are new in default.
-	code, out, _ = runCmd(t, "", "diff", "-f", files, "--kubeconfig", kubeconfig, "-n", "default")
+	code, out, _ = runCmd(t, "", "diff", "--routing", "nginx", "-f", files, "--kubeconfig", kubeconfig, "-n", "default")
 	if code != diffExitReload || !strings.Contains(out, "default/shop") {
 		t.Errorf("-n default: exit %d, %s", code, out)
 	}

@@ -118,7 +118,7 @@ func NewRenderFlags() RenderFlags {
 		StatusAddress:   c.StatusAddress,
 		ControllerPorts: []int{defaultControllerPort},
 		GeoIP2:          NewGeoIP2Flags(),
-		Routing:         nginxconf.RoutingNginx,
+		Routing:         nginxconf.RoutingLua,
 
 		SSLPassthroughProxyPort: c.SSLPassthroughProxyPort,
 		SSLPassthroughHopPort:   c.SSLPassthroughHopPort,

@@ -18,6 +18,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/controller"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
@@ -108,7 +109,9 @@ func TestRenderSizesTheLuaDicts(t *testing.T) {
 		t.Errorf("a small cluster: dicts %+v, want the defaults %+v", got, luaapi.DefaultDictSizes())
 	}
 
-	big, err := renderBundle(dictsSnapshot(dictsBigEndpoints), NewRenderFlags())
+	classic := NewRenderFlags()
+	classic.Routing = nginxconf.RoutingNginx // the router's own dicts aside
+	big, err := renderBundle(dictsSnapshot(dictsBigEndpoints), classic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +140,7 @@ func TestRenderSizesTheLuaDicts(t *testing.T) {
 // diff says dynamic only).
 func TestRenderAndDiffWriteWhatTheControllerWrites(t *testing.T) {
 	flags := NewRenderFlags()
+	flags.Routing = nginxconf.RoutingNginx // the dicts of the classic writer; the fake nginx takes no routes
 	small, big := dictsSnapshot(dictsSmallEndpoints), dictsSnapshot(dictsBigEndpoints)
 
 	src := &dictsSource{snap: small, changed: make(chan func(), 1)}

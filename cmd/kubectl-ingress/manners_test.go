@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,11 +113,20 @@ func TestRenderOutputFormats(t *testing.T) {
 		Problems []struct {
 			Text string `json:"text"`
 		} `json:"problems"`
+		Routes []struct {
+			Host string `json:"host"`
+		} `json:"routes"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("-o json is not JSON: %v\n%s", err, out)
 	}
-	if doc.Kind != "RenderResult" || !strings.Contains(doc.NGINXConf, "## start server shop.example.com") || len(doc.Backends) != 4 ||
+	// the default routing is lua: shop.example.com is a route entry
+	routed := slices.ContainsFunc(doc.Routes, func(r struct {
+		Host string `json:"host"`
+	}) bool {
+		return r.Host == "shop.example.com"
+	})
+	if doc.Kind != "RenderResult" || !routed || strings.Contains(doc.NGINXConf, "shop.example.com") || len(doc.Backends) != 4 ||
 		len(doc.Servers.Servers) == 0 || !strings.Contains(doc.Summary, "rendered 3 servers") || doc.Problems == nil {
 		t.Errorf("-o json: %+v", doc)
 	}
@@ -140,13 +150,19 @@ func TestRenderOutputFormats(t *testing.T) {
 	if code != 0 || conf != doc.NGINXConf {
 		t.Errorf("-o nginx: exit %d, not the nginx.conf of -o json", code)
 	}
-	code, server, _ := runCmd(t, "", "render", "-f", "../../examples", "-o", "nginx", "--host", "shop.example.com")
+	code, server, _ := runCmd(t, "", "render", "-f", "../../examples", "-o", "nginx", "--host", "shop.example.com", "--routing", "nginx")
 	if code != 0 || !strings.HasPrefix(strings.TrimSpace(server), "## start server shop.example.com") ||
 		!strings.HasSuffix(strings.TrimSpace(server), "## end server shop.example.com") || strings.Contains(server, "blog.example.com") {
-		t.Errorf("-o nginx --host: exit %d:\n%s", code, server)
+		t.Errorf("-o nginx --host --routing nginx: exit %d:\n%s", code, server)
+	}
+	// by default (--routing=lua) the host is a route entry, not a server block
+	code, entry, _ := runCmd(t, "", "render", "-f", "../../examples", "-o", "nginx", "--host", "shop.example.com")
+	if code != 0 || !strings.HasPrefix(entry, "## host shop.example.com: no server block; lua/router.lua routes it (--routing=lua) by this entry:\n{") ||
+		!strings.Contains(entry, `"backend": "shop-api-8000"`) || strings.Contains(entry, "blog.example.com") {
+		t.Errorf("-o nginx --host: exit %d:\n%s", code, entry)
 	}
 	// conf is ingress-nginx's verb for the same.
-	if code, c, _ := runCmd(t, "", "conf", "-f", "../../examples", "--host", "shop.example.com"); code != 0 || c != server {
+	if code, c, _ := runCmd(t, "", "conf", "-f", "../../examples", "--host", "shop.example.com"); code != 0 || c != entry {
 		t.Errorf("conf --host: exit %d, not render -o nginx --host:\n%s", code, c)
 	}
 }

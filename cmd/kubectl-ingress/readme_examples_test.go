@@ -66,7 +66,8 @@ func TestREADMEDiffExamples(t *testing.T) {
 		wantCode int
 	}{
 		{"$ kubectl ingress diff --from examples/ --to scaled/", []string{"diff", "--from", "../../examples", "--to", scaled}, diffExitDynamic},
-		{"$ kubectl ingress diff --from examples/ --to reload/ --color never", []string{"diff", "--from", "../../examples", "--to", reload, "--color", "never"}, diffExitReload},
+		{"$ kubectl ingress diff --from examples/ --to reload/ --color never", []string{"diff", "--from", "../../examples", "--to", reload, "--color", "never"}, diffExitDynamic},
+		{"$ kubectl ingress diff --from examples/ --to reload/ --routing=nginx --color never", []string{"diff", "--from", "../../examples", "--to", reload, "--routing=nginx", "--color", "never"}, diffExitReload},
 	} {
 		code, out, errOut := runCmd(t, "", ex.args...)
 		if code != ex.wantCode {

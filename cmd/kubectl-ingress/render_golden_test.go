@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
+
 	"github.com/spf13/pflag"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
@@ -74,6 +76,10 @@ func TestRenderGolden(t *testing.T) {
 func renderCase(t *testing.T, dir string) *rendered {
 	t.Helper()
 	flags := reportingRenderFlags() // as the command: skipped input reported
+	// The goldens are the classic writer's (the Lua router is held to
+	// them by the trace differential); a case's flags.txt may say
+	// --routing=lua.
+	flags.Routing = nginxconf.RoutingNginx
 	if raw, err := os.ReadFile(filepath.Join(dir, "flags.txt")); err == nil {
 		fs := pflag.NewFlagSet("golden", pflag.ContinueOnError)
 		flags.AddFlags(fs)

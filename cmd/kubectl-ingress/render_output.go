@@ -10,6 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -97,7 +98,7 @@ func (o *RenderOptions) print(r *rendered, summary string) error {
 		conf := r.NGINXConf
 		if o.Host != "" {
 			var err error
-			if conf, err = serverBlocks(conf, o.Host); err != nil {
+			if conf, err = hostSection(conf, o.Host, func() ([]byte, error) { return renderedRoute(r.Routes, o.Host) }); err != nil {
 				return err
 			}
 		}
@@ -119,6 +120,57 @@ func (o *RenderOptions) print(r *rendered, summary string) error {
 		return err
 	}
 	return fmt.Errorf("unknown output format %q", o.Output)
+}
+
+// hostSection is what serves host in conf: its server blocks, or, when
+// it has none and conf routes through lua/router.lua (--routing=lua), the
+// host's route entry that entry gives (nil: the host has none), after a
+// comment that says so.
+func hostSection(conf []byte, host string, entry func() ([]byte, error)) ([]byte, error) {
+	blocks, err := serverBlocks(conf, host)
+	if err == nil || !bytes.Contains(conf, []byte(luaRouterMark)) {
+		return blocks, err
+	}
+	e, eerr := entry()
+	if eerr != nil {
+		return nil, eerr
+	}
+	if e == nil {
+		return nil, fmt.Errorf("%w, and the Lua router has no entry for it", err)
+	}
+	var route luaapi.HostRoutes
+	if err := json.Unmarshal(e, &route); err != nil {
+		return nil, fmt.Errorf("the route entry of host %q: %w", host, err)
+	}
+	if e, err = json.MarshalIndent(route, "", "  "); err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "## host %s: no server block; lua/router.lua routes it (--routing=lua) by this entry:\n", host)
+	out.Write(bytes.TrimRight(e, "\n"))
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// luaRouterMark is in the nginx.conf of --routing=lua (nginxconf's
+// router server).
+const luaRouterMark = "router.rewrite()"
+
+// renderedRoute is the entry of host in routes.json (nil when none).
+func renderedRoute(routes []byte, host string) ([]byte, error) {
+	if routes == nil {
+		return nil, nil
+	}
+	var entries []luaapi.HostRoutes
+	if err := json.Unmarshal(routes, &entries); err != nil {
+		return nil, fmt.Errorf("routes.json: %w", err)
+	}
+	for _, e := range entries {
+		if e.Host == host {
+			return json.MarshalIndent(e, "", "  ")
+		}
+	}
+	return nil, nil
 }
 
 // serverBlocks gives the server blocks of host in conf: the lines from

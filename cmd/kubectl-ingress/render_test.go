@@ -44,7 +44,7 @@ func TestRenderToStdoutNeverPrintsPrivateKeys(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, part := range []string{"#### nginx.conf", "#### backends.json", "#### servers.json", "## start server shop.example.com"} {
+	for _, part := range []string{"#### nginx.conf", "#### backends.json", "#### servers.json", "#### routes.json", `"host": "shop.example.com"`} {
 		if !strings.Contains(out, part) {
 			t.Errorf("stdout lacks %q", part)
 		}

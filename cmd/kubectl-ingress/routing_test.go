@@ -117,7 +117,7 @@ func TestRenderRoutingNginxHasNoRoutes(t *testing.T) {
 	if code, _, errOut := runCmd(t, "", "render", "-f", in, "--routing=lua", "-d", dir); code != 0 {
 		t.Fatal(errOut)
 	}
-	if code, _, errOut := runCmd(t, "", "render", "-f", in, "-d", dir); code != 0 {
+	if code, _, errOut := runCmd(t, "", "render", "-f", in, "--routing=nginx", "-d", dir); code != 0 {
 		t.Fatal(errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "routes.json")); !os.IsNotExist(err) {

@@ -77,14 +77,14 @@ func TestSharingFlag(t *testing.T) {
 	}
 	const problem = `ingress team-b/takeover: spec.rules[0].http.paths[0].path: host "shared.example.com" path "/.*" (ImplementationSpecific, regex) would take requests for path "/admin" (Prefix) of ingress team-a/admin (older)`
 
-	code, out, errOut := runCmd(t, "", "render", "-f", to)
+	code, out, errOut := runCmd(t, "", "render", "-f", to, "--routing=nginx") // the locations as nginx.conf text
 	if code != 0 || !strings.Contains(errOut, problem) {
 		t.Errorf("render: exit %d, want 0 and the Problem %q in:\n%s", code, problem, errOut)
 	}
 	if !strings.Contains(out, `location "/admin/"`) || strings.Contains(out, `"^/.*"`) {
 		t.Errorf("render: team-a's /admin must stay a prefix and team-b's regex be left out:\n%s", out)
 	}
-	code, out, errOut = runCmd(t, "", "render", "-f", to, sharingFlag)
+	code, out, errOut = runCmd(t, "", "render", "-f", to, sharingFlag, "--routing=nginx")
 	if code != 0 || strings.Contains(errOut, "would take requests") {
 		t.Errorf("render %s: exit %d, want 0 and no Problem:\n%s", sharingFlag, code, errOut)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -107,7 +108,7 @@ With -f, the nginx.conf that the controller would run for the manifests instead:
 	o.Manifests.AddFlags(cmd.Flags())
 	cmd.Flags().Lookup("namespace").Usage = "With -f: the namespace of objects whose manifests name none (default \"default\"); without -f: the namespace of the controller pods (default: " + defaultControllerNamespace + ", else " + ingressNginxNamespace + ")"
 	o.Render.AddFlags(cmd.Flags())
-	cmd.Flags().StringVar(&o.Host, "host", "", "Only the server blocks of this host")
+	cmd.Flags().StringVar(&o.Host, "host", "", "Only what serves this host: its server blocks, or its Lua route entry (--routing=lua)")
 	registerBackendsCompletions(cmd, target)
 	return cmd
 }
@@ -128,7 +129,18 @@ func liveConf(ctx context.Context, target *BackendsOptions, host string, streams
 	}
 	conf := a.body
 	if err == nil && host != "" {
-		conf, err = serverBlocks(conf, host)
+		conf, err = hostSection(conf, host, func() ([]byte, error) {
+			e, err := target.askStatus(ctx, pod, luaapi.PathRoutes, url.Values{"host": {host}}, maxNginxConfAnswer)
+			switch {
+			case err != nil:
+				return nil, err
+			case e.status == http.StatusNotFound:
+				return nil, nil
+			case e.status != http.StatusOK:
+				return nil, e.unexpected()
+			}
+			return e.body, nil
+		})
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)

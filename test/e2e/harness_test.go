@@ -183,6 +183,15 @@ func e2eRouting(t testing.TB) string {
 	return mode
 }
 
+// e2eRoutingFlag is e2eRouting as the value of the binary's --routing,
+// whose default is lua: "nginx" for the classic pass.
+func e2eRoutingFlag(t testing.TB) string {
+	if mode := e2eRouting(t); mode != "" {
+		return mode
+	}
+	return nginxconf.RoutingNginx
+}
+
 // postRoutes posts the Lua router's changes from running to n.routes (in
 // Lua routing; nothing in classic mode).
 func (n *liveNginx) postRoutes(t testing.TB, ctx context.Context, running []luaapi.HostRoutes) {

@@ -98,7 +98,7 @@ func startBinController(t *testing.T, hb *heldBackend, flags ...string) *binCont
 	args := append([]string{"controller", "--from-files", manifests, "--nginx-prefix", bc.prefix,
 		"--http-port", strconv.Itoa(bc.httpPort), "--https-port", strconv.Itoa(freePort(t)),
 		"--status-address", "127.0.0.1:" + strconv.Itoa(freePort(t)), "--worker-processes", "2",
-		"--health-addr", bc.health}, flags...)
+		"--health-addr", bc.health, "--routing", e2eRoutingFlag(t)}, flags...)
 	bc.cmd = exec.Command(bin, args...)
 	bc.cmd.Stdout, bc.cmd.Stderr = bc.logs, bc.logs
 	if err := bc.cmd.Start(); err != nil {
