@@ -71,6 +71,12 @@ spec:
 `, base64.StdEncoding.EncodeToString([]byte(htpasswd)), host)
 }
 
+// usersSecret is the Secret e2e/users whose key auth holds htpasswd.
+func usersSecret(htpasswd string) string {
+	return "apiVersion: v1\nkind: Secret\nmetadata: {name: users, namespace: e2e}\ndata:\n  auth: " +
+		base64.StdEncoding.EncodeToString([]byte(htpasswd)) + "\n---\n"
+}
+
 // basicAnswer is the answer to a request with basic credentials.
 type basicAnswer struct {
 	status          int
@@ -240,13 +246,7 @@ spec:
 // ingress-nginx (auth_basic ""), and authentication is still asked.
 func TestBasicAuthDefaultRealm(t *testing.T) {
 	port := headerEcho(t)
-	m := serviceOf("echo", &backend{port: port}) + fmt.Sprintf(`apiVersion: v1
-kind: Secret
-metadata: {name: users, namespace: e2e}
-data:
-  auth: %s
----
-`, base64.StdEncoding.EncodeToString([]byte("alice:{PLAIN}wonderland\n"))) +
+	m := serviceOf("echo", &backend{port: port}) + usersSecret("alice:{PLAIN}wonderland\n") +
 		ingressOf("plain-realm", "realm.example.com", "echo", "2026-01-01T00:00:00Z", map[string]string{"auth-type": "basic", "auth-secret": "users"})
 	n := startNginx(t, m)
 	if a := getAuth(t, n.httpPort, "realm.example.com", "", ""); a.status != http.StatusUnauthorized || a.wwwAuthenticate != `Basic realm=""` {
@@ -266,13 +266,7 @@ data:
 // with it never does.
 func TestBasicAuthBothModes(t *testing.T) {
 	port := headerEcho(t)
-	m := serviceOf("echo", &backend{port: port}) + fmt.Sprintf(`apiVersion: v1
-kind: Secret
-metadata: {name: users, namespace: e2e}
-data:
-  auth: %s
----
-`, base64.StdEncoding.EncodeToString([]byte("alice:"+shaHash("secret")+"\n")))
+	m := serviceOf("echo", &backend{port: port}) + usersSecret("alice:"+shaHash("secret")+"\n")
 	auth := func(extra ...string) map[string]string {
 		a := map[string]string{"auth-type": "basic", "auth-secret": "users", "auth-realm": "Team area"}
 		for i := 0; i+1 < len(extra); i += 2 {

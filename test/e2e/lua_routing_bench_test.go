@@ -29,14 +29,7 @@ func BenchmarkLuaRouterCost(b *testing.B) {
 		luaIngress("bench", "bench.example.com", false, nil, "Prefix / api", "Prefix /static api", "ImplementationSpecific /v1/ api")
 	classic := startNginx(b, manifests)
 	one := startLuaNginx(b, manifests)
-	tmpl := one.routes[len(one.routes)-1]
-	var extra []luaapi.HostRoutes
-	for i := 0; i < 10000; i++ {
-		h := tmpl
-		h.Host = fmt.Sprintf("h%d.example.com", i)
-		h.Version = fmt.Sprintf("v%d", i)
-		extra = append(extra, h)
-	}
+	extra := copiesOf(one.routes[len(one.routes)-1], 10000)
 	size, err := luaapi.SizeRoutesDict(append(extra, one.routes...), 0)
 	if err != nil {
 		b.Fatal(err)
@@ -77,6 +70,18 @@ func BenchmarkLuaRouterCost(b *testing.B) {
 			b.ReportMetric(median(rate[tg.name]), "req/s-"+tg.name)
 		}
 	}
+}
+
+// copiesOf gives n host entries h0.example.com … of tmpl's paths.
+func copiesOf(tmpl luaapi.HostRoutes, n int) []luaapi.HostRoutes {
+	out := make([]luaapi.HostRoutes, 0, n)
+	for i := 0; i < n; i++ {
+		h := tmpl
+		h.Host = fmt.Sprintf("h%d.example.com", i)
+		h.Version = fmt.Sprintf("v%d", i)
+		out = append(out, h)
+	}
+	return out
 }
 
 // loadRequests sends count GETs over 4 kept-alive connections and returns

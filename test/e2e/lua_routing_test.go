@@ -556,13 +556,7 @@ func TestLuaRoutingManyHosts(t *testing.T) {
 	manifests := serviceYAML("root", ports["root"]) + serviceYAML("api", ports["api"]) +
 		luaIngress("a", "h.example.com", false, nil, "Prefix / root", "Prefix /api api", "Exact /exact api")
 	tmpl := cfgRoutesOf(t, manifests, "h.example.com")
-	many := make([]luaapi.HostRoutes, 0, hosts)
-	for i := 0; i < hosts; i++ {
-		h := tmpl
-		h.Host = fmt.Sprintf("h%d.example.com", i)
-		h.Version = fmt.Sprintf("v%d", i)
-		many = append(many, h)
-	}
+	many := copiesOf(tmpl, hosts)
 	size, err := luaapi.SizeRoutesDict(many, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -42,13 +42,7 @@ func BenchmarkRouterThroughput(b *testing.B) {
 	one := startLuaNginx(b, serviceYAML("api", api)+bench)
 	tmpl := one.routes[len(one.routes)-1]
 	withHosts := func(n int) *liveNginx {
-		extra := make([]luaapi.HostRoutes, 0, n)
-		for i := 0; i < n; i++ {
-			h := tmpl
-			h.Host = fmt.Sprintf("h%d.example.com", i)
-			h.Version = fmt.Sprintf("v%d", i)
-			extra = append(extra, h)
-		}
+		extra := copiesOf(tmpl, n)
 		size, err := luaapi.SizeRoutesDict(append(extra, one.routes...), 0)
 		if err != nil {
 			b.Fatal(err)
