@@ -29,6 +29,12 @@
 -- limit-connections counted; header_filter() the route's
 -- custom-headers and CORS headers.
 --
+-- A route with custom-http-errors is served by the named location of its
+-- code set (nginxconf writes one per distinct set, with its error_page
+-- lines): rewrite() enters it by ngx.exec as soon as the route is known,
+-- and runs again there from the start ($kubectl_ingress_error_shape names
+-- the location it is in; ngx.ctx does not survive ngx.exec).
+--
 -- Entries live in the shared dict routes_data (configuration.lua stores
 -- them): "v:<host>" the version, "h:<host>" the JSON. Each worker keeps an
 -- LRU of compiled entries; an entry is compiled on the first request after
@@ -167,6 +173,10 @@ local function compile_path(p)
     deny = nets(s.deny),
     limits = limit.compile(s.limits),
   }
+  if type(s.errorPages) == "table" then
+    r.error_shape = str(s.errorPages.location)
+    r.error_backend = str(s.errorPages.backend)
+  end
   if type(s.basicAuth) == "table" then
     r.basic_auth = { realm = str(s.basicAuth.realm), file = str(s.basicAuth.userFile) }
   end
@@ -440,6 +450,9 @@ local function set_labels(r)
   ngx_var.service_name = r.service
   ngx_var.service_port = r.service_port
   ngx_var.location_path = r.location_path
+  if r.error_shape then
+    ngx_var.kubectl_ingress_error_backend = r.error_backend
+  end
 end
 
 -- cors applies enable-cors: an allowed origin (any, or the request's
@@ -569,6 +582,12 @@ function _M.rewrite()
   local r, auto = match(c, uri)
   if not r then
     return ngx_exit(ngx.HTTP_NOT_FOUND)
+  end
+  if r.error_shape and ngx_var.kubectl_ingress_error_shape ~= r.error_shape then
+    -- custom-http-errors: the route runs in the named location with its
+    -- error_page lines, from the start (so that every answer of the
+    -- route, nginx's own included, meets them as in a classic location)
+    return ngx.exec(r.error_shape)
   end
   ctx.route = r
   if r.log_off then

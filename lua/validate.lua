@@ -364,7 +364,7 @@ local SETTINGS_FIELDS = {
   { "deny", names_list }, { "denyAll", a_boolean }, { "cors", an_object },
   { "responseHeaders", a_header_list }, { "bodyLimit", a_count },
   { "limitRate", a_count }, { "limitRateAfter", a_count }, { "limits", an_object },
-  { "basicAuth", an_object },
+  { "basicAuth", an_object }, { "errorPages", an_object },
 }
 local LIMIT_FIELDS = {
   { "zone", a_string }, { "rps", a_count }, { "rpsBurst", a_count }, { "rpm", a_count },
@@ -424,6 +424,16 @@ local function check_settings(s)
     f, err = fields(s.cors, CORS_FIELDS)
     if f then
       return "cors." .. f, err
+    end
+  end
+  if not is_null(s.errorPages) then
+    local ep = s.errorPages
+    -- luaapi.ErrorShapeLocation of a model.ErrorPages ShapeKey
+    if type(ep.location) ~= "string" or not string.match(ep.location, "^@kubectl_ingress_errors_[in]_[%d_]+$") then
+      return "errorPages.location", "must be @kubectl_ingress_errors_ followed by i or n and the codes"
+    end
+    if type(ep.backend) ~= "string" then
+      return "errorPages.backend", "must be a string"
     end
   end
   if not is_null(s.basicAuth) then

@@ -154,6 +154,28 @@ func TestDiffRoutingLua(t *testing.T) {
 			}
 		})
 	}
+	// custom-http-errors: a new code set is the router's named location
+	// (a reload, named); a second host with the same set is dynamic
+	errorsA := routingIngress("a", "a.example.com", `nginx.ingress.kubernetes.io/custom-http-errors: "404,503"`)
+	withA := writeManifests(t, routingBase+errorsA)
+	withAB := writeManifests(t, routingBase+errorsA+routingIngress("b", "b.example.com", `nginx.ingress.kubernetes.io/custom-http-errors: "503,404"`))
+	for _, tc := range []struct {
+		name, from, to string
+		code           int
+		want           string
+	}{
+		{"a new set of error pages", before, withA, diffExitReload,
+			"reload   ingress default/a: Lua router: location @kubectl_ingress_errors_i_404_503 added (custom-http-errors 404,503;"},
+		{"a set nginx.conf has", withA, withAB, diffExitDynamic, "dynamic  ingress default/b: host b.example.com: routes added, pushed to the Lua router"},
+		{"the last route of a set goes", withA, before, diffExitReload,
+			"reload   ingress default/a: Lua router: location @kubectl_ingress_errors_i_404_503 removed"},
+	} {
+		code, out, errOut := runCmd(t, "", "diff", "--from", tc.from, "--to", tc.to, "--color", "never")
+		if code != tc.code || !strings.Contains(out, tc.want) {
+			t.Errorf("%s: exit %d, want %d and %q:\n%s%s", tc.name, code, tc.code, tc.want, out, errOut)
+		}
+	}
+
 	code, out, _ := runCmd(t, "", "diff", "--from", before, "--to", added, "--routing=lua", "-o", "json")
 	var report struct {
 		Verdict string `json:"verdict"`

@@ -140,6 +140,26 @@ type RouteSettings struct {
 	Limits *RouteLimits `json:"limits,omitempty"`
 	// BasicAuth is auth-type basic (nil: none).
 	BasicAuth *RouteBasicAuth `json:"basicAuth,omitempty"`
+	// ErrorPages is custom-http-errors (nil: none).
+	ErrorPages *RouteErrorPages `json:"errorPages,omitempty"`
+}
+
+// RouteErrorPages is custom-http-errors: the router sends the request on
+// to Location, the named location of the router's server with the
+// route's codes (nginxconf writes one per distinct model.ErrorPages
+// ShapeKey), whose error_page lines send each code to the default backend
+// Backend ("" for the built-in one, which answers 404), as the classic
+// location's error_page lines.
+type RouteErrorPages struct {
+	Location string `json:"location"`
+	Backend  string `json:"backend"`
+}
+
+// ErrorShapeLocation is the named location of the router's server that
+// serves the routes whose error pages have key (model.ErrorPages
+// ShapeKey).
+func ErrorShapeLocation(key string) string {
+	return "@kubectl_ingress_errors_" + key
 }
 
 // RouteBasicAuth is auth-type basic as the classic location's auth_basic
@@ -353,6 +373,13 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 		rs.LimitRateAfter = *st.Limits.RateAfter
 	}
 	rs.Limits = routeLimits(g, l)
+	if key := st.ErrorPages.ShapeKey(); key != "" {
+		be := st.ErrorPages.Backend
+		if be == model.DefaultBackendName {
+			be = ""
+		}
+		rs.ErrorPages = &RouteErrorPages{Location: ErrorShapeLocation(key), Backend: be}
+	}
 	if ba := st.BasicAuth; ba != nil && ba.File != "" {
 		rs.BasicAuth = &RouteBasicAuth{Realm: ba.Realm, UserFile: model.FilePath(ba.File)}
 	}

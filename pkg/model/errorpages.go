@@ -1,5 +1,10 @@
 package model
 
+import (
+	"strconv"
+	"strings"
+)
+
 // ErrorPages say which answers of a location the default backend renders
 // (custom-http-errors) and whether it answers every request in place of
 // a Service without endpoints (default-backend). The default backend is
@@ -26,4 +31,26 @@ type ErrorPages struct {
 	// location's Backend is the default-backend annotation's, which then
 	// answers every request, told X-Code 503.
 	Fallback bool
+}
+
+// ShapeKey names the interception of e, the same for every location
+// with the same codes and Intercept: "i" (or "n" without Intercept) and
+// the codes, joined by "_" ("i_404_503"); "" without codes. The Lua
+// router's nginx.conf has one location per distinct key (nginxconf), and
+// the route payload names it (luaapi).
+func (e ErrorPages) ShapeKey() string {
+	if len(e.Codes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	if e.Intercept {
+		b.WriteString("i")
+	} else {
+		b.WriteString("n")
+	}
+	for _, c := range e.Codes {
+		b.WriteString("_")
+		b.WriteString(strconv.Itoa(c))
+	}
+	return b.String()
 }

@@ -16,7 +16,8 @@ import (
 // source ranges, a denied location, enable-access-log, enable-cors,
 // custom-headers, limit-rate, limit-rate-after, limit-rps, limit-rpm,
 // limit-connections with limit-allowlist, auth-type basic (with satisfy
-// all), proxy-body-size (with
+// all), custom-http-errors (a named location per distinct code set),
+// proxy-body-size (with
 // request buffering on);
 // rewrite-target as the classic writer,
 // on regex locations only), and keeps a classic server block of
@@ -72,7 +73,6 @@ var classicLocationSettings = []struct {
 		return l.Settings.Satisfy == "any" && !l.Settings.Access.DenyAll
 	}},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
-	{"custom-http-errors", func(_ *model.Config, l *model.Location) bool { return len(l.Settings.ErrorPages.Codes) > 0 }},
 	{"default-backend", func(_ *model.Config, l *model.Location) bool { return l.Settings.ErrorPages.Fallback }},
 	{"mirror-target", func(_ *model.Config, l *model.Location) bool { return l.Settings.Mirror != nil }},
 	{"backend-protocol", func(_ *model.Config, l *model.Location) bool {

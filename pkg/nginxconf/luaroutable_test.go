@@ -120,7 +120,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 		reflect.TypeOf(model.LocationSettings{}): {
 			"RewriteTarget": "lua", "XForwardedPrefix": "lua", "AppRoot": "model", "SSLRedirect": "lua", "ForceSSLRedirect": "lua",
 			"BackendProtocol": "backend-protocol", "UpstreamVhost": "lua", "Proxy": "model", "Redirect": "lua", "Access": "lua",
-			"CORS": "lua", "Limits": "model", "CustomDefaultBackend": "model", "ErrorPages": "custom-http-errors",
+			"CORS": "lua", "Limits": "model", "CustomDefaultBackend": "model", "ErrorPages": "lua",
 			"Mirror": "mirror-target", "CustomHeaders": "lua", "FastCGI": "backend-protocol", "Denied": "lua",
 			"ExternalAuth": "auth-url", "GlobalAuthOff": "global-auth-url", "Satisfy": "satisfy", "BasicAuth": "lua",
 			"ClientAuth": "auth-tls-secret", "ProxySSL": "proxy-ssl-secret", "Logs": "model", "PreserveTrailingSlash": "lua",

@@ -1,6 +1,8 @@
 package nginxconf
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -81,13 +83,14 @@ func writeNGINXConfLua(w *confWriter, c *model.Config, o ConfOptions, r LuaRouti
 		}
 	}
 	bodyMax := luaBodyMax(c, classic)
+	shapes := luaErrorShapes(c, classic)
 	return writeConfServers(w, &cc, o, func() {
 		for i := range cc.Servers {
 			if cc.Servers[i].Hostname != model.CatchAllHost {
 				writeServer(w, &cc, &cc.Servers[i], o)
 			}
 		}
-		writeLuaServer(w, &cc, o, bodyMax)
+		writeLuaServer(w, &cc, o, bodyMax, shapes)
 	})
 }
 
@@ -185,7 +188,13 @@ var luaHeaderVars = []struct{ header, variable, client string }{
 // writeLuaServer writes the default server of the Lua router. Its
 // redirects are made absolute by the router where the classic server's
 // would be (absolute_redirect off here: a host with app-root has it off).
-func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax string) {
+// Besides the router's location it has, for the routes with
+// custom-http-errors, one named location per distinct set of codes (the
+// router's location with the set's error_page lines, which the router
+// enters by ngx.exec) and one named location per code that asks the
+// route's default backend, as the classic server's @custom_ locations:
+// their number depends on the distinct code sets, never on the hosts.
+func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax string, shapes []model.ErrorPages) {
 	w.comment("start server _ (Lua routing: lua/router.lua)")
 	w.open("server")
 	w.line("server_name", w.q(serverName(model.CatchAllHost)))
@@ -193,7 +202,39 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	writeServerBlocking(w, &c.Global)
 	w.line("absolute_redirect", "off")
 	w.line("set", "$proxy_upstream_name", `"-"`)
-	w.open("location", `"/"`)
+	writeRouterLocation(w, c, bodyMax, nil)
+	codes := map[int]bool{}
+	for i := range shapes {
+		writeRouterLocation(w, c, bodyMax, &shapes[i])
+		for _, code := range shapes[i].Codes {
+			codes[code] = true
+		}
+	}
+	for _, code := range slices.Sorted(maps.Keys(codes)) {
+		writeLuaErrorPageLocation(w, code)
+	}
+	w.close()
+	w.comment("end server _")
+}
+
+// errorShapeLocation is the named location of the routes with the error
+// pages of key (luaapi.ErrorShapeLocation).
+func errorShapeLocation(key string) string { return "@kubectl_ingress_errors_" + key }
+
+// luaErrorPageLocation is the named location of the router's server that
+// asks a route's default backend for a page of code.
+func luaErrorPageLocation(code int) string { return "@kubectl_ingress_error_" + strconv.Itoa(code) }
+
+// writeRouterLocation writes the router's location ("/"), or, with shape,
+// the named location of the routes with those error pages: the same
+// directives, $kubectl_ingress_error_shape naming it (router.lua enters
+// it once) and its error_page lines.
+func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *model.ErrorPages) {
+	if shape == nil {
+		w.open("location", `"/"`)
+	} else {
+		w.open("location", w.q(errorShapeLocation(shape.ShapeKey())))
+	}
 	for _, v := range luaLocationVars {
 		w.line("set", v, `""`)
 	}
@@ -208,6 +249,14 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	w.line("set", "$kubectl_ingress_upstream_scheme", `"http"`)
 	// the limit-connections counter of the request (router.log)
 	w.line("set", "$kubectl_ingress_conn_key", `""`)
+	// custom-http-errors: the named location the router is in ("" here)
+	// and the route's default backend, which the error pages ask
+	if shape == nil {
+		w.line("set", "$kubectl_ingress_error_shape", `""`)
+	} else {
+		w.line("set", "$kubectl_ingress_error_shape", w.q(errorShapeLocation(shape.ShapeKey())))
+	}
+	w.line("set", "$kubectl_ingress_error_backend", `""`)
 	writeLuaAccessLog(w, c.Global.Logging)
 	// limit-rate and limit-rate-after through variables (nginx 1.17+),
 	// which the router sets to the route's (the ConfigMap's where it has
@@ -227,6 +276,14 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	w.line("set", "$kubectl_ingress_auth_basic_user_file", `""`)
 	w.line("auth_basic", "$kubectl_ingress_auth_basic")
 	w.line("auth_basic_user_file", "$kubectl_ingress_auth_basic_user_file")
+	if shape != nil {
+		if shape.Intercept {
+			w.line("proxy_intercept_errors", "on")
+		}
+		for _, code := range shape.Codes {
+			w.line("error_page", strconv.Itoa(code), "=", w.q(luaErrorPageLocation(code)))
+		}
+	}
 	w.open("rewrite_by_lua_block")
 	w.raw(`router.rewrite()`)
 	w.close()
@@ -243,8 +300,53 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	}
 	w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
 	w.close()
+}
+
+// writeLuaErrorPageLocation writes the named location that asks the
+// route's default backend ($kubectl_ingress_error_backend, which the
+// router set) for the page of code, as writeErrorPageLocation does for a
+// classic server; the built-in default backend ("") answers 404.
+func writeLuaErrorPageLocation(w *confWriter, code int) {
+	w.open("location", w.q(luaErrorPageLocation(code)))
+	w.open("if", `($kubectl_ingress_error_backend = "")`)
+	w.line("return", "404")
 	w.close()
-	w.comment("end server _")
+	w.line("set", "$proxy_upstream_name", "$kubectl_ingress_error_backend")
+	w.line("rewrite", `"(.*)"`, `"/"`, "break")
+	w.open("rewrite_by_lua_block")
+	w.raw(`balancer.rewrite()`)
+	w.close()
+	writeProxyHeaders(w, "")
+	w.line("proxy_set_header", "X-Code", strconv.Itoa(code))
+	w.line("proxy_set_header", "X-Format", "$http_accept")
+	for _, v := range errorPageVars {
+		w.line("proxy_set_header", v.header, v.variable)
+	}
+	w.line("proxy_pass", "http://upstream_balancer")
+	w.close()
+}
+
+// luaErrorShapes are the distinct error pages (by ShapeKey) of the
+// Lua-routed locations, sorted by key.
+func luaErrorShapes(c *model.Config, classic map[string][]ClassicReason) []model.ErrorPages {
+	seen := map[string]model.ErrorPages{}
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		if len(classic[s.Hostname]) > 0 {
+			continue
+		}
+		for j := range s.Locations {
+			ep := s.Locations[j].Settings.ErrorPages
+			if key := ep.ShapeKey(); key != "" {
+				seen[key] = model.ErrorPages{Codes: ep.Codes, Intercept: ep.Intercept}
+			}
+		}
+	}
+	out := make([]model.ErrorPages, 0, len(seen))
+	for _, key := range slices.Sorted(maps.Keys(seen)) {
+		out = append(out, seen[key])
+	}
+	return out
 }
 
 // writeLuaAccessLog writes the access log of the router's location: the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
@@ -47,7 +48,8 @@ func luaSnapshot(n int) render.Snapshot {
 		var ann map[string]string
 		switch i % 4 {
 		case 0:
-			ann = map[string]string{"limit-rps": "5", "limit-rpm": "100", "limit-connections": "3", "limit-allowlist": "10.0.0.0/8"}
+			ann = map[string]string{"limit-rps": "5", "limit-rpm": "100", "limit-connections": "3", "limit-allowlist": "10.0.0.0/8",
+				"custom-http-errors": "404,503"}
 		case 1:
 			ann = map[string]string{"rewrite-target": "/$1", "upstream-vhost": "in.example", "proxy-read-timeout": "5"}
 		case 2:
@@ -89,6 +91,10 @@ func TestNGINXConfLua(t *testing.T) {
 	conf := string(small)
 	for _, want := range []string{`server_name "limited.example.com";`, `client_max_body_size "8m";`, "lua_shared_dict routes_data 8m;", "lua_shared_dict route_limits 16m;", "lua_regex_cache_max_entries 1024;",
 		"router.log()", `set $kubectl_ingress_conn_key "";`,
+		// custom-http-errors: one location for the code set, one per code
+		`location "` + luaapi.ErrorShapeLocation("i_404_503") + `" {`, `set $kubectl_ingress_error_shape "@kubectl_ingress_errors_i_404_503";`,
+		"proxy_intercept_errors on;", `error_page 404 = "@kubectl_ingress_error_404";`, `error_page 503 = "@kubectl_ingress_error_503";`,
+		`location "@kubectl_ingress_error_404" {`, `location "@kubectl_ingress_error_503" {`, "proxy_set_header X-Code 503;",
 		`router = require("router")`, "router.init_worker(10000)", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;"} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf has no %q", want)

@@ -172,7 +172,7 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 		return &ApplyError{Stage: StageBridge, Err: err}
 	}
 	if running.Config != nil {
-		if err := pushRoutes(ctx, p, routesBeforeReload(plan)); err != nil {
+		if err := pushRoutes(ctx, p, routesBeforeReload(plan, running)); err != nil {
 			return bridgeStage(err)
 		}
 	}

@@ -9,8 +9,9 @@ import (
 
 // confReasons explains a change of nginx.conf from the models: ConfigMap
 // settings, servers and locations. It also returns the hosts whose server
-// block changed.
-func confReasons(old, cur *model.Config) ([]Reason, []string) {
+// block changed. The hosts of skip (Lua-routed before and after: they
+// have no server block, planRoutes explains them) are left out.
+func confReasons(old, cur *model.Config, skip map[string]bool) ([]Reason, []string) {
 	var rs []Reason
 	configMap := model.ObjectRef{Kind: "ConfigMap"}
 	for _, c := range diffFields(old.Global, cur.Global) {
@@ -23,6 +24,9 @@ func confReasons(old, cur *model.Config) ([]Reason, []string) {
 	curServers := serversByHost(cur)
 	var changed []string
 	for _, host := range unionKeys(oldServers, curServers) {
+		if skip[host] {
+			continue
+		}
 		o, c := oldServers[host], curServers[host]
 		var srs []Reason
 		switch {

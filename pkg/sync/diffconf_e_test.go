@@ -15,7 +15,7 @@ func TestConfReasonsWWWAndServerTLS(t *testing.T) {
 		Servers:      []model.Server{{Hostname: "a.example.com", SSLCiphers: "HIGH", SSLPreferServerCiphers: &on}},
 		WWWRedirects: []model.WWWRedirect{{From: "www.a.example.com", To: "a.example.com", Ingress: ing}},
 	}
-	rs, changed := confReasons(old, cur)
+	rs, changed := confReasons(old, cur, nil)
 	var msgs []string
 	for _, r := range rs {
 		msgs = append(msgs, r.Message)
@@ -29,7 +29,7 @@ func TestConfReasonsWWWAndServerTLS(t *testing.T) {
 	if len(changed) != 1 || changed[0] != "a.example.com" {
 		t.Errorf("changed servers %v", changed)
 	}
-	rs, _ = confReasons(cur, old)
+	rs, _ = confReasons(cur, old, nil)
 	if len(rs) != 2 || !strings.Contains(rs[1].Message, "www.a.example.com removed") || rs[1].Object != ing {
 		t.Errorf("removal reasons %+v", rs)
 	}

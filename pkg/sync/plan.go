@@ -132,7 +132,8 @@ func NewPlan(running, desired State) Plan {
 	reload := !bytes.Equal(running.NGINXConf, desired.NGINXConf)
 	if reload {
 		var rs []Reason
-		rs, p.ChangedServers = confReasons(running.Config, desired.Config)
+		rs, p.ChangedServers = confReasons(running.Config, desired.Config, luaRoutedInBoth(running, desired))
+		rs = append(rs, routerConfReasons(running, desired)...)
 		rs = append(rs, streamConfReasons(running.Config, desired.Config)...)
 		var dictReasons []Reason
 		dictReasons, p.ResizedDicts = dictChanges(running.NGINXConf, desired.NGINXConf)

@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -129,11 +130,31 @@ func routesAfterReload(plan Plan, running, desired State) luaapi.RoutesUpdate {
 // classic block keeps its Lua entry until the reload made the block
 // serve. Nothing when the reload resizes the routes dict (its new zone is
 // filled after the reload).
-func routesBeforeReload(plan Plan) luaapi.RoutesUpdate {
+func routesBeforeReload(plan Plan, running State) luaapi.RoutesUpdate {
 	if plan.Resized(luaapi.DictRoutes) {
 		return luaapi.RoutesUpdate{}
 	}
-	return luaapi.RoutesUpdate{Hosts: plan.Routes.Hosts}
+	// A route that names a location of error pages the running nginx.conf
+	// lacks (a new set of custom-http-errors codes) waits for the reload
+	// that writes it: ngx.exec to a missing location would answer 500.
+	hosts := make([]luaapi.HostRoutes, 0, len(plan.Routes.Hosts))
+	for _, h := range plan.Routes.Hosts {
+		if namesOnlyLocationsOf(h, running.NGINXConf) {
+			hosts = append(hosts, h)
+		}
+	}
+	return luaapi.RoutesUpdate{Hosts: hosts}
+}
+
+// namesOnlyLocationsOf says whether every named location that the route
+// entry h sends requests to is in conf.
+func namesOnlyLocationsOf(h luaapi.HostRoutes, conf []byte) bool {
+	for _, p := range h.Paths {
+		if ep := p.Settings.ErrorPages; ep != nil && !bytes.Contains(conf, []byte("location \""+ep.Location+"\" {")) {
+			return false
+		}
+	}
+	return true
 }
 
 // pushDynamic posts what a DynamicOnly plan names: the backends, the

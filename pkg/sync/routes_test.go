@@ -100,6 +100,21 @@ func TestPlanRoutes(t *testing.T) {
 	}
 }
 
+// errorShapeLine is the named location of the error pages 404 and 503 as
+// the Lua writer writes it.
+const errorShapeLine = `location "@kubectl_ingress_errors_i_404_503" {`
+
+// withErrorPages gives host's path of s the error pages 404 and 503.
+func withErrorPages(s ksync.State, host string) ksync.State {
+	for i := range s.Routes {
+		if s.Routes[i].Host == host {
+			s.Routes[i].Paths[0].Settings.ErrorPages = &luaapi.RouteErrorPages{Location: luaapi.ErrorShapeLocation("i_404_503")}
+			s.Routes[i].Version += "-errors"
+		}
+	}
+	return s
+}
+
 func TestApplyRoutesOrder(t *testing.T) {
 	running := routed([]string{"a.example", "b.example"}, "1", "fixed", "ns-a-80", "ns-b-80")
 	cases := []struct {
@@ -120,6 +135,13 @@ func TestApplyRoutesOrder(t *testing.T) {
 		{"reload (a classic host): new routes before it, the deletions after",
 			running, routed([]string{"b.example", "c.example"}, "1", "fixed+classic", "ns-a-80", "ns-b-80"),
 			[]string{"routes c.example", "reload fixed+classic", "backends ns-a-80,ns-b-80", "servers  certs", "routes c.example delete a.example"}},
+		{"reload for a new set of error pages: its routes only after it",
+			running, withErrorPages(routed([]string{"a.example", "b.example", "c.example"}, "1", "fixed+"+errorShapeLine, "ns-a-80", "ns-b-80"), "c.example"),
+			[]string{"reload fixed+" + errorShapeLine, "backends ns-a-80,ns-b-80", "servers  certs", "routes c.example"}},
+		{"a set of error pages nginx.conf has: the route before the reload",
+			routed([]string{"a.example", "b.example"}, "1", "fixed+"+errorShapeLine, "ns-a-80", "ns-b-80"),
+			withErrorPages(routed([]string{"a.example", "b.example", "c.example"}, "1", "fixed+"+errorShapeLine+"+classic", "ns-a-80", "ns-b-80"), "c.example"),
+			[]string{"routes c.example", "reload fixed+" + errorShapeLine + "+classic", "backends ns-a-80,ns-b-80", "servers  certs", "routes c.example"}},
 		{"start: reload, payloads, then every route",
 			ksync.State{}, running,
 			[]string{"reload fixed", "backends ns-a-80,ns-b-80", "servers  certs", "routes a.example,b.example"}},

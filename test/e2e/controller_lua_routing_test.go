@@ -149,3 +149,55 @@ func TestFilesControllerLuaRoutingNeverReloads(t *testing.T) {
 		t.Errorf("answers other than alpha's on the untouched host: %v (of %d)", bad, requests.Load())
 	}
 }
+
+// TestFilesControllerLuaErrorPages: custom-http-errors in Lua routing
+// through the controller. A second host with a code set nginx.conf already
+// has is dynamic (no reload) and its pages come from the default backend
+// at once; a host with a new code set is one reload, and its route is
+// posted only after the reload wrote its location: no request to it is
+// answered 500 (ngx.exec to a missing location) meanwhile.
+func TestFilesControllerLuaErrorPages(t *testing.T) {
+	errs := startErrorPageBackend(t)
+	app := statusBackend(t)
+	pages := func(name, host, codes string) string {
+		return filesIngress(name, host, map[string]string{"custom-http-errors": codes, "default-backend": "errors"}, "/", "app")
+	}
+	fc := startFilesControllerWith(t, map[string]string{
+		"class.yaml":     "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n",
+		"svc/app.yaml":   serviceYAML("app", app),
+		"svc/errs.yaml":  serviceYAML("errors", errs.port),
+		"ing/first.yaml": pages("first", "first.example.com", "404,503"),
+	}, controllerOptions{debounce: 20 * time.Millisecond, routing: nginxconf.RoutingLua})
+	fc.eventuallyServes(t, 10*time.Second, "first.example.com", "/status/404", 404, "{")
+	start := fc.settle(t)
+
+	fc.write(t, "ing/second.yaml", pages("second", "second.example.com", "404,503"))
+	fc.eventuallyServes(t, 10*time.Second, "second.example.com", "/status/503", 503, "{")
+	if code, body := fc.get("second.example.com", "/status/500"); code != 500 || body != "app 500" {
+		t.Errorf("second.example.com /status/500: %d %q, want the backend's own 500", code, body)
+	}
+	if now := fc.settle(t); now.Reloads != start.Reloads {
+		t.Errorf("a host with a code set nginx.conf has reloaded nginx: %d → %d", start.Reloads, now.Reloads)
+	}
+
+	// A new code set: watch the host while the controller reloads.
+	before := fc.settle(t)
+	fc.write(t, "ing/third.yaml", pages("third", "third.example.com", "500"))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		code, body := fc.get("third.example.com", "/status/500")
+		if code == 500 && strings.HasPrefix(body, "{") {
+			break // the default backend's page
+		}
+		if code != 404 { // before its route: the catch-all's 404
+			t.Fatalf("third.example.com during its first sync: %d %q, want 404 then the error page", code, body)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("third.example.com never served its error page")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if now := fc.settle(t); now.Reloads != before.Reloads+1 {
+		t.Errorf("a new code set: reloads %d → %d, want one", before.Reloads, now.Reloads)
+	}
+}

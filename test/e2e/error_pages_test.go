@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
@@ -159,6 +160,19 @@ func TestErrorPages(t *testing.T) {
 	n := startNginxWith(t, errorPagesManifests(appPort, errs.port), nginxOptions{build: &opts})
 	for _, p := range n.problems {
 		t.Errorf("problem: %s", p)
+	}
+	if e2eRouting(t) == nginxconf.RoutingLua {
+		// the hosts with custom-http-errors are the Lua router's (the
+		// ones answered for a Service without endpoints stay classic)
+		routed := map[string]bool{}
+		for _, h := range n.routes {
+			routed[h.Host] = true
+		}
+		for _, h := range []string{"pages.example.com", "raw.example.com", "global.example.com"} {
+			if !routed[h] {
+				t.Errorf("%s is not Lua-routed", h)
+			}
+		}
 	}
 
 	t.Run("listed codes are rendered by the default backend", func(t *testing.T) {
