@@ -144,6 +144,14 @@ func writeErrorPageLocation(w *confWriter, backend string, code int) {
 	}
 	w.line("set", "$proxy_upstream_name", w.q(backend))
 	w.line("rewrite", `"(.*)"`, `"/"`, "break")
+	writeErrorPageRequest(w, code)
+	w.close()
+}
+
+// writeErrorPageRequest writes how an error page location asks the
+// default backend for the page of code: the usual headers, X-Code,
+// X-Format and the variables of errorPageVars.
+func writeErrorPageRequest(w *confWriter, code int) {
 	writeProxyHeaders(w, "")
 	w.line("proxy_set_header", "X-Code", strconv.Itoa(code))
 	w.line("proxy_set_header", "X-Format", "$http_accept")
@@ -151,5 +159,4 @@ func writeErrorPageLocation(w *confWriter, backend string, code int) {
 		w.line("proxy_set_header", v.header, v.variable)
 	}
 	w.line("proxy_pass", "http://upstream_balancer")
-	w.close()
 }

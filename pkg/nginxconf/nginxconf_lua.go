@@ -316,13 +316,7 @@ func writeLuaErrorPageLocation(w *confWriter, code int) {
 	w.open("rewrite_by_lua_block")
 	w.raw(`balancer.rewrite()`)
 	w.close()
-	writeProxyHeaders(w, "")
-	w.line("proxy_set_header", "X-Code", strconv.Itoa(code))
-	w.line("proxy_set_header", "X-Format", "$http_accept")
-	for _, v := range errorPageVars {
-		w.line("proxy_set_header", v.header, v.variable)
-	}
-	w.line("proxy_pass", "http://upstream_balancer")
+	writeErrorPageRequest(w, code)
 	w.close()
 }
 
