@@ -1,7 +1,6 @@
 package sync
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,20 +136,24 @@ func routesBeforeReload(plan Plan, running State) luaapi.RoutesUpdate {
 	// A route that names a location of error pages the running nginx.conf
 	// lacks (a new set of custom-http-errors codes) waits for the reload
 	// that writes it: ngx.exec to a missing location would answer 500.
+	present := map[string]bool{}
+	for _, name := range routerView(running.NGINXConf).errorShapes {
+		present[name] = true
+	}
 	hosts := make([]luaapi.HostRoutes, 0, len(plan.Routes.Hosts))
 	for _, h := range plan.Routes.Hosts {
-		if namesOnlyLocationsOf(h, running.NGINXConf) {
+		if namesOnly(h, present) {
 			hosts = append(hosts, h)
 		}
 	}
 	return luaapi.RoutesUpdate{Hosts: hosts}
 }
 
-// namesOnlyLocationsOf says whether every named location that the route
-// entry h sends requests to is in conf.
-func namesOnlyLocationsOf(h luaapi.HostRoutes, conf []byte) bool {
+// namesOnly says whether every named location that the route entry h
+// sends requests to is one of present.
+func namesOnly(h luaapi.HostRoutes, present map[string]bool) bool {
 	for _, p := range h.Paths {
-		if ep := p.Settings.ErrorPages; ep != nil && !bytes.Contains(conf, []byte("location \""+ep.Location+"\" {")) {
+		if ep := p.Settings.ErrorPages; ep != nil && !present[ep.Location] {
 			return false
 		}
 	}

@@ -100,9 +100,9 @@ func TestPlanRoutes(t *testing.T) {
 	}
 }
 
-// errorShapeLine is the named location of the error pages 404 and 503 as
-// the Lua writer writes it.
-const errorShapeLine = `location "@kubectl_ingress_errors_i_404_503" {`
+// errorShapeLine is the router's server with the named location of the
+// error pages 404 and 503, as the Lua writer writes them.
+const errorShapeLine = "\n## start server _ (Lua routing: lua/router.lua)\n\tlocation \"@kubectl_ingress_errors_i_404_503\" {\n\t}\n## end server _"
 
 // withErrorPages gives host's path of s the error pages 404 and 503.
 func withErrorPages(s ksync.State, host string) ksync.State {
