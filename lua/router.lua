@@ -623,6 +623,12 @@ function _M.rewrite()
   if r.cors then
     cors(ctx, r.cors)
   end
+  local ba = r.basic_auth
+  if ba then
+    -- nginx's auth_basic of the location reads them (access phase)
+    ngx_var.kubectl_ingress_auth_basic = ba.realm
+    ngx_var.kubectl_ingress_auth_basic_user_file = ba.file
+  end
   if r.backend == "" then
     if r.default_backend == "" then
       return ngx_exit(ngx.HTTP_NOT_FOUND)
@@ -648,11 +654,6 @@ function _M.rewrite()
   end
   if r.timeouts then
     ngx.ctx.balancer_timeouts = r.timeouts
-  end
-  local ba = r.basic_auth
-  if ba then
-    ngx_var.kubectl_ingress_auth_basic = ba.realm
-    ngx_var.kubectl_ingress_auth_basic_user_file = ba.file
   end
   balancer.rewrite()
   return preaccess(r)
