@@ -171,13 +171,19 @@ func staticServer(port int, eps []*backend) string {
 	return b.String()
 }
 
+// httpLogByLua is the http level's log_by_lua_block of a rendered
+// nginx.conf (one tab deep).
+var httpLogByLua = regexp.MustCompile(`(?m)^\tlog_by_lua_block \{\n(?:\t\t[^\n]*\n)*\t\}\n`)
+
 // withStatic adds the static server before the end of the http block, and
 // removes the log_by_lua_block when pure (so that the static figure pays
 // for no Lua at all).
 func withStatic(port int, eps []*backend, pure bool) func(string) string {
 	return func(conf string) string {
 		if pure {
-			conf = strings.Replace(conf, "\tlog_by_lua_block {\n\t\tbalancer.log()\n\t}\n", "", 1)
+			// the http level's log_by_lua_block, whatever it calls
+			// (balancer.log, and router.log in Lua routing)
+			conf = httpLogByLua.ReplaceAllString(conf, "")
 		}
 		end := strings.LastIndex(conf, "}")
 		return conf[:end] + staticServer(port, eps) + conf[end:]
