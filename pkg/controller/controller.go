@@ -178,7 +178,7 @@ func New(cfg Config) (*Controller, error) {
 	}
 	// The metrics see every sync first, and every POST to Lua is timed.
 	cfg.Observers = append([]SyncObserver{metrics}, cfg.Observers...)
-	cfg.Lua = newTimedPusher(cfg.Lua, metrics)
+	cfg.Lua = newTimedPusher(cfg.Lua, metrics).withBodies()
 	backoff := &recordingLimiter{TypedRateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[string](cfg.RetryBase, cfg.RetryMax)}
 	return &Controller{
 		cfg:     cfg,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,6 +66,7 @@ type timedPusher struct {
 var (
 	_ ksync.Pusher      = (*timedPusher)(nil)
 	_ ksync.RoutePusher = (*timedPusher)(nil)
+	_ ksync.BodyPusher  = timedBodyPusher{}
 )
 
 // newTimedPusher wraps next and registers its drop metrics on m.
@@ -114,6 +116,35 @@ func (p *timedPusher) PostRoutes(ctx context.Context, u luaapi.RoutesUpdate) ([]
 	p.observe(luaEndpointRoutes, start, err)
 	if err == nil {
 		p.report(ctx, luaEndpointRoutes, dropped)
+	}
+	return dropped, err
+}
+
+// timedBodyPusher is the timedPusher of a Pusher that posts encoded
+// payloads (ksync.BodyPusher): withBodies wraps it so only then.
+type timedBodyPusher struct {
+	*timedPusher
+	bodies ksync.BodyPusher
+}
+
+// withBodies returns p as a ksync.BodyPusher when its next one is one.
+func (p *timedPusher) withBodies() ksync.Pusher {
+	if bp, ok := p.next.(ksync.BodyPusher); ok {
+		return timedBodyPusher{p, bp}
+	}
+	return p
+}
+
+// PostBody posts an encoded payload, timed and reported as the payload
+// of its endpoint.
+func (p timedBodyPusher) PostBody(ctx context.Context, path string, body []byte) ([]luaapi.Dropped, error) {
+	bp := p.bodies
+	endpoint := strings.TrimPrefix(path, "/configuration/")
+	start := time.Now()
+	dropped, err := bp.PostBody(ctx, path, body)
+	p.observe(endpoint, start, err)
+	if err == nil {
+		p.report(ctx, endpoint, dropped)
 	}
 	return dropped, err
 }

@@ -133,6 +133,24 @@ func (c *Client) PostServersReport(ctx context.Context, s Servers) ([]Dropped, e
 	return c.postReport(ctx, PathServers, s)
 }
 
+// PostBody posts body, a payload already encoded, to path (PathBackends,
+// PathServers or PathRoutes) and returns the entries nginx dropped, as the
+// Post…Report methods do. The controller posts so, right after a start,
+// the bodies it wrote for nginx's preload: a payload of 100,000 backends
+// is not encoded twice, and nginx answers a body it applied last from
+// memory (lua/CONTRACT.md).
+func (c *Client) PostBody(ctx context.Context, path string, body []byte) ([]Dropped, error) {
+	answer, err := c.post(ctx, path, body)
+	if err != nil {
+		return nil, err
+	}
+	dropped, err := parseDropped(answer)
+	if err != nil {
+		return nil, fmt.Errorf("POST %s: %w", path, err)
+	}
+	return dropped, nil
+}
+
 // GetCertificate returns the PEM that nginx serves for hostname. When only
 // the default certificate would be served, the error is a *StatusError with
 // Code 404.
@@ -194,15 +212,7 @@ func (c *Client) postReport(ctx context.Context, path string, v any) ([]Dropped,
 	if err != nil {
 		return nil, fmt.Errorf("POST %s: encoding: %w", path, err)
 	}
-	answer, err := c.post(ctx, path, body)
-	if err != nil {
-		return nil, err
-	}
-	dropped, err := parseDropped(answer)
-	if err != nil {
-		return nil, fmt.Errorf("POST %s: %w", path, err)
-	}
-	return dropped, nil
+	return c.PostBody(ctx, path, body)
 }
 
 func (c *Client) post(ctx context.Context, path string, body []byte) ([]byte, error) {

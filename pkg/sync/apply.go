@@ -163,12 +163,15 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 		}
 	}
 	backends, servers := luaapi.FromModel(desired.Config)
+	var pre preloaded
 	if pl, ok := r.(Preloader); ok {
-		if err := preload(ctx, pl, backends, servers); err != nil {
+		var err error
+		if pre, err = preload(ctx, pl, backends, servers); err != nil {
 			return &ApplyError{Stage: StageBridge, Err: err}
 		}
 	}
-	if err := preloadRoutes(ctx, r, desired); err != nil {
+	routesBody, err := preloadRoutes(ctx, r, desired)
+	if err != nil {
 		return &ApplyError{Stage: StageBridge, Err: err}
 	}
 	if running.Config != nil {
@@ -179,31 +182,78 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 	if err := r.Reload(ctx, desired.NGINXConf); err != nil {
 		return &ApplyError{Stage: StageReload, Err: err}
 	}
-	if err := push(ctx, p, backends, servers, true, true); err != nil {
+	if err := pushAfterReload(ctx, p, backends, servers, pre); err != nil {
 		return err
 	}
-	if err := pushRoutes(ctx, p, routesAfterReload(plan, running, desired)); err != nil {
+	u := routesAfterReload(plan, running, desired)
+	if routesBody != nil && (running.Config == nil || plan.Resized(luaapi.DictRoutes)) {
+		// every desired host: what preloadRoutes encoded
+		err = pushRoutesBody(ctx, p, routesBody, func(ctx context.Context) error { return pushRoutes(ctx, p, u) })
+	} else {
+		err = pushRoutes(ctx, p, u)
+	}
+	if err != nil {
 		return err
 	}
 	return writeStream(ctx, sw, desired.Config)
 }
 
+// preloaded holds the payloads as preload encoded them (nil when there
+// was no Preloader): Apply posts these bodies after the reload rather
+// than encoding the payloads again.
+type preloaded struct {
+	backends, servers []byte
+}
+
 // preload encodes the payloads as the Pusher would post them and hands
-// them to pl.
-func preload(ctx context.Context, pl Preloader, backends []luaapi.Backend, servers luaapi.Servers) error {
+// them to pl; it returns the encoded bodies.
+func preload(ctx context.Context, pl Preloader, backends []luaapi.Backend, servers luaapi.Servers) (preloaded, error) {
 	if backends == nil {
 		backends = []luaapi.Backend{}
 	}
 	b, err := json.Marshal(backends)
 	if err != nil {
-		return fmt.Errorf("preload: encoding the backends: %w", err)
+		return preloaded{}, fmt.Errorf("preload: encoding the backends: %w", err)
 	}
 	s, err := json.Marshal(servers)
 	if err != nil {
-		return fmt.Errorf("preload: encoding the servers: %w", err)
+		return preloaded{}, fmt.Errorf("preload: encoding the servers: %w", err)
 	}
 	if err := pl.Preload(ctx, b, s); err != nil {
-		return fmt.Errorf("preload: %w", err)
+		return preloaded{}, fmt.Errorf("preload: %w", err)
+	}
+	return preloaded{backends: b, servers: s}, nil
+}
+
+// BodyPusher is a Pusher that also posts payloads already encoded as
+// their POST bodies (pkg/luaapi.Client implements it): path is
+// luaapi.PathBackends, PathServers or PathRoutes, and the answer is the
+// entries nginx dropped. After a reload Apply posts so the bodies it
+// encoded for the preload (at 100,000 Ingresses 57 MB of backends and
+// 87 MB of routes, seconds of encoding each), which nginx, having just
+// preloaded them, answers from memory.
+type BodyPusher interface {
+	PostBody(ctx context.Context, path string, body []byte) ([]luaapi.Dropped, error)
+}
+
+// pushAfterReload posts the desired backends and servers after a reload:
+// the preload's bodies when p takes bodies, else the payloads.
+func pushAfterReload(ctx context.Context, p Pusher, backends []luaapi.Backend, servers luaapi.Servers, pre preloaded) error {
+	bp, ok := p.(BodyPusher)
+	if !ok || pre.backends == nil {
+		return push(ctx, p, backends, servers, true, true)
+	}
+	for _, post := range []struct {
+		stage Stage
+		path  string
+		body  []byte
+	}{{StageBackends, luaapi.PathBackends, pre.backends}, {StageServers, luaapi.PathServers, pre.servers}} {
+		if err := retry(ctx, func(ctx context.Context) error {
+			_, err := bp.PostBody(ctx, post.path, post.body)
+			return err
+		}); err != nil {
+			return &ApplyError{Stage: post.stage, Err: err}
+		}
 	}
 	return nil
 }

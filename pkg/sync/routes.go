@@ -112,6 +112,28 @@ func pushRoutes(ctx context.Context, p Pusher, u luaapi.RoutesUpdate) error {
 	return nil
 }
 
+// pushRoutesBody posts body, every desired host as preloadRoutes encoded
+// it, when p takes bodies (see BodyPusher), else calls fallback.
+func pushRoutesBody(ctx context.Context, p Pusher, body []byte, fallback func(context.Context) error) error {
+	bp, ok := p.(BodyPusher)
+	if !ok {
+		return fallback(ctx)
+	}
+	var dropped []luaapi.Dropped
+	err := retry(ctx, func(ctx context.Context) error {
+		var err error
+		dropped, err = bp.PostBody(ctx, luaapi.PathRoutes, body)
+		return err
+	})
+	if err != nil {
+		return &ApplyError{Stage: StageRoutes, Err: err}
+	}
+	if len(dropped) > 0 {
+		return &ApplyError{Stage: StageRoutes, Err: &RoutesRejectedError{Dropped: dropped}}
+	}
+	return nil
+}
+
 // routesAfterReload is the update to post once nginx serves desired's
 // nginx.conf: the plan's, or every desired host when nginx starts or the
 // reload gave the routes dict a new, empty zone.
@@ -207,21 +229,29 @@ type RoutesPreloader interface {
 }
 
 // preloadRoutes hands r (when it is a RoutesPreloader) every route of
-// desired, or nil in classic mode.
-func preloadRoutes(ctx context.Context, r Reloader, desired State) error {
+// desired, or nil in classic mode; it returns the body it handed (nil
+// when none).
+func preloadRoutes(ctx context.Context, r Reloader, desired State) ([]byte, error) {
 	rp, ok := r.(RoutesPreloader)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	var body []byte
 	if desired.Routes != nil {
+		u := luaapi.RoutesChanges(nil, desired.Routes)
+		if u.Hosts == nil {
+			u.Hosts = []luaapi.HostRoutes{}
+		}
+		if u.Delete == nil {
+			u.Delete = []string{} // as luaapi.Client posts it
+		}
 		var err error
-		if body, err = json.Marshal(luaapi.RoutesChanges(nil, desired.Routes)); err != nil {
-			return fmt.Errorf("preload: encoding the routes: %w", err)
+		if body, err = json.Marshal(u); err != nil {
+			return nil, fmt.Errorf("preload: encoding the routes: %w", err)
 		}
 	}
 	if err := rp.PreloadRoutes(ctx, body); err != nil {
-		return fmt.Errorf("preload: %w", err)
+		return nil, fmt.Errorf("preload: %w", err)
 	}
-	return nil
+	return body, nil
 }

@@ -1,6 +1,7 @@
 package sync_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -226,5 +227,64 @@ func TestApplyPreloadsRoutes(t *testing.T) {
 	}
 	if len(f.calls) == 0 || f.calls[0] != "preload-routes none" {
 		t.Errorf("classic start: calls %q", f.calls)
+	}
+}
+
+// startingNginx preloads every payload (as pkg/nginx.Instance does) and
+// takes encoded bodies (as luaapi.Client does): it keeps what it was
+// handed and what was posted.
+type startingNginx struct {
+	routesPreloadingNginx
+	preloaded map[string][]byte // backends, servers, routes
+	posted    map[string][]byte // path -> body
+}
+
+func (f *startingNginx) Preload(_ context.Context, backends, servers []byte) error {
+	f.preloaded["backends"], f.preloaded["servers"] = backends, servers
+	return f.record("preload", "")
+}
+
+func (f *startingNginx) PreloadRoutes(ctx context.Context, routes []byte) error {
+	f.preloaded["routes"] = routes
+	return f.routesPreloadingNginx.PreloadRoutes(ctx, routes)
+}
+
+func (f *startingNginx) PostBody(_ context.Context, path string, body []byte) ([]luaapi.Dropped, error) {
+	f.posted[path] = body
+	return nil, f.record("body", path)
+}
+
+// TestApplyPostsThePreloadedBodies: after a start, the payloads are
+// posted as the bodies encoded for the preload (not encoded again, and
+// byte for byte what nginx preloaded, which it answers from memory);
+// a reload that keeps the dicts posts the plan's payloads as before.
+func TestApplyPostsThePreloadedBodies(t *testing.T) {
+	desired := routed([]string{"a.example", "b.example"}, "1", "fixed", "ns-a-80")
+	f := &startingNginx{preloaded: map[string][]byte{}, posted: map[string][]byte{}}
+	if err := ksync.Apply(context.Background(), ksync.NewPlan(ksync.State{}, desired), ksync.State{}, desired, f, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"preload", "preload-routes a.example,b.example", "reload fixed",
+		"body " + luaapi.PathBackends, "body " + luaapi.PathServers, "body " + luaapi.PathRoutes}
+	if !slices.Equal(f.calls, want) {
+		t.Errorf("calls %q, want %q", f.calls, want)
+	}
+	for name, path := range map[string]string{"backends": luaapi.PathBackends, "servers": luaapi.PathServers, "routes": luaapi.PathRoutes} {
+		if len(f.preloaded[name]) == 0 || !bytes.Equal(f.posted[path], f.preloaded[name]) {
+			t.Errorf("%s: posted %q, want the preloaded %q", path, f.posted[path], f.preloaded[name])
+		}
+	}
+	// the routes body is what luaapi.Client would post: no null lists
+	if !bytes.Contains(f.posted[luaapi.PathRoutes], []byte(`"delete":[]`)) {
+		t.Errorf("routes body %s: want an empty delete list, as the client posts it", f.posted[luaapi.PathRoutes])
+	}
+
+	next := routed([]string{"a.example", "b.example", "c.example"}, "1", "fixed2", "ns-a-80")
+	f.calls = nil
+	if err := ksync.Apply(context.Background(), ksync.NewPlan(desired, next), desired, next, f, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(f.calls, "routes c.example") {
+		t.Errorf("a reload that keeps the routes dict: calls %q, want the plan's update (c.example) posted", f.calls)
 	}
 }
