@@ -29,11 +29,13 @@
 -- limit-connections counted; header_filter() the route's
 -- custom-headers and CORS headers.
 --
--- A route with custom-http-errors is served by the named location of its
--- code set (nginxconf writes one per distinct set, with its error_page
--- lines): rewrite() enters it by ngx.exec as soon as the route is known,
--- and runs again there from the start ($kubectl_ingress_error_shape names
--- the location it is in; ngx.ctx does not survive ngx.exec).
+-- A route with a shape (custom-http-errors, proxy buffering and tuning:
+-- what nginx cannot switch per request) is served by the named location
+-- of its shape (nginxconf writes one per distinct shape, with its
+-- error_page lines and proxy directives): rewrite() enters it by ngx.exec
+-- as soon as the route is known, and runs again there from the start
+-- ($kubectl_ingress_error_shape names the location it is in; ngx.ctx does
+-- not survive ngx.exec).
 --
 -- Entries live in the shared dict routes_data (configuration.lua stores
 -- them): "v:<host>" the version, "h:<host>" the JSON. Each worker keeps an
@@ -173,8 +175,11 @@ local function compile_path(p)
     deny = nets(s.deny),
     limits = limit.compile(s.limits),
   }
+  if type(s.shape) == "string" and s.shape ~= "" then
+    r.error_shape = s.shape
+  end
+  r.stream_body = s.streamBody == true
   if type(s.errorPages) == "table" then
-    r.error_shape = str(s.errorPages.location)
     r.error_backend = str(s.errorPages.backend)
   end
   if type(s.basicAuth) == "table" then
@@ -450,7 +455,7 @@ local function set_labels(r)
   ngx_var.service_name = r.service
   ngx_var.service_port = r.service_port
   ngx_var.location_path = r.location_path
-  if r.error_shape then
+  if r.error_backend then
     ngx_var.kubectl_ingress_error_backend = r.error_backend
   end
 end
@@ -550,10 +555,11 @@ function _M.access()
   if r.basic_auth then
     ngx.req.clear_header("Authorization")
   end
-  if r.body_limit > 0 and not ngx_var.content_length and ngx_var.http_transfer_encoding then
+  if r.body_limit > 0 and not r.stream_body and not ngx_var.content_length and ngx_var.http_transfer_encoding then
     -- a chunked body: read it now (nginx reads it whole before proxying
-    -- anyway: LuaRoutable keeps such a route classic without request
-    -- buffering) and measure it
+    -- anyway with request buffering on; a route that streams its body is
+    -- in a shape location whose client_max_body_size is its own) and
+    -- measure it
     ngx.req.read_body()
     if body_size() > r.body_limit then
       ngx_log(ngx.INFO, "router: client intended to send too large chunked body")

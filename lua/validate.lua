@@ -426,12 +426,21 @@ local function check_settings(s)
       return "cors." .. f, err
     end
   end
+  if not is_null(s.shape) then
+    -- model.LocationShape's Location: the error pages' key and (or) the
+    -- proxy tuning's hash
+    local sh = s.shape
+    if type(sh) ~= "string" or not (string.match(sh, "^@kubectl_ingress_errors_[in]_[%d_]+$")
+        or string.match(sh, "^@kubectl_ingress_errors_[in]_[%d_]+_proxy_%x+$")
+        or string.match(sh, "^@kubectl_ingress_proxy_%x+$")) then
+      return "shape", "must be a shape location: @kubectl_ingress_errors_<i|n>_<codes>, _proxy_<hex>, or both"
+    end
+  end
+  if not is_null(s.streamBody) and type(s.streamBody) ~= "boolean" then
+    return "streamBody", "must be true or false"
+  end
   if not is_null(s.errorPages) then
     local ep = s.errorPages
-    -- luaapi.ErrorShapeLocation of a model.ErrorPages ShapeKey
-    if type(ep.location) ~= "string" or not string.match(ep.location, "^@kubectl_ingress_errors_[in]_[%d_]+$") then
-      return "errorPages.location", "must be @kubectl_ingress_errors_ followed by i or n and the codes"
-    end
     if type(ep.backend) ~= "string" then
       return "errorPages.backend", "must be a string"
     end

@@ -142,24 +142,27 @@ type RouteSettings struct {
 	BasicAuth *RouteBasicAuth `json:"basicAuth,omitempty"`
 	// ErrorPages is custom-http-errors (nil: none).
 	ErrorPages *RouteErrorPages `json:"errorPages,omitempty"`
+	// Shape is the named location of the router's server that serves the
+	// route ("": the router's own location): the one of its
+	// model.LocationShape, with what nginx cannot switch per request (the
+	// error_page lines of custom-http-errors, the proxy buffering, buffers,
+	// retries …), which nginxconf writes once per distinct shape. The
+	// router enters it (ngx.exec) as soon as the route is matched and runs
+	// again there from the start.
+	Shape string `json:"shape,omitempty"`
+	// StreamBody is true when the route's location sends the request body
+	// on as it arrives (request buffering off): nginx checks a chunked
+	// body against its shape's client_max_body_size while reading it, and
+	// the router does not read the body first.
+	StreamBody bool `json:"streamBody,omitempty"`
 }
 
-// RouteErrorPages is custom-http-errors: the router sends the request on
-// to Location, the named location of the router's server with the
-// route's codes (nginxconf writes one per distinct model.ErrorPages
-// ShapeKey), whose error_page lines send each code to the default backend
-// Backend ("" for the built-in one, which answers 404), as the classic
+// RouteErrorPages is custom-http-errors: the route's Shape has the
+// error_page lines that send each code to the default backend Backend
+// ("" for the built-in one, which answers 404), as the classic
 // location's error_page lines.
 type RouteErrorPages struct {
-	Location string `json:"location"`
-	Backend  string `json:"backend"`
-}
-
-// ErrorShapeLocation is the named location of the router's server that
-// serves the routes whose error pages have key (model.ErrorPages
-// ShapeKey).
-func ErrorShapeLocation(key string) string {
-	return "@kubectl_ingress_errors_" + key
+	Backend string `json:"backend"`
 }
 
 // RouteBasicAuth is auth-type basic as the classic location's auth_basic
@@ -373,12 +376,15 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 		rs.LimitRateAfter = *st.Limits.RateAfter
 	}
 	rs.Limits = routeLimits(g, l)
-	if key := st.ErrorPages.ShapeKey(); key != "" {
+	shape := model.ShapeOf(g, l)
+	rs.Shape = shape.Location()
+	rs.StreamBody = shape.StreamsBody(g)
+	if len(shape.Errors.Codes) > 0 {
 		be := st.ErrorPages.Backend
 		if be == model.DefaultBackendName {
 			be = ""
 		}
-		rs.ErrorPages = &RouteErrorPages{Location: ErrorShapeLocation(key), Backend: be}
+		rs.ErrorPages = &RouteErrorPages{Backend: be}
 	}
 	if ba := st.BasicAuth; ba != nil && ba.File != "" {
 		rs.BasicAuth = &RouteBasicAuth{Realm: ba.Realm, UserFile: model.FilePath(ba.File)}

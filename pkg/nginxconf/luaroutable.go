@@ -16,11 +16,13 @@ import (
 // source ranges, a denied location, enable-access-log, enable-cors,
 // custom-headers, limit-rate, limit-rate-after, limit-rps, limit-rpm,
 // limit-connections with limit-allowlist, auth-type basic (with satisfy
-// all), custom-http-errors (a named location per distinct code set),
-// proxy-body-size (with
-// request buffering on);
-// rewrite-target as the classic writer,
-// on regex locations only), and keeps a classic server block of
+// all), proxy-body-size, and in a named location per distinct
+// model.LocationShape: custom-http-errors, proxy-buffering,
+// proxy-request-buffering, proxy-buffer-size, proxy-buffers-number,
+// proxy-busy-buffers-size, proxy-max-temp-file-size, proxy-http-version,
+// proxy-next-upstream(-tries, -timeout), proxy-cookie-domain,
+// proxy-cookie-path and client-body-buffer-size; rewrite-target as the
+// classic writer, on regex locations only), and keeps a classic server block of
 // its own otherwise. Each setting that keeps a host classic is a row of
 // classicServerSettings or classicLocationSettings: the test is exactly
 // the condition under which the classic writer writes a line for it, so a
@@ -83,64 +85,6 @@ var classicLocationSettings = []struct {
 	{"proxy-ssl-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ProxySSL != nil }},
 	{"enable-rewrite-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.Rewrite }},
 	{"enable-modsecurity", func(_ *model.Config, l *model.Location) bool { return l.Settings.ModSecurity != nil }},
-	{"client-body-buffer-size", func(c *model.Config, l *model.Location) bool {
-		b := l.Settings.Proxy.ClientBodyBufferSize
-		return b != "" && b != c.Global.ClientBodyBufferSize
-	}},
-	{"proxy-body-size", func(c *model.Config, l *model.Location) bool {
-		// the router checks Content-Length; a chunked body only where
-		// nginx reads the whole body before proxying anyway
-		b := l.Settings.Proxy.BodySize
-		return b != "" && b != c.Global.ProxyBodySize && !c.Global.ProxyRequestBuffering
-	}},
-	{"proxy-buffering", func(c *model.Config, l *model.Location) bool {
-		b := l.Settings.Proxy.Buffering
-		return b != nil && *b != c.Global.ProxyBuffering
-	}},
-	{"proxy-request-buffering", func(c *model.Config, l *model.Location) bool {
-		b := l.Settings.Proxy.RequestBuffering
-		return b != nil && *b != c.Global.ProxyRequestBuffering
-	}},
-	{"proxy-buffer-size", func(c *model.Config, l *model.Location) bool {
-		b := l.Settings.Proxy.BufferSize
-		return b != "" && b != c.Global.ProxyBufferSize
-	}},
-	{"proxy-buffers-number", func(c *model.Config, l *model.Location) bool {
-		n := l.Settings.Proxy.BuffersNumber
-		return n != 0 && n != c.Global.ProxyBuffersNumber
-	}},
-	{"proxy-busy-buffers-size", func(c *model.Config, l *model.Location) bool {
-		b := l.Settings.Proxy.BusyBuffersSize
-		return b != "" && b != c.Global.ProxyBusyBuffersSize
-	}},
-	{"proxy-max-temp-file-size", func(c *model.Config, l *model.Location) bool {
-		b := l.Settings.Proxy.MaxTempFileSize
-		return b != "" && b != c.Global.ProxyMaxTempFileSize
-	}},
-	{"proxy-http-version", func(c *model.Config, l *model.Location) bool {
-		v := l.Settings.Proxy.HTTPVersion
-		return v != "" && v != c.Global.ProxyHTTPVersion
-	}},
-	{"proxy-next-upstream", func(c *model.Config, l *model.Location) bool {
-		v := l.Settings.Proxy.NextUpstream
-		return v != nil && !slices.Equal(v, c.Global.ProxyNextUpstream)
-	}},
-	{"proxy-next-upstream-tries", func(c *model.Config, l *model.Location) bool {
-		v := l.Settings.Proxy.NextUpstreamTries
-		return v != nil && *v != c.Global.ProxyNextUpstreamTries
-	}},
-	{"proxy-next-upstream-timeout", func(c *model.Config, l *model.Location) bool {
-		v := l.Settings.Proxy.NextUpstreamTimeout
-		return v != nil && *v != c.Global.ProxyNextUpstreamTimeout
-	}},
-	{"proxy-cookie-domain", func(c *model.Config, l *model.Location) bool {
-		v := l.Settings.Proxy.CookieDomain
-		return v != nil && *v != c.Global.ProxyCookieDomain
-	}},
-	{"proxy-cookie-path", func(c *model.Config, l *model.Location) bool {
-		v := l.Settings.Proxy.CookiePath
-		return v != nil && *v != c.Global.ProxyCookiePath
-	}},
 	{"proxy-redirect-from", func(_ *model.Config, l *model.Location) bool {
 		r := l.Settings.Proxy.Redirect
 		return r != nil && !r.Off

@@ -39,10 +39,12 @@ func TestLuaRoutable(t *testing.T) {
 			loc(model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
 			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, BackendProtocol: "GRPC"}},
 		}}, want: []string{"backend-protocol on Ingress team/other", "enable-rewrite-log on Ingress team/other", "enable-rewrite-log on Ingress team/web"}},
-		{name: "body size without request buffering", server: model.Server{Hostname: "a", Locations: []model.Location{
+		{name: "body size without request buffering: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Proxy: model.ProxySettings{BodySize: "8m"}})}},
-			global: func(g *model.Global) { g.ProxyRequestBuffering = false },
-			want:   []string{"proxy-body-size on Ingress team/web"}},
+			global: func(g *model.Global) { g.ProxyRequestBuffering = false }},
+		{name: "proxy tuning: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{
+			loc(model.LocationSettings{Proxy: model.ProxySettings{Buffering: new(true), RequestBuffering: new(false), BufferSize: "16k",
+				NextUpstream: []string{"off"}, HTTPVersion: "1.0", ClientBodyBufferSize: "1m"}})}}},
 		{name: "global auth", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{})}},
 			global: func(g *model.Global) { g.GlobalAuth.URL = "http://auth.example/" },
 			want:   []string{"global-auth-url on Ingress team/web"}},
@@ -127,14 +129,15 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"ModSecurity": "enable-modsecurity", "Snippet": "configuration-snippet",
 		},
 		reflect.TypeOf(model.ProxySettings{}): {
-			"BodySize": "proxy-body-size", "ConnectTimeout": "lua", "SendTimeout": "lua", "ReadTimeout": "lua",
-			"Buffering": "proxy-buffering", "BufferSize": "proxy-buffer-size", "RequestBuffering": "proxy-request-buffering",
-			"BuffersNumber": "proxy-buffers-number", "BusyBuffersSize": "proxy-busy-buffers-size",
-			"MaxTempFileSize": "proxy-max-temp-file-size", "NextUpstream": "proxy-next-upstream",
-			"NextUpstreamTries": "proxy-next-upstream-tries", "NextUpstreamTimeout": "proxy-next-upstream-timeout",
-			"HTTPVersion": "proxy-http-version", "CookieDomain": "proxy-cookie-domain", "CookiePath": "proxy-cookie-path",
+			// "lua" here includes the shape locations (model.LocationShape)
+			"BodySize": "lua", "ConnectTimeout": "lua", "SendTimeout": "lua", "ReadTimeout": "lua",
+			"Buffering": "lua", "BufferSize": "lua", "RequestBuffering": "lua",
+			"BuffersNumber": "lua", "BusyBuffersSize": "lua",
+			"MaxTempFileSize": "lua", "NextUpstream": "lua",
+			"NextUpstreamTries": "lua", "NextUpstreamTimeout": "lua",
+			"HTTPVersion": "lua", "CookieDomain": "lua", "CookiePath": "lua",
 			"RedirectFrom": "model", "RedirectTo": "model", "Redirect": "proxy-redirect-from",
-			"ClientBodyBufferSize": "client-body-buffer-size", "ConnectionHeader": "connection-proxy-header",
+			"ClientBodyBufferSize": "lua", "ConnectionHeader": "connection-proxy-header",
 		},
 		reflect.TypeOf(model.RateLimits{}): {
 			"RPS": "lua", "Connections": "lua", "BurstMultiplier": "lua", "Exempt": "lua",

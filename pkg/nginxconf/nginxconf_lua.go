@@ -83,7 +83,7 @@ func writeNGINXConfLua(w *confWriter, c *model.Config, o ConfOptions, r LuaRouti
 		}
 	}
 	bodyMax := luaBodyMax(c, classic)
-	shapes := luaErrorShapes(c, classic)
+	shapes := luaShapes(c, classic)
 	return writeConfServers(w, &cc, o, func() {
 		for i := range cc.Servers {
 			if cc.Servers[i].Hostname != model.CatchAllHost {
@@ -194,7 +194,7 @@ var luaHeaderVars = []struct{ header, variable, client string }{
 // enters by ngx.exec) and one named location per code that asks the
 // route's default backend, as the classic server's @custom_ locations:
 // their number depends on the distinct code sets, never on the hosts.
-func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax string, shapes []model.ErrorPages) {
+func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax string, shapes []model.LocationShape) {
 	w.comment("start server _ (Lua routing: lua/router.lua)")
 	w.open("server")
 	w.line("server_name", w.q(serverName(model.CatchAllHost)))
@@ -206,7 +206,7 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	codes := map[int]bool{}
 	for i := range shapes {
 		writeRouterLocation(w, c, bodyMax, &shapes[i])
-		for _, code := range shapes[i].Codes {
+		for _, code := range shapes[i].Errors.Codes {
 			codes[code] = true
 		}
 	}
@@ -217,23 +217,20 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	w.comment("end server _")
 }
 
-// errorShapeLocation is the named location of the routes with the error
-// pages of key (luaapi.ErrorShapeLocation).
-func errorShapeLocation(key string) string { return "@kubectl_ingress_errors_" + key }
-
 // luaErrorPageLocation is the named location of the router's server that
 // asks a route's default backend for a page of code.
 func luaErrorPageLocation(code int) string { return "@kubectl_ingress_error_" + strconv.Itoa(code) }
 
 // writeRouterLocation writes the router's location ("/"), or, with shape,
-// the named location of the routes with those error pages: the same
-// directives, $kubectl_ingress_error_shape naming it (router.lua enters
-// it once) and its error_page lines.
-func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *model.ErrorPages) {
+// the named location of the routes of that shape: the same directives,
+// $kubectl_ingress_error_shape naming it (router.lua enters it once), its
+// error_page lines and its proxy tuning, as the classic writer writes
+// them in a location.
+func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *model.LocationShape) {
 	if shape == nil {
 		w.open("location", `"/"`)
 	} else {
-		w.open("location", w.q(errorShapeLocation(shape.ShapeKey())))
+		w.open("location", w.q(shape.Location()))
 	}
 	for _, v := range luaLocationVars {
 		w.line("set", v, `""`)
@@ -254,7 +251,7 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 	if shape == nil {
 		w.line("set", "$kubectl_ingress_error_shape", `""`)
 	} else {
-		w.line("set", "$kubectl_ingress_error_shape", w.q(errorShapeLocation(shape.ShapeKey())))
+		w.line("set", "$kubectl_ingress_error_shape", w.q(shape.Location()))
 	}
 	w.line("set", "$kubectl_ingress_error_backend", `""`)
 	writeLuaAccessLog(w, c.Global.Logging)
@@ -266,8 +263,18 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 	w.line("set", "$kubectl_ingress_limit_rate", `"0"`)
 	w.line("limit_rate_after", "$kubectl_ingress_limit_rate_after")
 	w.line("limit_rate", "$kubectl_ingress_limit_rate")
-	if bodyMax != "" {
+	switch {
+	case shape != nil && shape.Proxy.BodySize != "":
+		// a streamed body: nginx checks the route's limit as it reads it
+		w.line("client_max_body_size", w.q(shape.Proxy.BodySize))
+	case bodyMax != "":
 		w.line("client_max_body_size", w.q(bodyMax))
+	}
+	if shape != nil {
+		if b := shape.Proxy.ClientBodyBufferSize; b != "" {
+			w.line("client_body_buffer_size", w.q(b))
+		}
+		writeProxyTuning(w, &c.Global, &shape.Proxy)
 	}
 	// auth-type basic: nginx checks the credentials against the route's
 	// htpasswd file (both values set by the router; "off", which render
@@ -277,10 +284,10 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 	w.line("auth_basic", "$kubectl_ingress_auth_basic")
 	w.line("auth_basic_user_file", "$kubectl_ingress_auth_basic_user_file")
 	if shape != nil {
-		if shape.Intercept {
+		if shape.Errors.Intercept {
 			w.line("proxy_intercept_errors", "on")
 		}
-		for _, code := range shape.Codes {
+		for _, code := range shape.Errors.Codes {
 			w.line("error_page", strconv.Itoa(code), "=", w.q(luaErrorPageLocation(code)))
 		}
 	}
@@ -320,25 +327,25 @@ func writeLuaErrorPageLocation(w *confWriter, code int) {
 	w.close()
 }
 
-// luaErrorShapes are the distinct error pages (by ShapeKey) of the
-// Lua-routed locations, sorted by key.
-func luaErrorShapes(c *model.Config, classic map[string][]ClassicReason) []model.ErrorPages {
-	seen := map[string]model.ErrorPages{}
+// luaShapes are the distinct shapes (model.LocationShape, by their
+// location) of the Lua-routed locations, sorted by location name.
+func luaShapes(c *model.Config, classic map[string][]ClassicReason) []model.LocationShape {
+	seen := map[string]model.LocationShape{}
 	for i := range c.Servers {
 		s := &c.Servers[i]
 		if len(classic[s.Hostname]) > 0 {
 			continue
 		}
 		for j := range s.Locations {
-			ep := s.Locations[j].Settings.ErrorPages
-			if key := ep.ShapeKey(); key != "" {
-				seen[key] = model.ErrorPages{Codes: ep.Codes, Intercept: ep.Intercept}
+			shape := model.ShapeOf(&c.Global, &s.Locations[j])
+			if name := shape.Location(); name != "" {
+				seen[name] = shape
 			}
 		}
 	}
-	out := make([]model.ErrorPages, 0, len(seen))
-	for _, key := range slices.Sorted(maps.Keys(seen)) {
-		out = append(out, seen[key])
+	out := make([]model.LocationShape, 0, len(seen))
+	for _, name := range slices.Sorted(maps.Keys(seen)) {
+		out = append(out, seen[name])
 	}
 	return out
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/nginxtest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
-	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
@@ -55,7 +54,9 @@ func luaSnapshot(n int) render.Snapshot {
 		case 2:
 			ann = map[string]string{"permanent-redirect": "https://example.org/", "allowlist-source-range": "10.0.0.0/8", "proxy-body-size": "8m"}
 		case 3:
-			ann = map[string]string{"app-root": "/app", "x-forwarded-prefix": "/x", "enable-cors": "true", "enable-access-log": "false"}
+			ann = map[string]string{"app-root": "/app", "x-forwarded-prefix": "/x", "enable-cors": "true", "enable-access-log": "false",
+				"proxy-buffering": "on", "proxy-request-buffering": "off", "proxy-buffer-size": "16k", "proxy-next-upstream-tries": "1",
+				"client-body-buffer-size": "64k"}
 		}
 		host := fmt.Sprintf("h%d.example.com", i)
 		if i%5 == 4 {
@@ -92,9 +93,13 @@ func TestNGINXConfLua(t *testing.T) {
 	for _, want := range []string{`server_name "limited.example.com";`, `client_max_body_size "8m";`, "lua_shared_dict routes_data 8m;", "lua_shared_dict route_limits 16m;", "lua_regex_cache_max_entries 1024;",
 		"router.log()", `set $kubectl_ingress_conn_key "";`,
 		// custom-http-errors: one location for the code set, one per code
-		`location "` + luaapi.ErrorShapeLocation("i_404_503") + `" {`, `set $kubectl_ingress_error_shape "@kubectl_ingress_errors_i_404_503";`,
+		`location "` + "@kubectl_ingress_errors_i_404_503" + `" {`, `set $kubectl_ingress_error_shape "@kubectl_ingress_errors_i_404_503";`,
 		"proxy_intercept_errors on;", `error_page 404 = "@kubectl_ingress_error_404";`, `error_page 503 = "@kubectl_ingress_error_503";`,
 		`location "@kubectl_ingress_error_404" {`, `location "@kubectl_ingress_error_503" {`, "proxy_set_header X-Code 503;",
+		// proxy tuning: one location for the set, with its directives,
+		// and the streamed body's own limit (the ConfigMap's 1m)
+		`location "@kubectl_ingress_proxy_`, "proxy_buffering on;", "proxy_request_buffering off;", `proxy_buffers 4 "16k";`,
+		"proxy_next_upstream_tries 1;", `client_body_buffer_size "64k";`, `client_max_body_size "1m";`,
 		`router = require("router")`, "router.init_worker(10000)", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;"} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf has no %q", want)

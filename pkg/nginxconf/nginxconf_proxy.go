@@ -87,11 +87,17 @@ func writeTextRewrite(w *confWriter, directive string, r model.TextRewrite) {
 	}
 }
 
-// writeLocationProxy writes the location's own proxy settings (those of
-// ProxyGlobals; the older ones are in writeLocationBody).
-func writeLocationProxy(w *confWriter, g *model.Global, l *model.Location) {
-	st := &l.Settings
-	p := &st.Proxy
+// writeProxyTuning writes a location's own proxy buffering, buffers,
+// HTTP version, retries and cookie rewrites: each that differs from the
+// ConfigMap's (model.ShapeOf keeps the same ones, and the Lua router's
+// shape locations are written with this too).
+func writeProxyTuning(w *confWriter, g *model.Global, p *model.ProxySettings) {
+	if p.Buffering != nil && *p.Buffering != g.ProxyBuffering {
+		w.line("proxy_buffering", onOff(*p.Buffering))
+	}
+	if p.RequestBuffering != nil && *p.RequestBuffering != g.ProxyRequestBuffering {
+		w.line("proxy_request_buffering", onOff(*p.RequestBuffering))
+	}
 	size, num := g.ProxyBufferSize, g.ProxyBuffersNumber
 	if p.BufferSize != "" {
 		size = p.BufferSize

@@ -218,13 +218,7 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	if p.ReadTimeout > 0 && p.ReadTimeout != g.ProxyReadTimeout {
 		w.line("proxy_read_timeout", strconv.Itoa(p.ReadTimeout)+"s")
 	}
-	if p.Buffering != nil && *p.Buffering != g.ProxyBuffering {
-		w.line("proxy_buffering", onOff(*p.Buffering))
-	}
-	if p.RequestBuffering != nil && *p.RequestBuffering != g.ProxyRequestBuffering {
-		w.line("proxy_request_buffering", onOff(*p.RequestBuffering))
-	}
-	writeLocationProxy(w, g, l)
+	writeProxyTuning(w, g, p)
 	if st.UpstreamVhost != "" || st.XForwardedPrefix != "" || st.ErrorPages.Fallback || authProxyHeaders(st) || authRequestHeaders(c, l) || p.ConnectionHeader != "" || snippetProxyHeaders(w, l) {
 		writeProxyHeadersConn(w, st.UpstreamVhost, connectionHeader(w, p))
 		writeBackendHeaders(w, g.BackendHeaders)

@@ -31,22 +31,23 @@ func luaRoutedInBoth(running, desired State) map[string]bool {
 }
 
 // routerConfReasons explains the changes of the Lua router's server: a
-// location of error pages (custom-http-errors) added or removed, the
-// router location's client_max_body_size (the largest proxy-body-size of
-// the Lua-routed paths).
+// shape location (a named location for what nginx cannot switch per
+// request: custom-http-errors, proxy buffering and tuning) added or
+// removed, the router location's client_max_body_size (the largest
+// proxy-body-size of the Lua-routed paths).
 func routerConfReasons(running, desired State) []Reason {
 	o, c := routerView(running.NGINXConf), routerView(desired.NGINXConf)
 	var rs []Reason
-	for _, name := range c.errorShapes {
+	for _, name := range c.shapes {
 		if !o.has(name) {
 			rs = append(rs, Reason{Reload: true, Object: shapeOwner(desired.Routes, name),
-				Message: fmt.Sprintf("Lua router: location %s added (custom-http-errors %s; nginx cannot switch error_page per request)", name, shapeCodes(name))})
+				Message: fmt.Sprintf("Lua router: location %s added (%s; nginx cannot switch these per request)", name, shapeSettings(desired.Config, name))})
 		}
 	}
-	for _, name := range o.errorShapes {
+	for _, name := range o.shapes {
 		if !c.has(name) {
 			rs = append(rs, Reason{Reload: true, Object: shapeOwner(running.Routes, name),
-				Message: fmt.Sprintf("Lua router: location %s removed (no route has custom-http-errors %s any more)", name, shapeCodes(name))})
+				Message: fmt.Sprintf("Lua router: location %s removed (no route has %s any more)", name, shapeSettings(running.Config, name))})
 		}
 	}
 	if o.found && c.found && o.bodyMax != c.bodyMax {
@@ -57,13 +58,13 @@ func routerConfReasons(running, desired State) []Reason {
 
 // routerServer is what routerConfReasons compares of the router's server.
 type routerServer struct {
-	found       bool
-	errorShapes []string
-	bodyMax     string // the router location's, "" when it inherits
+	found   bool
+	shapes  []string // the named locations of the shapes
+	bodyMax string   // the router location's, "" when it inherits
 }
 
 func (r routerServer) has(name string) bool {
-	for _, n := range r.errorShapes {
+	for _, n := range r.shapes {
 		if n == name {
 			return true
 		}
@@ -87,9 +88,9 @@ func routerView(conf []byte) routerServer {
 			return r
 		case t == `location "/" {`:
 			inRoot = true
-		case strings.HasPrefix(t, `location "@kubectl_ingress_errors_`):
+		case strings.HasPrefix(t, `location "@kubectl_ingress_errors_`) || strings.HasPrefix(t, `location "@kubectl_ingress_proxy_`):
 			inRoot = false
-			r.errorShapes = append(r.errorShapes, strings.TrimSuffix(strings.TrimPrefix(t, `location "`), `" {`))
+			r.shapes = append(r.shapes, strings.TrimSuffix(strings.TrimPrefix(t, `location "`), `" {`))
 		case inRoot && strings.HasPrefix(t, "client_max_body_size "):
 			r.bodyMax = strings.Trim(strings.TrimSuffix(strings.TrimPrefix(t, "client_max_body_size "), ";"), `"`)
 		}
@@ -97,12 +98,20 @@ func routerView(conf []byte) routerServer {
 	return r
 }
 
-// shapeCodes gives the codes of a location of error pages
-// ("@kubectl_ingress_errors_i_404_503" → "404,503").
-func shapeCodes(name string) string {
-	key := strings.TrimPrefix(name, luaapi.ErrorShapeLocation(""))
-	_, codes, _ := strings.Cut(key, "_")
-	return strings.ReplaceAll(codes, "_", ",")
+// shapeSettings names the settings of the shape location name, read from
+// a location of c that has it ("custom-http-errors 404,503",
+// "proxy-buffering false", …).
+func shapeSettings(c *model.Config, name string) string {
+	if c != nil {
+		for i := range c.Servers {
+			for j := range c.Servers[i].Locations {
+				if shape := model.ShapeOf(&c.Global, &c.Servers[i].Locations[j]); shape.Location() == name {
+					return strings.Join(shape.Settings(), ", ")
+				}
+			}
+		}
+	}
+	return "its settings"
 }
 
 // shapeOwner names the Ingress of the first route that uses the location
@@ -110,7 +119,7 @@ func shapeCodes(name string) string {
 func shapeOwner(routes []luaapi.HostRoutes, name string) model.ObjectRef {
 	for _, h := range routes {
 		for _, p := range h.Paths {
-			if ep := p.Settings.ErrorPages; ep != nil && ep.Location == name && p.Ingress != "" {
+			if p.Settings.Shape == name && p.Ingress != "" {
 				return model.ObjectRef{Kind: "Ingress", Namespace: p.Namespace, Name: p.Ingress}
 			}
 		}

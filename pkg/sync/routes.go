@@ -155,11 +155,12 @@ func routesBeforeReload(plan Plan, running State) luaapi.RoutesUpdate {
 	if plan.Resized(luaapi.DictRoutes) {
 		return luaapi.RoutesUpdate{}
 	}
-	// A route that names a location of error pages the running nginx.conf
-	// lacks (a new set of custom-http-errors codes) waits for the reload
-	// that writes it: ngx.exec to a missing location would answer 500.
+	// A route that names a shape location the running nginx.conf lacks
+	// (a new set of custom-http-errors codes, new proxy buffering
+	// settings) waits for the reload that writes it: ngx.exec to a missing
+	// location would answer 500.
 	present := map[string]bool{}
-	for _, name := range routerView(running.NGINXConf).errorShapes {
+	for _, name := range routerView(running.NGINXConf).shapes {
 		present[name] = true
 	}
 	hosts := make([]luaapi.HostRoutes, 0, len(plan.Routes.Hosts))
@@ -175,7 +176,7 @@ func routesBeforeReload(plan Plan, running State) luaapi.RoutesUpdate {
 // sends requests to is one of present.
 func namesOnly(h luaapi.HostRoutes, present map[string]bool) bool {
 	for _, p := range h.Paths {
-		if ep := p.Settings.ErrorPages; ep != nil && !present[ep.Location] {
+		if p.Settings.Shape != "" && !present[p.Settings.Shape] {
 			return false
 		}
 	}

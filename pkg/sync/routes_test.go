@@ -109,7 +109,8 @@ const errorShapeLine = "\n## start server _ (Lua routing: lua/router.lua)\n\tloc
 func withErrorPages(s ksync.State, host string) ksync.State {
 	for i := range s.Routes {
 		if s.Routes[i].Host == host {
-			s.Routes[i].Paths[0].Settings.ErrorPages = &luaapi.RouteErrorPages{Location: luaapi.ErrorShapeLocation("i_404_503")}
+			s.Routes[i].Paths[0].Settings.ErrorPages = &luaapi.RouteErrorPages{}
+			s.Routes[i].Paths[0].Settings.Shape = "@kubectl_ingress_errors_i_404_503"
 			s.Routes[i].Version += "-errors"
 		}
 	}

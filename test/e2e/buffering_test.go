@@ -78,6 +78,7 @@ func TestBufferingRequest(t *testing.T) {
 		manifests.WriteString(serviceOf(name, be) + ingressOf(name, tc.host, name, fmt.Sprintf("2026-01-01T00:00:0%dZ", i), annotations))
 	}
 	n := startNginxWith(t, manifests.String(), nginxOptions{editConf: oneWorker})
+	n.requireLuaRouted(t, "off.test", "on.test", "default.test")
 
 	for host, streamed := range map[string]bool{"off.test": true, "on.test": false, "default.test": false} {
 		t.Run(host, func(t *testing.T) {
@@ -143,6 +144,7 @@ func TestBufferingResponse(t *testing.T) {
 	n := startNginx(t, serviceOf("stream", be)+
 		ingressOf("stream-off", "off.test", "stream", "2026-01-01T00:00:00Z", map[string]string{"proxy-buffering": "off"})+
 		ingressOf("stream-default", "default.test", "stream", "2026-01-01T00:00:01Z", nil))
+	n.requireLuaRouted(t, "off.test", "default.test")
 	for _, host := range []string{"off.test", "default.test"} {
 		t.Run(host, func(t *testing.T) {
 			done := make(chan struct{})
@@ -202,6 +204,7 @@ func TestBufferingResponseHeld(t *testing.T) {
 	n := startNginx(t, serviceOf("big", be)+
 		ingressOf("big-on", "on.test", "big", "2026-01-01T00:00:00Z", map[string]string{"proxy-buffering": "on"})+
 		ingressOf("big-off", "off.test", "big", "2026-01-01T00:00:01Z", map[string]string{"proxy-buffering": "off"}))
+	n.requireLuaRouted(t, "on.test", "off.test")
 	for _, tc := range []struct{ host, query string }{{"on.test", ""}, {"off.test", "accel=yes"}} {
 		t.Run(tc.host+"?"+tc.query, func(t *testing.T) {
 			done := make(chan struct{})

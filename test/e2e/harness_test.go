@@ -183,6 +183,25 @@ func e2eRouting(t testing.TB) string {
 	return mode
 }
 
+// requireLuaRouted fails t, in the Lua pass, for each of hosts that the
+// Lua router does not route (a classic server block serves it): a test
+// of a setting the router applies must exercise the router.
+func (n *liveNginx) requireLuaRouted(t testing.TB, hosts ...string) {
+	t.Helper()
+	if e2eRouting(t) != nginxconf.RoutingLua {
+		return
+	}
+	routed := map[string]bool{}
+	for _, h := range n.routes {
+		routed[h.Host] = true
+	}
+	for _, h := range hosts {
+		if !routed[h] {
+			t.Errorf("%s is not Lua-routed", h)
+		}
+	}
+}
+
 // e2eRoutingFlag is e2eRouting as the value of the binary's --routing,
 // whose default is lua: "nginx" for the classic pass.
 func e2eRoutingFlag(t testing.TB) string {

@@ -49,6 +49,9 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 		luaIngress("customgone", "chg.example.com", false, map[string]string{"custom-headers": "nope"}, "Prefix / api") +
 		luaIngress("small", "bs.example.com", false, map[string]string{"proxy-body-size": "1k"}, "Prefix / api") +
 		luaIngress("big", "bb.example.com", false, map[string]string{"proxy-body-size": "3m"}, "Prefix / api") +
+		luaIngress("stream", "bst.example.com", false, map[string]string{"proxy-body-size": "1k", "proxy-request-buffering": "off"}, "Prefix / api") +
+		luaIngress("tuned", "tuned.example.com", false, map[string]string{"proxy-buffering": "on", "proxy-buffer-size": "16k",
+			"proxy-next-upstream": "error timeout http_502", "proxy-http-version": "1.0", "custom-http-errors": "404"}, "Prefix / api") +
 		luaIngress("rate", "rate.example.com", false, map[string]string{"limit-rate": "100", "limit-rate-after": "0"}, "Prefix /r api") +
 		luaIngress("rq", "rq.example.com", false, map[string]string{"rewrite-target": "/y?n=$1"}, "ImplementationSpecific /q/(.*) api") +
 		luaIngress("rz", "rz.example.com", false, map[string]string{"rewrite-target": "/z/$1?"}, "ImplementationSpecific /q/(.*) api") +
@@ -125,7 +128,7 @@ data:
 	}
 	// proxy-body-size: Content-Length and chunked bodies against the
 	// route's limit (1k, the ConfigMap's 1m, 3m).
-	for _, host := range []string{"bs.example.com", "bb.example.com", "a.example.com"} {
+	for _, host := range []string{"bs.example.com", "bb.example.com", "bst.example.com", "a.example.com"} {
 		for _, size := range []int{500, 2 << 10, 2 << 20, 4 << 20} {
 			for _, chunked := range []bool{false, true} {
 				cs := postBody(t, classic, host, size, chunked)

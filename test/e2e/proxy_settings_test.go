@@ -66,6 +66,7 @@ func TestProxyNextUpstream(t *testing.T) {
 		ingressOf("once", "once.test", "flaky", "2026-01-01T00:00:01Z", map[string]string{
 			"proxy-next-upstream": "error timeout http_502", "proxy-next-upstream-tries": "1"})+
 		ingressOf("default", "default.test", "flaky", "2026-01-01T00:00:02Z", nil))
+	n.requireLuaRouted(t, "retry.test", "once.test", "default.test")
 	const requests = 12
 	count := func(host string) (ok, failed int) {
 		for range requests {
@@ -182,6 +183,7 @@ func TestConnectionProxyHeaderAndHTTPVersion(t *testing.T) {
 		ingressOf("keepalive", "keep.test", "echo", "2026-01-01T00:00:00Z", map[string]string{"connection-proxy-header": "keep-alive"})+
 		ingressOf("http10", "old.test", "echo", "2026-01-01T00:00:01Z", map[string]string{"proxy-http-version": "1.0"})+
 		ingressOf("plain", "plain.test", "echo", "2026-01-01T00:00:02Z", nil))
+	n.requireLuaRouted(t, "old.test", "plain.test") // keep.test: connection-proxy-header keeps it classic
 	for host, want := range map[string]string{
 		"keep.test":  "HTTP/1.1|keep-alive",
 		"old.test":   "HTTP/1.0|",

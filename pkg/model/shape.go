@@ -1,0 +1,193 @@
+package model
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// LocationShape is what a location sets that nginx cannot switch per
+// request from Lua, so that the Lua router (--routing=lua) serves the
+// location in a named location of its own with those directives: the
+// error pages (custom-http-errors: proxy_intercept_errors and error_page
+// lines) and the proxy tuning (buffering, buffers, the HTTP version,
+// retries, cookie rewrites, the request body buffer). Its zero value is
+// the router's own location. Locations with equal shapes share one named
+// location, so nginx.conf grows with the distinct shapes, never with the
+// hosts.
+type LocationShape struct {
+	// Errors are the error pages (Codes, Intercept; Backend and Fallback
+	// are per route and not part of the shape).
+	Errors ErrorPages
+	// Proxy holds the tuning fields of the location that the classic
+	// writer writes (each differs from the ConfigMap's), the others zero:
+	// Buffering, RequestBuffering, BufferSize, BuffersNumber,
+	// BusyBuffersSize, MaxTempFileSize, HTTPVersion, NextUpstream,
+	// NextUpstreamTries, NextUpstreamTimeout, CookieDomain, CookiePath and
+	// ClientBodyBufferSize; and BodySize, the location's proxy-body-size
+	// (else the ConfigMap's), when the body is streamed (request buffering
+	// off, the location's or the ConfigMap's): nginx checks a streamed body
+	// against client_max_body_size as it reads it.
+	Proxy ProxySettings
+}
+
+// ShapeOf returns the shape of l under the ConfigMap's settings g.
+func ShapeOf(g *Global, l *Location) LocationShape {
+	s := LocationShape{Errors: ErrorPages{Codes: l.Settings.ErrorPages.Codes, Intercept: l.Settings.ErrorPages.Intercept}}
+	if len(s.Errors.Codes) == 0 {
+		s.Errors = ErrorPages{}
+	}
+	p, out := &l.Settings.Proxy, &s.Proxy
+	if p.Buffering != nil && *p.Buffering != g.ProxyBuffering {
+		out.Buffering = p.Buffering
+	}
+	if p.RequestBuffering != nil && *p.RequestBuffering != g.ProxyRequestBuffering {
+		out.RequestBuffering = p.RequestBuffering
+	}
+	if p.BufferSize != "" && p.BufferSize != g.ProxyBufferSize {
+		out.BufferSize = p.BufferSize
+	}
+	if p.BuffersNumber != 0 && p.BuffersNumber != g.ProxyBuffersNumber {
+		out.BuffersNumber = p.BuffersNumber
+	}
+	if p.BusyBuffersSize != "" && p.BusyBuffersSize != g.ProxyBusyBuffersSize {
+		out.BusyBuffersSize = p.BusyBuffersSize
+	}
+	if p.MaxTempFileSize != "" && p.MaxTempFileSize != g.ProxyMaxTempFileSize {
+		out.MaxTempFileSize = p.MaxTempFileSize
+	}
+	if p.HTTPVersion != "" && p.HTTPVersion != g.ProxyHTTPVersion {
+		out.HTTPVersion = p.HTTPVersion
+	}
+	if p.NextUpstream != nil && !slices.Equal(p.NextUpstream, g.ProxyNextUpstream) {
+		out.NextUpstream = p.NextUpstream
+	}
+	if p.NextUpstreamTries != nil && *p.NextUpstreamTries != g.ProxyNextUpstreamTries {
+		out.NextUpstreamTries = p.NextUpstreamTries
+	}
+	if p.NextUpstreamTimeout != nil && *p.NextUpstreamTimeout != g.ProxyNextUpstreamTimeout {
+		out.NextUpstreamTimeout = p.NextUpstreamTimeout
+	}
+	if p.CookieDomain != nil && *p.CookieDomain != g.ProxyCookieDomain {
+		out.CookieDomain = p.CookieDomain
+	}
+	if p.CookiePath != nil && *p.CookiePath != g.ProxyCookiePath {
+		out.CookiePath = p.CookiePath
+	}
+	if p.ClientBodyBufferSize != "" && p.ClientBodyBufferSize != g.ClientBodyBufferSize {
+		out.ClientBodyBufferSize = p.ClientBodyBufferSize
+	}
+	if s.StreamsBody(g) {
+		// the router's location has the largest limit of all routes
+		out.BodySize = g.ProxyBodySize
+		if p.BodySize != "" {
+			out.BodySize = p.BodySize
+		}
+	}
+	return s
+}
+
+// StreamsBody says whether a location of this shape sends the request
+// body on as it arrives (request buffering off, its own or the
+// ConfigMap's): nginx then checks a chunked body's size while it reads it,
+// and the router must not read it first.
+func (s LocationShape) StreamsBody(g *Global) bool {
+	if s.Proxy.RequestBuffering != nil {
+		return !*s.Proxy.RequestBuffering
+	}
+	return !g.ProxyRequestBuffering
+}
+
+// tuningKey is a canonical text of the proxy tuning ("" for none).
+func (s LocationShape) tuningKey() string {
+	p := &s.Proxy
+	var b strings.Builder
+	field := func(name string, v any) { fmt.Fprintf(&b, "%s=%v;", name, v) }
+	if p.Buffering != nil {
+		field("proxy-buffering", *p.Buffering)
+	}
+	if p.RequestBuffering != nil {
+		field("proxy-request-buffering", *p.RequestBuffering)
+	}
+	for _, f := range []struct{ name, v string }{
+		{"proxy-buffer-size", p.BufferSize}, {"proxy-busy-buffers-size", p.BusyBuffersSize},
+		{"proxy-max-temp-file-size", p.MaxTempFileSize}, {"proxy-http-version", p.HTTPVersion},
+		{"client-body-buffer-size", p.ClientBodyBufferSize}, {"proxy-body-size", p.BodySize},
+	} {
+		if f.v != "" {
+			field(f.name, f.v)
+		}
+	}
+	if p.BuffersNumber != 0 {
+		field("proxy-buffers-number", p.BuffersNumber)
+	}
+	if p.NextUpstream != nil {
+		field("proxy-next-upstream", strings.Join(p.NextUpstream, " "))
+	}
+	if p.NextUpstreamTries != nil {
+		field("proxy-next-upstream-tries", *p.NextUpstreamTries)
+	}
+	if p.NextUpstreamTimeout != nil {
+		field("proxy-next-upstream-timeout", *p.NextUpstreamTimeout)
+	}
+	if p.CookieDomain != nil {
+		field("proxy-cookie-domain", rewriteText(*p.CookieDomain))
+	}
+	if p.CookiePath != nil {
+		field("proxy-cookie-path", rewriteText(*p.CookiePath))
+	}
+	return b.String()
+}
+
+// Settings names the settings of the shape, for the reasons of diff
+// ("custom-http-errors 404,503", "proxy-buffering off", …).
+func (s LocationShape) Settings() []string {
+	var out []string
+	if len(s.Errors.Codes) > 0 {
+		codes := make([]string, len(s.Errors.Codes))
+		for i, c := range s.Errors.Codes {
+			codes[i] = fmt.Sprint(c)
+		}
+		out = append(out, "custom-http-errors "+strings.Join(codes, ","))
+	}
+	for _, kv := range strings.Split(s.tuningKey(), ";") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out = append(out, k+" "+v)
+		}
+	}
+	return out
+}
+
+// Location is the named location of the router's server that serves the
+// routes of this shape, "" for the router's own location: the error
+// pages' key ("@kubectl_ingress_errors_i_404_503"), the proxy tuning's
+// hash ("@kubectl_ingress_proxy_1a2b3c4d5e6f7a8b"), or both
+// ("@kubectl_ingress_errors_i_404_proxy_…").
+func (s LocationShape) Location() string {
+	errors, tuning := s.Errors.ShapeKey(), s.tuningKey()
+	name := "@kubectl_ingress"
+	if errors != "" {
+		name += "_errors_" + errors
+	}
+	if tuning != "" {
+		sum := sha256.Sum256([]byte(tuning))
+		name += "_proxy_" + hex.EncodeToString(sum[:8])
+	}
+	if name == "@kubectl_ingress" {
+		return ""
+	}
+	return name
+}
+
+// rewriteText spells a proxy_cookie_* rewrite as nginx's arguments.
+func rewriteText(r TextRewrite) string {
+	switch {
+	case r.Off:
+		return "off"
+	case r.Default:
+		return "default"
+	}
+	return r.From + " " + r.To
+}
