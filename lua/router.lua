@@ -179,6 +179,9 @@ local function compile_path(p)
     r.error_shape = s.shape
   end
   r.stream_body = s.streamBody == true
+  if type(s.authScope) == "string" and s.authScope ~= "" then
+    r.auth_scope = s.authScope
+  end
   if type(s.errorPages) == "table" then
     r.error_backend = str(s.errorPages.backend)
   end
@@ -457,6 +460,11 @@ local function set_labels(r)
   ngx_var.location_path = r.location_path
   if r.error_backend then
     ngx_var.kubectl_ingress_error_backend = r.error_backend
+  end
+  if r.auth_scope then
+    -- the key of the auth answers cached for the route (its shape's
+    -- internal auth location reads it: a subrequest shares the variables)
+    ngx_var.kubectl_ingress_auth_scope = r.auth_scope
   end
 end
 

@@ -431,10 +431,12 @@ local function check_settings(s)
     -- proxy tuning's hash
     local sh = s.shape
     if type(sh) ~= "string" or not (string.match(sh, "^@kubectl_ingress_errors_[in]_[%d_]+$")
-        or string.match(sh, "^@kubectl_ingress_errors_[in]_[%d_]+_proxy_%x+$")
-        or string.match(sh, "^@kubectl_ingress_proxy_%x+$")) then
-      return "shape", "must be a shape location: @kubectl_ingress_errors_<i|n>_<codes>, _proxy_<hex>, or both"
+        or string.match(sh, "^@kubectl_ingress_shape_%x+$")) then
+      return "shape", "must be a shape location: @kubectl_ingress_errors_<i|n>_<codes> or @kubectl_ingress_shape_<hex>"
     end
+  end
+  if not is_null(s.authScope) and type(s.authScope) ~= "string" then
+    return "authScope", "must be a string"
   end
   if not is_null(s.streamBody) and type(s.streamBody) ~= "boolean" then
     return "streamBody", "must be true or false"

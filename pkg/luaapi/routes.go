@@ -155,6 +155,11 @@ type RouteSettings struct {
 	// body against its shape's client_max_body_size while reading it, and
 	// the router does not read the body first.
 	StreamBody bool `json:"streamBody,omitempty"`
+	// AuthScope starts the key of the auth service's answers cached for
+	// the route (auth-cache-key): its host, path type and path, so that an
+	// answer cached for one route never lets a request in on another of
+	// the same shape ("" without a cache).
+	AuthScope string `json:"authScope,omitempty"`
 }
 
 // RouteErrorPages is custom-http-errors: the route's Shape has the
@@ -289,7 +294,11 @@ func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 		}
 	}
 	for _, i := range model.LocationOrder(s.Locations) {
-		h.Paths = append(h.Paths, routePath(c, &s.Locations[i], exact))
+		p := routePath(c, &s.Locations[i], exact)
+		if p.Settings.AuthScope != "" {
+			p.Settings.AuthScope = s.Hostname + " " + p.Settings.AuthScope
+		}
+		h.Paths = append(h.Paths, p)
 	}
 	if !hasRoot {
 		h.Paths = append(h.Paths, fallbackPath(c, s))
@@ -376,9 +385,13 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 		rs.LimitRateAfter = *st.Limits.RateAfter
 	}
 	rs.Limits = routeLimits(g, l)
-	shape := model.ShapeOf(g, l)
+	shape := model.ShapeOf(c, l)
 	rs.Shape = shape.Location()
 	rs.StreamBody = shape.StreamsBody(g)
+	if shape.Auth != nil && shape.Auth.CacheKey != "" {
+		// HostRoutesOf puts the host before it
+		rs.AuthScope = string(l.PathType) + " " + l.Path
+	}
 	if len(shape.Errors.Codes) > 0 {
 		be := st.ErrorPages.Backend
 		if be == model.DefaultBackendName {

@@ -31,11 +31,17 @@ type LocationShape struct {
 	// off, the location's or the ConfigMap's): nginx checks a streamed body
 	// against client_max_body_size as it reads it.
 	Proxy ProxySettings
+	// Auth is the external authentication of the location (auth-url, else
+	// global-auth-url: Config.AuthOf), nil for none: an auth_request to an
+	// internal location of the router's server per distinct Auth, the
+	// sign-in redirect and the auth service's answer headers.
+	Auth *ExternalAuth
 }
 
-// ShapeOf returns the shape of l under the ConfigMap's settings g.
-func ShapeOf(g *Global, l *Location) LocationShape {
-	s := LocationShape{Errors: ErrorPages{Codes: l.Settings.ErrorPages.Codes, Intercept: l.Settings.ErrorPages.Intercept}}
+// ShapeOf returns the shape of l in c.
+func ShapeOf(c *Config, l *Location) LocationShape {
+	g := &c.Global
+	s := LocationShape{Auth: c.AuthOf(l), Errors: ErrorPages{Codes: l.Settings.ErrorPages.Codes, Intercept: l.Settings.ErrorPages.Intercept}}
 	if len(s.Errors.Codes) == 0 {
 		s.Errors = ErrorPages{}
 	}
@@ -157,29 +163,53 @@ func (s LocationShape) Settings() []string {
 			out = append(out, k+" "+v)
 		}
 	}
+	if s.Auth != nil {
+		out = append(out, "auth-url "+s.Auth.URL)
+	}
 	return out
 }
 
-// Location is the named location of the router's server that serves the
-// routes of this shape, "" for the router's own location: the error
-// pages' key ("@kubectl_ingress_errors_i_404_503"), the proxy tuning's
-// hash ("@kubectl_ingress_proxy_1a2b3c4d5e6f7a8b"), or both
-// ("@kubectl_ingress_errors_i_404_proxy_…").
-func (s LocationShape) Location() string {
-	errors, tuning := s.Errors.ShapeKey(), s.tuningKey()
-	name := "@kubectl_ingress"
-	if errors != "" {
-		name += "_errors_" + errors
-	}
-	if tuning != "" {
-		sum := sha256.Sum256([]byte(tuning))
-		name += "_proxy_" + hex.EncodeToString(sum[:8])
-	}
-	if name == "@kubectl_ingress" {
+// authKey is a canonical text of the external authentication ("" for
+// none).
+func (s LocationShape) authKey() string {
+	if s.Auth == nil {
 		return ""
 	}
-	return name
+	return fmt.Sprintf("%#v", *s.Auth)
 }
+
+// Hash names the shape in nginx.conf: 16 hex digits of the hash of its
+// error pages, tuning and authentication ("" for the router's own
+// location).
+func (s LocationShape) Hash() string {
+	errors, tuning, auth := s.Errors.ShapeKey(), s.tuningKey(), s.authKey()
+	if errors == "" && tuning == "" && auth == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(errors + "\x00" + tuning + "\x00" + auth))
+	return hex.EncodeToString(sum[:8])
+}
+
+// Location is the named location of the router's server that serves the
+// routes of this shape, "" for the router's own location: for error
+// pages alone their key ("@kubectl_ingress_errors_i_404_503"), else the
+// shape's hash ("@kubectl_ingress_shape_1a2b3c4d5e6f7a8b").
+func (s LocationShape) Location() string {
+	if s.tuningKey() == "" && s.authKey() == "" {
+		if key := s.Errors.ShapeKey(); key != "" {
+			return "@kubectl_ingress_errors_" + key
+		}
+		return ""
+	}
+	return "@kubectl_ingress_shape_" + s.Hash()
+}
+
+// AuthPath is the URI of the internal location that asks the auth
+// service for the routes of this shape; AuthSignin the named location of
+// its sign-in redirect. Both are in the router's server.
+func (s LocationShape) AuthPath() string { return "/_kubectl_ingress_auth_" + s.Hash() }
+
+func (s LocationShape) AuthSignin() string { return "@kubectl_ingress_signin_" + s.Hash() }
 
 // rewriteText spells a proxy_cookie_* rewrite as nginx's arguments.
 func rewriteText(r TextRewrite) string {

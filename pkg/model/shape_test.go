@@ -17,52 +17,78 @@ func TestShapeOf(t *testing.T) {
 	}
 	on, off := true, false
 	tries := 1
-	if got := ShapeOf(&g, loc(ProxySettings{})).Location(); got != "" {
+	if got := ShapeOf(&Config{Global: g}, loc(ProxySettings{})).Location(); got != "" {
 		t.Errorf("no settings: shape %q, want the router's own location", got)
 	}
-	same := ShapeOf(&g, loc(ProxySettings{Buffering: &g.ProxyBuffering, BufferSize: g.ProxyBufferSize, NextUpstream: g.ProxyNextUpstream}))
+	same := ShapeOf(&Config{Global: g}, loc(ProxySettings{Buffering: &g.ProxyBuffering, BufferSize: g.ProxyBufferSize, NextUpstream: g.ProxyNextUpstream}))
 	if got := same.Location(); got != "" {
 		t.Errorf("the ConfigMap's values: shape %q, want none", got)
 	}
-	errors := ShapeOf(&g, loc(ProxySettings{}, 404, 503))
+	errors := ShapeOf(&Config{Global: g}, loc(ProxySettings{}, 404, 503))
 	if got := errors.Location(); got != "@kubectl_ingress_errors_i_404_503" {
 		t.Errorf("custom-http-errors: %q", got)
 	}
-	tuned := ShapeOf(&g, loc(ProxySettings{Buffering: &on, BufferSize: "16k", NextUpstreamTries: &tries}))
+	tuned := ShapeOf(&Config{Global: g}, loc(ProxySettings{Buffering: &on, BufferSize: "16k", NextUpstreamTries: &tries}))
 	name := tuned.Location()
-	if !strings.HasPrefix(name, "@kubectl_ingress_proxy_") || len(name) != len("@kubectl_ingress_proxy_")+16 {
-		t.Errorf("proxy tuning: %q, want @kubectl_ingress_proxy_ and 16 hex digits", name)
+	if !strings.HasPrefix(name, "@kubectl_ingress_shape_") || len(name) != len("@kubectl_ingress_shape_")+16 {
+		t.Errorf("proxy tuning: %q, want @kubectl_ingress_shape_ and 16 hex digits", name)
 	}
-	if again := ShapeOf(&g, loc(ProxySettings{BufferSize: "16k", NextUpstreamTries: &tries, Buffering: &on})).Location(); again != name {
+	if again := ShapeOf(&Config{Global: g}, loc(ProxySettings{BufferSize: "16k", NextUpstreamTries: &tries, Buffering: &on})).Location(); again != name {
 		t.Errorf("the same settings: %q, want %q", again, name)
 	}
-	if other := ShapeOf(&g, loc(ProxySettings{Buffering: &on, BufferSize: "32k", NextUpstreamTries: &tries})).Location(); other == name {
+	if other := ShapeOf(&Config{Global: g}, loc(ProxySettings{Buffering: &on, BufferSize: "32k", NextUpstreamTries: &tries})).Location(); other == name {
 		t.Errorf("another buffer size shares the location %q", other)
 	}
-	both := ShapeOf(&g, loc(ProxySettings{Buffering: &on, BufferSize: "16k", NextUpstreamTries: &tries}, 404))
-	if got := both.Location(); !strings.HasPrefix(got, "@kubectl_ingress_errors_i_404_proxy_") || !strings.HasSuffix(got, strings.TrimPrefix(name, "@kubectl_ingress_proxy_")) {
-		t.Errorf("both: %q", got)
+	both := ShapeOf(&Config{Global: g}, loc(ProxySettings{Buffering: &on, BufferSize: "16k", NextUpstreamTries: &tries}, 404))
+	if got := both.Location(); !strings.HasPrefix(got, "@kubectl_ingress_shape_") || got == name {
+		t.Errorf("error pages and tuning: %q, want another shape than the tuning's alone (%q)", got, name)
 	}
 	want := []string{"custom-http-errors 404", "proxy-buffering true", "proxy-buffer-size 16k", "proxy-next-upstream-tries 1"}
 	if got := both.Settings(); !slices.Equal(got, want) {
 		t.Errorf("settings %q, want %q", got, want)
 	}
 
+	// External authentication: its own shape per distinct auth service
+	// and settings, with the internal location and sign-in of its hash;
+	// the ConfigMap's global-auth-url too, unless the location opts out.
+	authed := &Config{Global: g}
+	withAuth := loc(ProxySettings{})
+	withAuth.Settings.ExternalAuth = &ExternalAuth{URL: "http://auth.example/check", Host: "auth.example"}
+	a := ShapeOf(authed, withAuth)
+	if h := a.Hash(); a.Location() != "@kubectl_ingress_shape_"+h || a.AuthPath() != "/_kubectl_ingress_auth_"+h || a.AuthSignin() != "@kubectl_ingress_signin_"+h {
+		t.Errorf("auth-url: %q %q %q", a.Location(), a.AuthPath(), a.AuthSignin())
+	}
+	other := loc(ProxySettings{})
+	other.Settings.ExternalAuth = &ExternalAuth{URL: "http://auth.example/other", Host: "auth.example"}
+	if ShapeOf(authed, other).Location() == a.Location() {
+		t.Error("another auth URL shares the shape")
+	}
+	global := &Config{Global: g}
+	global.Global.GlobalAuth = ExternalAuth{URL: "http://auth.example/check", Host: "auth.example"}
+	if got := ShapeOf(global, loc(ProxySettings{})).Location(); got != a.Location() {
+		t.Errorf("global-auth-url: %q, want the shape of the same auth-url %q", got, a.Location())
+	}
+	optedOut := loc(ProxySettings{})
+	optedOut.Settings.GlobalAuthOff = true
+	if got := ShapeOf(global, optedOut).Location(); got != "" {
+		t.Errorf("enable-global-auth false: %q, want no shape", got)
+	}
+
 	// A streamed body carries the route's limit (or the ConfigMap's):
 	// nginx checks it as it reads the body.
-	streamed := ShapeOf(&g, loc(ProxySettings{RequestBuffering: &off}))
+	streamed := ShapeOf(&Config{Global: g}, loc(ProxySettings{RequestBuffering: &off}))
 	if !streamed.StreamsBody(&g) || streamed.Proxy.BodySize != g.ProxyBodySize {
 		t.Errorf("request buffering off: streams %v, body size %q, want true and the ConfigMap's %q", streamed.StreamsBody(&g), streamed.Proxy.BodySize, g.ProxyBodySize)
 	}
-	if s := ShapeOf(&g, loc(ProxySettings{RequestBuffering: &off, BodySize: "8m"})); s.Proxy.BodySize != "8m" || s.Location() == streamed.Location() {
+	if s := ShapeOf(&Config{Global: g}, loc(ProxySettings{RequestBuffering: &off, BodySize: "8m"})); s.Proxy.BodySize != "8m" || s.Location() == streamed.Location() {
 		t.Errorf("request buffering off, 8m: body size %q, location %q (the 1m one is %q)", s.Proxy.BodySize, s.Location(), streamed.Location())
 	}
-	if s := ShapeOf(&g, loc(ProxySettings{BodySize: "8m"})); s.Location() != "" || s.StreamsBody(&g) {
+	if s := ShapeOf(&Config{Global: g}, loc(ProxySettings{BodySize: "8m"})); s.Location() != "" || s.StreamsBody(&g) {
 		t.Errorf("a body size with request buffering on: shape %q, want none (the router checks it)", s.Location())
 	}
 	unbuffered := g
 	unbuffered.ProxyRequestBuffering = false
-	if s := ShapeOf(&unbuffered, loc(ProxySettings{})); !s.StreamsBody(&unbuffered) || s.Proxy.BodySize != g.ProxyBodySize || s.Location() == "" {
+	if s := ShapeOf(&Config{Global: unbuffered}, loc(ProxySettings{})); !s.StreamsBody(&unbuffered) || s.Proxy.BodySize != g.ProxyBodySize || s.Location() == "" {
 		t.Errorf("the ConfigMap's request buffering off: shape %+v, want a streamed body with the ConfigMap's limit", s)
 	}
 }

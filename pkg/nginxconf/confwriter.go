@@ -32,6 +32,8 @@ type confWriter struct {
 	// router, when not nil, writes the Lua router of --routing=lua
 	// (nginxconf_lua.go).
 	router *LuaRouting
+	// shapes are the shape locations of the router's server (Lua routing).
+	shapes []model.LocationShape
 }
 
 // confEvent is one directive (or block end) as written: its tokens as they

@@ -65,12 +65,6 @@ var classicLocationSettings = []struct {
 	classic func(c *model.Config, l *model.Location) bool
 }{
 	{"configuration-snippet", func(_ *model.Config, l *model.Location) bool { return l.Settings.Snippet != nil }},
-	{"auth-url", func(c *model.Config, l *model.Location) bool {
-		return l.Settings.ExternalAuth != nil && c.AuthOf(l) != nil
-	}},
-	{"global-auth-url", func(c *model.Config, l *model.Location) bool {
-		return l.Settings.ExternalAuth == nil && c.AuthOf(l) != nil
-	}},
 	{"satisfy", func(_ *model.Config, l *model.Location) bool {
 		return l.Settings.Satisfy == "any" && !l.Settings.Access.DenyAll
 	}},

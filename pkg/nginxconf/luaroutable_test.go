@@ -45,9 +45,11 @@ func TestLuaRoutable(t *testing.T) {
 		{name: "proxy tuning: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Proxy: model.ProxySettings{Buffering: new(true), RequestBuffering: new(false), BufferSize: "16k",
 				NextUpstream: []string{"off"}, HTTPVersion: "1.0", ClientBodyBufferSize: "1m"}})}}},
-		{name: "global auth", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{})}},
-			global: func(g *model.Global) { g.GlobalAuth.URL = "http://auth.example/" },
-			want:   []string{"global-auth-url on Ingress team/web"}},
+		{name: "global auth: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{})}},
+			global: func(g *model.Global) { g.GlobalAuth.URL = "http://auth.example/" }},
+		{name: "auth with satisfy any", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
+			ExternalAuth: &model.ExternalAuth{URL: "http://auth.example/"}, Satisfy: "any"})}},
+			want: []string{"satisfy on Ingress team/web"}},
 		{name: "global auth opted out", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{GlobalAuthOff: true})}},
 			global: func(g *model.Global) { g.GlobalAuth.URL = "http://auth.example/" }},
 	}
@@ -124,7 +126,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"BackendProtocol": "backend-protocol", "UpstreamVhost": "lua", "Proxy": "model", "Redirect": "lua", "Access": "lua",
 			"CORS": "lua", "Limits": "model", "CustomDefaultBackend": "model", "ErrorPages": "lua",
 			"Mirror": "mirror-target", "CustomHeaders": "lua", "FastCGI": "backend-protocol", "Denied": "lua",
-			"ExternalAuth": "auth-url", "GlobalAuthOff": "global-auth-url", "Satisfy": "satisfy", "BasicAuth": "lua",
+			"ExternalAuth": "lua", "GlobalAuthOff": "lua", "Satisfy": "satisfy", "BasicAuth": "lua",
 			"ClientAuth": "auth-tls-secret", "ProxySSL": "proxy-ssl-secret", "Logs": "model", "PreserveTrailingSlash": "lua",
 			"ModSecurity": "enable-modsecurity", "Snippet": "configuration-snippet",
 		},

@@ -55,15 +55,25 @@ const authCacheZone = "auth_cache"
 // writeAuthCache declares the cache of auth answers at http level when a
 // location caches them (auth-cache-key), as ingress-nginx's auth_cache.
 func writeAuthCache(w *confWriter, c *model.Config) {
+	for _, shape := range w.shapes {
+		if shape.Auth != nil && shape.Auth.CacheKey != "" {
+			writeAuthCachePath(w)
+			return
+		}
+	}
 	for i := range c.Servers {
 		for j := range c.Servers[i].Locations {
 			if a := c.AuthOf(&c.Servers[i].Locations[j]); a != nil && a.CacheKey != "" {
-				w.line("proxy_cache_path", "tmp/auth_cache", "levels=1:2", "keys_zone="+authCacheZone+":10m",
-					"max_size=128m", "inactive=30m", "use_temp_path=off")
+				writeAuthCachePath(w)
 				return
 			}
 		}
 	}
+}
+
+func writeAuthCachePath(w *confWriter) {
+	w.line("proxy_cache_path", "tmp/auth_cache", "levels=1:2", "keys_zone="+authCacheZone+":10m",
+		"max_size=128m", "inactive=30m", "use_temp_path=off")
 }
 
 // writeResolver names the DNS servers of ConfOptions.Resolvers: nginx
@@ -99,6 +109,25 @@ func writeAuthLocations(w *confWriter, c *model.Config, s *model.Server, l *mode
 	}
 	path := authPath(l)
 	block := w.beginOwned(s.Hostname, "= "+path, []model.ObjectRef{l.Ingress})
+	// The cache key names the server and location, so that an answer
+	// cached for one path never lets a request in elsewhere.
+	writeAuthSubrequest(w, a, path, s.Hostname+path, l.Backend)
+	w.endOwned(block)
+
+	if a.SigninURL == "" {
+		return
+	}
+	name := authSigninName(l)
+	block = w.beginOwned(s.Hostname, name, []model.ObjectRef{l.Ingress})
+	writeAuthSignin(w, a, name)
+	w.endOwned(block)
+}
+
+// writeAuthSubrequest writes the internal location path that sends the
+// request's headers to the auth service of a; scope starts the key of
+// cached answers (it names where they may be used), backend is the
+// $proxy_upstream_name to set again ("" to leave it).
+func writeAuthSubrequest(w *confWriter, a *model.ExternalAuth, path, scope, backend string) {
 	w.open("location", "=", path)
 	w.line("internal")
 	w.line("access_log", "off")
@@ -111,9 +140,7 @@ func writeAuthLocations(w *confWriter, c *model.Config, s *model.Server, l *mode
 	}
 	if a.CacheKey != "" {
 		w.line("proxy_cache", authCacheZone)
-		// The key names the server and location, so that an answer cached
-		// for one path never lets a request in elsewhere.
-		w.line("proxy_cache_key", w.q(s.Hostname+path+a.CacheKey))
+		w.line("proxy_cache_key", w.q(scope+a.CacheKey))
 		for _, d := range a.CacheDuration {
 			// Status codes, then one time ("1h 30m" is one parameter).
 			args := []string{"proxy_cache_valid"}
@@ -129,8 +156,8 @@ func writeAuthLocations(w *confWriter, c *model.Config, s *model.Server, l *mode
 	}
 	// The auth request shares the variables of the request it checks, and
 	// the server's rewrite phase sets $proxy_upstream_name again in it.
-	if l.Backend != "" {
-		w.line("set", "$proxy_upstream_name", w.q(l.Backend))
+	if backend != "" {
+		w.line("set", "$proxy_upstream_name", w.q(backend))
 	}
 	w.line("proxy_pass_request_body", "off")
 	w.line("proxy_set_header", "Content-Length", `""`)
@@ -162,13 +189,11 @@ func writeAuthLocations(w *confWriter, c *model.Config, s *model.Server, l *mode
 	w.line("set", "$kubectl_ingress_auth_target", w.q(a.URL))
 	w.line("proxy_pass", "$kubectl_ingress_auth_target")
 	w.close()
-	w.endOwned(block)
+}
 
-	if a.SigninURL == "" {
-		return
-	}
-	name := authSigninName(l)
-	block = w.beginOwned(s.Hostname, name, []model.ObjectRef{l.Ingress})
+// writeAuthSignin writes the named location name that redirects a 401 of
+// the auth service of a to its sign-in URL.
+func writeAuthSignin(w *confWriter, a *model.ExternalAuth, name string) {
 	w.open("location", name)
 	w.line("internal")
 	w.line("add_header", "Set-Cookie", "$auth_cookie")
@@ -176,7 +201,6 @@ func writeAuthLocations(w *confWriter, c *model.Config, s *model.Server, l *mode
 	writeEscapedRequestURI(w)
 	w.line("return", "302", w.q(authSigninURL(a.SigninURL, a.SigninRedirectParam)))
 	w.close()
-	w.endOwned(block)
 }
 
 // authSigninURL adds the redirect parameter (rd by default) with the URL
@@ -217,7 +241,18 @@ func writeAuthRequest(w *confWriter, c *model.Config, l *model.Location) {
 	if a == nil {
 		return
 	}
-	w.line("auth_request", authPath(l))
+	signin := ""
+	if a.SigninURL != "" {
+		signin = authSigninName(l)
+	}
+	writeAuthRequestOf(w, a, authPath(l), signin)
+}
+
+// writeAuthRequestOf writes the lines of a location that asks the auth
+// service of a through the internal location path, redirecting a 401 to
+// the named location signin ("" for none).
+func writeAuthRequestOf(w *confWriter, a *model.ExternalAuth, path, signin string) {
+	w.line("auth_request", path)
 	w.line("auth_request_set", "$auth_cookie", "$upstream_http_set_cookie")
 	if a.AlwaysSetCookie {
 		w.line("add_header", "Set-Cookie", "$auth_cookie", "always")
@@ -229,8 +264,8 @@ func writeAuthRequest(w *confWriter, c *model.Config, l *model.Location) {
 	for i, h := range a.ResponseHeaders {
 		w.line("auth_request_set", authHeaderVar(i), "$upstream_http_"+strings.ReplaceAll(strings.ToLower(h), "-", "_"))
 	}
-	if a.SigninURL != "" {
-		w.line("error_page", "401", "=", authSigninName(l))
+	if signin != "" {
+		w.line("error_page", "401", "=", signin)
 	}
 }
 
@@ -254,6 +289,12 @@ func writeAuthRequestHeaders(w *confWriter, c *model.Config, l *model.Location) 
 	if p := strings.ToUpper(l.Settings.BackendProtocol); p == "GRPC" || p == "GRPCS" {
 		directive = "grpc_set_header" // as ingress-nginx's $proxySetHeader
 	}
+	writeAuthHeadersOf(w, a, directive)
+}
+
+// writeAuthHeadersOf sends the headers of the auth service's answer
+// upstream with directive (proxy_set_header or grpc_set_header).
+func writeAuthHeadersOf(w *confWriter, a *model.ExternalAuth, directive string) {
 	for i, h := range a.ResponseHeaders {
 		w.line(directive, w.q(h), authHeaderVar(i))
 	}

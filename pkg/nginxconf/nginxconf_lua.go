@@ -84,6 +84,7 @@ func writeNGINXConfLua(w *confWriter, c *model.Config, o ConfOptions, r LuaRouti
 	}
 	bodyMax := luaBodyMax(c, classic)
 	shapes := luaShapes(c, classic)
+	w.shapes = shapes
 	return writeConfServers(w, &cc, o, func() {
 		for i := range cc.Servers {
 			if cc.Servers[i].Hostname != model.CatchAllHost {
@@ -201,13 +202,27 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	writeDefaultListen(w, c, o)
 	writeServerBlocking(w, &c.Global)
 	w.line("absolute_redirect", "off")
-	w.line("set", "$proxy_upstream_name", `"-"`)
+	// $proxy_upstream_name is "-" in each router location, not in the
+	// server: an auth subrequest shares the request's variables and runs
+	// the server's rewrite phase, which would reset it
 	writeRouterLocation(w, c, bodyMax, nil)
 	codes := map[int]bool{}
 	for i := range shapes {
 		writeRouterLocation(w, c, bodyMax, &shapes[i])
 		for _, code := range shapes[i].Errors.Codes {
 			codes[code] = true
+		}
+	}
+	for i := range shapes {
+		a := shapes[i].Auth
+		if a == nil {
+			continue
+		}
+		// the cache key: where the answer may be used (the router sets
+		// the route's host and path), then auth-cache-key
+		writeAuthSubrequest(w, a, shapes[i].AuthPath(), shapes[i].AuthPath()+"${kubectl_ingress_auth_scope}", "")
+		if a.SigninURL != "" {
+			writeAuthSignin(w, a, shapes[i].AuthSignin())
 		}
 	}
 	for _, code := range slices.Sorted(maps.Keys(codes)) {
@@ -232,6 +247,7 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 	} else {
 		w.open("location", w.q(shape.Location()))
 	}
+	w.line("set", "$proxy_upstream_name", `"-"`)
 	for _, v := range luaLocationVars {
 		w.line("set", v, `""`)
 	}
@@ -283,6 +299,16 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 	w.line("set", "$kubectl_ingress_auth_basic_user_file", `""`)
 	w.line("auth_basic", "$kubectl_ingress_auth_basic")
 	w.line("auth_basic_user_file", "$kubectl_ingress_auth_basic_user_file")
+	if shape != nil && shape.Auth != nil {
+		// auth-url, global-auth-url: the auth request (its error_page
+		// 401 before those of custom-http-errors: nginx takes the first)
+		w.line("set", "$kubectl_ingress_auth_scope", `""`)
+		signin := ""
+		if shape.Auth.SigninURL != "" {
+			signin = shape.AuthSignin()
+		}
+		writeAuthRequestOf(w, shape.Auth, shape.AuthPath(), signin)
+	}
 	if shape != nil {
 		if shape.Errors.Intercept {
 			w.line("proxy_intercept_errors", "on")
@@ -304,6 +330,9 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 	writeBackendHeaders(w, c.Global.BackendHeaders)
 	for _, h := range luaHeaderVars {
 		w.line("proxy_set_header", h.header, h.variable)
+	}
+	if shape != nil && shape.Auth != nil {
+		writeAuthHeadersOf(w, shape.Auth, "proxy_set_header")
 	}
 	w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
 	w.close()
@@ -337,7 +366,7 @@ func luaShapes(c *model.Config, classic map[string][]ClassicReason) []model.Loca
 			continue
 		}
 		for j := range s.Locations {
-			shape := model.ShapeOf(&c.Global, &s.Locations[j])
+			shape := model.ShapeOf(c, &s.Locations[j])
 			if name := shape.Location(); name != "" {
 				seen[name] = shape
 			}

@@ -50,7 +50,9 @@ func luaSnapshot(n int) render.Snapshot {
 			ann = map[string]string{"limit-rps": "5", "limit-rpm": "100", "limit-connections": "3", "limit-allowlist": "10.0.0.0/8",
 				"custom-http-errors": "404,503"}
 		case 1:
-			ann = map[string]string{"rewrite-target": "/$1", "upstream-vhost": "in.example", "proxy-read-timeout": "5"}
+			ann = map[string]string{"rewrite-target": "/$1", "upstream-vhost": "in.example", "proxy-read-timeout": "5",
+				"auth-url": "http://auth.example/check", "auth-signin": "https://auth.example/start", "auth-response-headers": "X-User",
+				"auth-cache-key": "$remote_user"}
 		case 2:
 			ann = map[string]string{"permanent-redirect": "https://example.org/", "allowlist-source-range": "10.0.0.0/8", "proxy-body-size": "8m"}
 		case 3:
@@ -98,8 +100,13 @@ func TestNGINXConfLua(t *testing.T) {
 		`location "@kubectl_ingress_error_404" {`, `location "@kubectl_ingress_error_503" {`, "proxy_set_header X-Code 503;",
 		// proxy tuning: one location for the set, with its directives,
 		// and the streamed body's own limit (the ConfigMap's 1m)
-		`location "@kubectl_ingress_proxy_`, "proxy_buffering on;", "proxy_request_buffering off;", `proxy_buffers 4 "16k";`,
+		`location "@kubectl_ingress_shape_`, "proxy_buffering on;", "proxy_request_buffering off;", `proxy_buffers 4 "16k";`,
 		"proxy_next_upstream_tries 1;", `client_body_buffer_size "64k";`, `client_max_body_size "1m";`,
+		// auth-url: the auth request of the shape, its internal location
+		// (answers cached per route), its sign-in, the answer's header
+		"auth_request /_kubectl_ingress_auth_", "location = /_kubectl_ingress_auth_", `${kubectl_ingress_auth_scope}$remote_user";`,
+		"proxy_cache_path tmp/auth_cache", "location @kubectl_ingress_signin_", `proxy_set_header "X-User" $authHeader0;`,
+		`set $kubectl_ingress_auth_target "http://auth.example/check";`,
 		`router = require("router")`, "router.init_worker(10000)", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;"} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf has no %q", want)

@@ -88,7 +88,7 @@ func routerView(conf []byte) routerServer {
 			return r
 		case t == `location "/" {`:
 			inRoot = true
-		case strings.HasPrefix(t, `location "@kubectl_ingress_errors_`) || strings.HasPrefix(t, `location "@kubectl_ingress_proxy_`):
+		case strings.HasPrefix(t, `location "@kubectl_ingress_errors_`) || strings.HasPrefix(t, `location "@kubectl_ingress_shape_`):
 			inRoot = false
 			r.shapes = append(r.shapes, strings.TrimSuffix(strings.TrimPrefix(t, `location "`), `" {`))
 		case inRoot && strings.HasPrefix(t, "client_max_body_size "):
@@ -105,7 +105,7 @@ func shapeSettings(c *model.Config, name string) string {
 	if c != nil {
 		for i := range c.Servers {
 			for j := range c.Servers[i].Locations {
-				if shape := model.ShapeOf(&c.Global, &c.Servers[i].Locations[j]); shape.Location() == name {
+				if shape := model.ShapeOf(c, &c.Servers[i].Locations[j]); shape.Location() == name {
 					return strings.Join(shape.Settings(), ", ")
 				}
 			}

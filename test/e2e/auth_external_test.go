@@ -126,6 +126,7 @@ func TestExternalAuth(t *testing.T) {
 	for _, p := range n.problems {
 		t.Errorf("problem: %s", p)
 	}
+	n.requireLuaRouted(t, "auth.test", "rd.test", "param.test", "post.test", "nosignin.test", "headers.test")
 
 	t.Run("401 redirects to the sign-in URL with rd", func(t *testing.T) {
 		a := n.authDo(t, "GET", "auth.test", "/?a=b&c=d")
@@ -255,6 +256,7 @@ data:
 	for _, p := range n.problems {
 		t.Errorf("problem: %s", p)
 	}
+	n.requireLuaRouted(t, "global.test", "optout.test")
 	if a := n.authDo(t, "GET", "global.test", "/"); a.status != http.StatusUnauthorized {
 		t.Errorf("global auth: got %d, want 401", a.status)
 	}
@@ -293,6 +295,7 @@ func TestExternalAuthSatisfy(t *testing.T) {
 			"auth-url": auth.url("/auth"), "whitelist-source-range": "10.0.0.0/8", "satisfy": "any",
 		})
 	n := startNginx(t, manifests)
+	n.requireLuaRouted(t, "all.test") // satisfy any keeps the others classic
 	if a := n.authDo(t, "GET", "any.test", "/"); a.status != http.StatusOK {
 		t.Errorf("satisfy any from the allowed network: got %d, want 200", a.status)
 	}
@@ -309,15 +312,21 @@ func TestExternalAuthSatisfy(t *testing.T) {
 
 // TestExternalAuthCache: with auth-cache-key the auth service's 202 is
 // cached per key, so a signed-in client passes while the auth service
-// refuses everyone, and another key does not.
+// refuses everyone, and another key does not; nor does the same key on
+// another host with the same settings (in Lua routing the two share one
+// shape location: the answers are cached per route).
 func TestExternalAuthCache(t *testing.T) {
 	auth := startAuthServer(t)
 	echo := headerEcho(t)
 	manifests := serviceOf("echo", &backend{port: echo}) +
 		ingressOf("cached", "cache.test", "echo", "2026-01-01T00:00:00Z", map[string]string{
 			"auth-url": auth.url("/auth"), "auth-cache-key": "$http_authorization", "auth-cache-duration": "202 401 30m",
+		}) +
+		ingressOf("cached-too", "cache2.test", "echo", "2026-01-01T00:00:01Z", map[string]string{
+			"auth-url": auth.url("/auth"), "auth-cache-key": "$http_authorization", "auth-cache-duration": "202 401 30m",
 		})
 	n := startNginx(t, manifests)
+	n.requireLuaRouted(t, "cache.test", "cache2.test")
 	if a := n.authDo(t, "GET", "cache.test", "/", "X-Test-Auth", "plain", "Authorization", "Bearer one"); a.status != http.StatusOK {
 		t.Fatalf("first request: got %d, want 200", a.status)
 	}
@@ -335,5 +344,8 @@ func TestExternalAuthCache(t *testing.T) {
 	}
 	if a := n.authDo(t, "GET", "cache.test", "/", "X-Test-Auth", "plain", "Authorization", "Bearer two"); a.status != http.StatusUnauthorized {
 		t.Errorf("another key: got %d, want 401", a.status)
+	}
+	if a := n.authDo(t, "GET", "cache2.test", "/", "X-Test-Auth", "plain", "Authorization", "Bearer one"); a.status != http.StatusUnauthorized {
+		t.Errorf("the cached key on another host: got %d, want 401 (an answer is cached for its route only)", a.status)
 	}
 }
