@@ -436,11 +436,21 @@ func sweepSnapshot(ings []sweepIngress, out map[string]bool, c int) render.Snaps
 }
 
 // TestNGINXAcceptsSweep renders the sweep and runs nginx -t on it: one
-// config per ConfigMap column, with every sweep Ingress in each. A
+// config per ConfigMap column, with every sweep Ingress in each, by each
+// writer (classic, and Lua routing: the Lua-routed Ingresses' values
+// then reach nginx.conf only through the router's shape locations). A
 // refusal on an Ingress's line takes that Ingress out and tests again, so
 // that one run reports every refusal.
 func TestNGINXAcceptsSweep(t *testing.T) {
+	for _, routing := range []string{RoutingNginx, RoutingLua} {
+		t.Run(routing, func(t *testing.T) { testNGINXAcceptsSweep(t, routing) })
+	}
+}
+
+func testNGINXAcceptsSweep(t *testing.T, routing string) {
 	in := nginxtest.Tester(t)
+	co := DefaultConfOptions()
+	co.Routing = routing
 	ings := sweepIngresses()
 	byName := map[string]sweepIngress{}
 	for _, si := range ings {
@@ -467,7 +477,7 @@ func TestNGINXAcceptsSweep(t *testing.T) {
 					}
 				}
 			}
-			conf, owners, err := NGINXConfWithOwners(cfg, DefaultConfOptions())
+			conf, owners, err := NGINXConfWithOwners(cfg, co)
 			if err != nil {
 				t.Fatalf("column %d: the writer refused: %v", c, err)
 			}
