@@ -46,45 +46,21 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 		s.Errors = ErrorPages{}
 	}
 	p, out := &l.Settings.Proxy, &s.Proxy
-	if p.Buffering != nil && *p.Buffering != g.ProxyBuffering {
-		out.Buffering = p.Buffering
-	}
-	if p.RequestBuffering != nil && *p.RequestBuffering != g.ProxyRequestBuffering {
-		out.RequestBuffering = p.RequestBuffering
-	}
-	if p.BufferSize != "" && p.BufferSize != g.ProxyBufferSize {
-		out.BufferSize = p.BufferSize
-	}
-	if p.BuffersNumber != 0 && p.BuffersNumber != g.ProxyBuffersNumber {
-		out.BuffersNumber = p.BuffersNumber
-	}
-	if p.BusyBuffersSize != "" && p.BusyBuffersSize != g.ProxyBusyBuffersSize {
-		out.BusyBuffersSize = p.BusyBuffersSize
-	}
-	if p.MaxTempFileSize != "" && p.MaxTempFileSize != g.ProxyMaxTempFileSize {
-		out.MaxTempFileSize = p.MaxTempFileSize
-	}
-	if p.HTTPVersion != "" && p.HTTPVersion != g.ProxyHTTPVersion {
-		out.HTTPVersion = p.HTTPVersion
-	}
+	out.Buffering = ownPtr(p.Buffering, g.ProxyBuffering)
+	out.RequestBuffering = ownPtr(p.RequestBuffering, g.ProxyRequestBuffering)
+	out.BufferSize = own(p.BufferSize, g.ProxyBufferSize)
+	out.BuffersNumber = own(p.BuffersNumber, g.ProxyBuffersNumber)
+	out.BusyBuffersSize = own(p.BusyBuffersSize, g.ProxyBusyBuffersSize)
+	out.MaxTempFileSize = own(p.MaxTempFileSize, g.ProxyMaxTempFileSize)
+	out.HTTPVersion = own(p.HTTPVersion, g.ProxyHTTPVersion)
 	if p.NextUpstream != nil && !slices.Equal(p.NextUpstream, g.ProxyNextUpstream) {
 		out.NextUpstream = p.NextUpstream
 	}
-	if p.NextUpstreamTries != nil && *p.NextUpstreamTries != g.ProxyNextUpstreamTries {
-		out.NextUpstreamTries = p.NextUpstreamTries
-	}
-	if p.NextUpstreamTimeout != nil && *p.NextUpstreamTimeout != g.ProxyNextUpstreamTimeout {
-		out.NextUpstreamTimeout = p.NextUpstreamTimeout
-	}
-	if p.CookieDomain != nil && *p.CookieDomain != g.ProxyCookieDomain {
-		out.CookieDomain = p.CookieDomain
-	}
-	if p.CookiePath != nil && *p.CookiePath != g.ProxyCookiePath {
-		out.CookiePath = p.CookiePath
-	}
-	if p.ClientBodyBufferSize != "" && p.ClientBodyBufferSize != g.ClientBodyBufferSize {
-		out.ClientBodyBufferSize = p.ClientBodyBufferSize
-	}
+	out.NextUpstreamTries = ownPtr(p.NextUpstreamTries, g.ProxyNextUpstreamTries)
+	out.NextUpstreamTimeout = ownPtr(p.NextUpstreamTimeout, g.ProxyNextUpstreamTimeout)
+	out.CookieDomain = ownPtr(p.CookieDomain, g.ProxyCookieDomain)
+	out.CookiePath = ownPtr(p.CookiePath, g.ProxyCookiePath)
+	out.ClientBodyBufferSize = own(p.ClientBodyBufferSize, g.ClientBodyBufferSize)
 	if s.StreamsBody(g) {
 		// the router's location has the largest limit of all routes
 		out.BodySize = g.ProxyBodySize
@@ -93,6 +69,24 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 		}
 	}
 	return s
+}
+
+// own is a location's value v when it is set (not zero) and differs from
+// the ConfigMap's def, else zero: what the classic writer writes.
+func own[T comparable](v, def T) T {
+	var zero T
+	if v != zero && v != def {
+		return v
+	}
+	return zero
+}
+
+// ownPtr is own for a setting held by pointer (nil: not set).
+func ownPtr[T comparable](v *T, def T) *T {
+	if v != nil && *v != def {
+		return v
+	}
+	return nil
 }
 
 // StreamsBody says whether a location of this shape sends the request

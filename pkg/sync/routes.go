@@ -97,10 +97,16 @@ func pushRoutes(ctx context.Context, p Pusher, u luaapi.RoutesUpdate) error {
 	if !ok {
 		return &ApplyError{Stage: StageRoutes, Err: errors.New("the config routes hosts in Lua but the pusher cannot post routes")}
 	}
+	return postRoutes(ctx, func(ctx context.Context) ([]luaapi.Dropped, error) { return rp.PostRoutes(ctx, u) })
+}
+
+// postRoutes makes a POST of routes with retries; the host entries nginx
+// dropped are a RoutesRejectedError.
+func postRoutes(ctx context.Context, post func(context.Context) ([]luaapi.Dropped, error)) error {
 	var dropped []luaapi.Dropped
 	err := retry(ctx, func(ctx context.Context) error {
 		var err error
-		dropped, err = rp.PostRoutes(ctx, u)
+		dropped, err = post(ctx)
 		return err
 	})
 	if err != nil {
@@ -119,19 +125,9 @@ func pushRoutesBody(ctx context.Context, p Pusher, body []byte, fallback func(co
 	if !ok {
 		return fallback(ctx)
 	}
-	var dropped []luaapi.Dropped
-	err := retry(ctx, func(ctx context.Context) error {
-		var err error
-		dropped, err = bp.PostBody(ctx, luaapi.PathRoutes, body)
-		return err
+	return postRoutes(ctx, func(ctx context.Context) ([]luaapi.Dropped, error) {
+		return bp.PostBody(ctx, luaapi.PathRoutes, body)
 	})
-	if err != nil {
-		return &ApplyError{Stage: StageRoutes, Err: err}
-	}
-	if len(dropped) > 0 {
-		return &ApplyError{Stage: StageRoutes, Err: &RoutesRejectedError{Dropped: dropped}}
-	}
-	return nil
 }
 
 // routesAfterReload is the update to post once nginx serves desired's
