@@ -176,7 +176,10 @@ func (s LocationShape) authKey() string {
 // error pages, tuning and authentication ("" for the router's own
 // location).
 func (s LocationShape) Hash() string {
-	errors, tuning, auth := s.Errors.ShapeKey(), s.tuningKey(), s.authKey()
+	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey())
+}
+
+func shapeHash(errors, tuning, auth string) string {
 	if errors == "" && tuning == "" && auth == "" {
 		return ""
 	}
@@ -187,15 +190,18 @@ func (s LocationShape) Hash() string {
 // Location is the named location of the router's server that serves the
 // routes of this shape, "" for the router's own location: for error
 // pages alone their key ("@kubectl_ingress_errors_i_404_503"), else the
-// shape's hash ("@kubectl_ingress_shape_1a2b3c4d5e6f7a8b").
+// shape's hash ("@kubectl_ingress_shape_1a2b3c4d5e6f7a8b"). Each key is
+// computed once: the route payload asks it of every location at every
+// sync.
 func (s LocationShape) Location() string {
-	if s.tuningKey() == "" && s.authKey() == "" {
-		if key := s.Errors.ShapeKey(); key != "" {
-			return "@kubectl_ingress_errors_" + key
+	errors, tuning, auth := s.Errors.ShapeKey(), s.tuningKey(), s.authKey()
+	if tuning == "" && auth == "" {
+		if errors != "" {
+			return "@kubectl_ingress_errors_" + errors
 		}
 		return ""
 	}
-	return "@kubectl_ingress_shape_" + s.Hash()
+	return "@kubectl_ingress_shape_" + shapeHash(errors, tuning, auth)
 }
 
 // AuthPath is the URI of the internal location that asks the auth
