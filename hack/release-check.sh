@@ -85,7 +85,11 @@ KREW_ROOT=$krew_root tool krew install --manifest=dist/krew/ingress.yaml --archi
 # caveats tell how to put it on PATH).
 completion="$krew_root/store/ingress/$tag/kubectl_complete-ingress"
 [ -x "$completion" ] || { echo "release-check: krew did not install $completion" >&2; exit 1; }
-PATH="$krew_root/bin:$PATH" "$completion" render --output "" | grep -qx nginx || { echo "release-check: $completion does not complete" >&2; exit 1; }
+# The answer is read whole before it is searched: with pipefail, grep -q
+# quitting at "nginx" while the script still writes its last line (":4")
+# failed the pipeline by SIGPIPE (2 runs in 200 here).
+completed=$(PATH="$krew_root/bin:$PATH" "$completion" render --output "" 2>/dev/null) || { echo "release-check: $completion failed" >&2; exit 1; }
+grep -qx nginx <<<"$completed" || { echo "release-check: $completion does not complete (it answered: $completed)" >&2; exit 1; }
 
 step "krew manifest of all platforms (hack/tools tests)"
 (cd hack/tools && "$GO" test ./krewmanifest -count=1)
