@@ -404,6 +404,9 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 	}
 	if st.Denied == "" {
 		for _, h := range st.CustomHeaders {
+			if _, always := st.Snippet.NamesResponseHeader(h.Name); always {
+				continue // the snippet's line replaces it (shape location)
+			}
 			rs.ResponseHeaders = append(rs.ResponseHeaders, RouteHeader{Name: h.Name, Value: h.Value, Vars: h.Vars})
 		}
 	}

@@ -12,8 +12,9 @@ import (
 // request from Lua, so that the Lua router (--routing=lua) serves the
 // location in a named location of its own with those directives: the
 // error pages (custom-http-errors: proxy_intercept_errors and error_page
-// lines) and the proxy tuning (buffering, buffers, the HTTP version,
-// retries, cookie rewrites, the request body buffer). Its zero value is
+// lines), the proxy tuning (buffering, buffers, the HTTP version,
+// retries, cookie rewrites, the request body buffer), the external
+// authentication and the configuration-snippet. Its zero value is
 // the router's own location. Locations with equal shapes share one named
 // location, so nginx.conf grows with the distinct shapes, never with the
 // hosts.
@@ -36,12 +37,16 @@ type LocationShape struct {
 	// internal location of the router's server per distinct Auth, the
 	// sign-in redirect and the auth service's answer headers.
 	Auth *ExternalAuth
+	// Snippet is the location's configuration-snippet (nil for none), its
+	// directives written in the shape location as in a classic location;
+	// one whose ShapeBlocker is not "" keeps its host classic instead.
+	Snippet *Snippet
 }
 
 // ShapeOf returns the shape of l in c.
 func ShapeOf(c *Config, l *Location) LocationShape {
 	g := &c.Global
-	s := LocationShape{Auth: c.AuthOf(l), Errors: ErrorPages{Codes: l.Settings.ErrorPages.Codes, Intercept: l.Settings.ErrorPages.Intercept}}
+	s := LocationShape{Auth: c.AuthOf(l), Snippet: l.Settings.Snippet, Errors: ErrorPages{Codes: l.Settings.ErrorPages.Codes, Intercept: l.Settings.ErrorPages.Intercept}}
 	if len(s.Errors.Codes) == 0 {
 		s.Errors = ErrorPages{}
 	}
@@ -160,6 +165,9 @@ func (s LocationShape) Settings() []string {
 	if s.Auth != nil {
 		out = append(out, "auth-url "+s.Auth.URL)
 	}
+	if s.Snippet != nil {
+		out = append(out, "configuration-snippet ("+strings.Join(s.Snippet.DirectiveNames(), ", ")+")")
+	}
 	return out
 }
 
@@ -173,17 +181,21 @@ func (s LocationShape) authKey() string {
 }
 
 // Hash names the shape in nginx.conf: 16 hex digits of the hash of its
-// error pages, tuning and authentication ("" for the router's own
-// location).
+// error pages, tuning, authentication and snippet ("" for the router's
+// own location).
 func (s LocationShape) Hash() string {
-	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey())
+	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey())
 }
 
-func shapeHash(errors, tuning, auth string) string {
-	if errors == "" && tuning == "" && auth == "" {
+func shapeHash(errors, tuning, auth, snippet string) string {
+	if errors == "" && tuning == "" && auth == "" && snippet == "" {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(errors + "\x00" + tuning + "\x00" + auth))
+	text := errors + "\x00" + tuning + "\x00" + auth
+	if snippet != "" { // the names of the shapes without one are unchanged
+		text += "\x00" + snippet
+	}
+	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])
 }
 
@@ -194,14 +206,14 @@ func shapeHash(errors, tuning, auth string) string {
 // computed once: the route payload asks it of every location at every
 // sync.
 func (s LocationShape) Location() string {
-	errors, tuning, auth := s.Errors.ShapeKey(), s.tuningKey(), s.authKey()
-	if tuning == "" && auth == "" {
+	errors, tuning, auth, snippet := s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey()
+	if tuning == "" && auth == "" && snippet == "" {
 		if errors != "" {
 			return "@kubectl_ingress_errors_" + errors
 		}
 		return ""
 	}
-	return "@kubectl_ingress_shape_" + shapeHash(errors, tuning, auth)
+	return "@kubectl_ingress_shape_" + shapeHash(errors, tuning, auth, snippet)
 }
 
 // AuthPath is the URI of the internal location that asks the auth

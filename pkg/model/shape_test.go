@@ -92,3 +92,68 @@ func TestShapeOf(t *testing.T) {
 		t.Errorf("the ConfigMap's request buffering off: shape %+v, want a streamed body with the ConfigMap's limit", s)
 	}
 }
+
+// TestShapeOfSnippet: a configuration-snippet gives its own shape, shared by
+// equal snippets of other Ingresses (pointers compared by value), not by
+// another snippet or the same snippet with error pages; its directives
+// are named for diff. ShapeBlocker names what keeps a snippet classic.
+func TestShapeOfSnippet(t *testing.T) {
+	g := DefaultGlobal()
+	c := &Config{Global: g}
+	on, off := true, false
+	snippet := func(ing string, once *bool, codes ...int) *Location {
+		sn := &Snippet{Annotation: "configuration-snippet", Ingress: ObjectRef{Namespace: "ns", Name: ing},
+			AddHeaders:    []SnippetAddHeader{{Header: Header{Name: "X-Frame-Options", Value: "DENY"}, Always: true}},
+			SubFilterOnce: once, Translated: map[string]int{"add_header": 1, "sub_filter_once": 1}}
+		return &Location{Path: "/", Settings: LocationSettings{Snippet: sn, ErrorPages: ErrorPages{Codes: codes}}}
+	}
+	a := ShapeOf(c, snippet("a", &on)).Location()
+	if !strings.HasPrefix(a, "@kubectl_ingress_shape_") {
+		t.Fatalf("a snippet: shape %q", a)
+	}
+	onAgain := true
+	if b := ShapeOf(c, snippet("b", &onAgain)).Location(); b != a {
+		t.Errorf("the same snippet on another Ingress: %q, want %q", b, a)
+	}
+	if other := ShapeOf(c, snippet("a", &off)).Location(); other == a {
+		t.Errorf("sub_filter_once off shares the shape of on: %q", other)
+	}
+	if errs := ShapeOf(c, snippet("a", &on, 404)).Location(); errs == a || errs == "@kubectl_ingress_errors_n_404" {
+		t.Errorf("a snippet with error pages: %q", errs)
+	}
+	want := []string{"configuration-snippet (add_header, sub_filter_once)"}
+	if got := ShapeOf(c, snippet("a", &on)).Settings(); !slices.Equal(got, want) {
+		t.Errorf("settings %q, want %q", got, want)
+	}
+	// the shapes without a snippet keep their names
+	if got := ShapeOf(c, &Location{Settings: LocationSettings{ErrorPages: ErrorPages{Codes: []int{404}}}}).Location(); got != "@kubectl_ingress_errors_n_404" {
+		t.Errorf("error pages alone: %q", got)
+	}
+
+	for _, tc := range []struct {
+		sn   Snippet
+		want string
+	}{
+		{Snippet{AddHeaders: []SnippetAddHeader{{Header: Header{Name: "X", Value: "1"}}}, Access: []SnippetAccess{{Deny: true, Source: "all"}}}, ""},
+		{Snippet{RewritePhase: []SnippetRewriteStep{{Rewrite: &SnippetRewrite{Regex: "^/a", Replacement: "/b", Flag: "break"}}}}, "rewrite"},
+		{Snippet{RewritePhase: []SnippetRewriteStep{{Return: &SnippetReturn{Code: 403}}}}, "return"},
+		{Snippet{Proxy: SnippetProxy{ReadTimeout: "5s"}}, "proxy_read_timeout"},
+		{Snippet{Proxy: SnippetProxy{BodySize: "1m"}}, "client_max_body_size"},
+		{Snippet{Proxy: SnippetProxy{RequestBuffering: &off}}, "proxy_request_buffering"},
+		{Snippet{Proxy: SnippetProxy{BufferSize: "16k"}}, "proxy_buffer_size"},
+		{Snippet{Proxy: SnippetProxy{Buffering: &off, ClientBodyBufSize: "1m"}}, ""},
+	} {
+		if got := tc.sn.ShapeBlocker(); got != tc.want {
+			t.Errorf("ShapeBlocker of %+v: %q, want %q", tc.sn, got, tc.want)
+		}
+	}
+	sn := &Snippet{AddHeaders: []SnippetAddHeader{{Header: Header{Name: "X-Added"}}},
+		MoreSetHeaders:   []SnippetMoreHeaders{{Headers: []Header{{Name: "X-Set"}}}, {Statuses: []int{404}, Headers: []Header{{Name: "X-Some"}}}},
+		MoreClearHeaders: []SnippetMoreHeaders{{Headers: []Header{{Name: "x-cleared"}, {Name: "X-Added"}}}}}
+	for name, want := range map[string][2]bool{"X-Set": {true, true}, "X-Cleared": {true, true}, "X-Some": {true, false},
+		"X-Added": {true, false}, "X-Other": {false, false}} {
+		if named, always := sn.NamesResponseHeader(name); named != want[0] || always != want[1] {
+			t.Errorf("NamesResponseHeader(%s) = %v, %v, want %v", name, named, always, want)
+		}
+	}
+}

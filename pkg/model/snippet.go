@@ -1,5 +1,12 @@
 package model
 
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+)
+
 // Snippet is a snippet annotation (configuration-snippet, server-snippet)
 // translated by pkg/snippet into typed directives. No byte of the snippet's
 // text reaches nginx.conf: the writer writes these values through its one
@@ -142,4 +149,101 @@ type SnippetLocation struct {
 	Path string
 	// Body is what the block holds (never nested Locations).
 	Body Snippet
+}
+
+// ShapeBlocker names the first directive of a configuration-snippet that
+// the Lua router (--routing=lua) cannot serve in a shape location
+// (LocationShape.Snippet), "" when it can. Such a snippet keeps its host
+// in a classic server block:
+//   - rewrite and return run in the rewrite phase before the router, which
+//     runs the route again in the shape location by the request's path: a
+//     rewritten path would choose the route again;
+//   - proxy_connect_timeout, proxy_send_timeout and proxy_read_timeout:
+//     the router sets a route's own timeouts in the balancer, over the
+//     location's;
+//   - client_max_body_size and proxy_request_buffering: the router checks a
+//     route's body size itself unless the shape streams the body;
+//   - proxy_buffer_size: the busy and temporary sizes that must fit it are
+//     the location's (writeSnippetBuffers);
+//   - location: a configuration-snippet has none (pkg/snippet), checked
+//     all the same.
+func (sn *Snippet) ShapeBlocker() string {
+	for _, st := range sn.RewritePhase {
+		if st.Rewrite != nil {
+			return "rewrite"
+		}
+		return "return"
+	}
+	p := &sn.Proxy
+	for _, d := range []struct {
+		set  bool
+		name string
+	}{
+		{p.ConnectTimeout != "", "proxy_connect_timeout"},
+		{p.SendTimeout != "", "proxy_send_timeout"},
+		{p.ReadTimeout != "", "proxy_read_timeout"},
+		{p.BodySize != "", "client_max_body_size"},
+		{p.RequestBuffering != nil, "proxy_request_buffering"},
+		{p.BufferSize != "", "proxy_buffer_size"},
+		{len(sn.Locations) > 0, "location"},
+	} {
+		if d.set {
+			return d.name
+		}
+	}
+	return ""
+}
+
+// ShapeKey is a canonical text of the directives of sn (not its
+// annotation, Ingress or counts): equal snippets of different Ingresses
+// share one shape location.
+func (sn *Snippet) ShapeKey() string {
+	if sn == nil {
+		return ""
+	}
+	c := *sn
+	c.Annotation, c.Ingress, c.Translated = "", ObjectRef{}, nil
+	b, err := json.Marshal(c) // pointers by their values
+	if err != nil {
+		panic("model: a Snippet does not encode: " + err.Error()) // plain data
+	}
+	return string(b)
+}
+
+// DirectiveNames are the names of the directives of sn, sorted, each once
+// ("add_header", "proxy_set_header"), for the reasons of diff.
+func (sn *Snippet) DirectiveNames() []string {
+	return slices.Sorted(maps.Keys(sn.Translated))
+}
+
+// NamesResponseHeader tells whether sn's add_header, more_set_headers or
+// more_clear_headers lines name the response header name (case aside),
+// and whether it replaces it on every answer: named by more_set_headers or
+// more_clear_headers lines without -s or -t only. A classic location
+// writes custom-headers before the snippet, so the snippet's lines win
+// them; the Lua router leaves out of a route's custom-headers those the
+// snippet always replaces, and keeps a host with any other overlap
+// classic (an add_header beside a more_set_headers, or a line for some
+// statuses or types only, cannot be ordered from Lua).
+func (sn *Snippet) NamesResponseHeader(name string) (named, always bool) {
+	if sn == nil {
+		return false, false
+	}
+	always = true
+	for _, h := range sn.AddHeaders {
+		if strings.EqualFold(h.Name, name) {
+			named, always = true, false
+		}
+	}
+	for _, lines := range [][]SnippetMoreHeaders{sn.MoreSetHeaders, sn.MoreClearHeaders} {
+		for _, m := range lines {
+			for _, h := range m.Headers {
+				if strings.EqualFold(h.Name, name) {
+					named = true
+					always = always && len(m.Statuses) == 0 && len(m.Types) == 0
+				}
+			}
+		}
+	}
+	return named, named && always
 }

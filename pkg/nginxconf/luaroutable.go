@@ -21,8 +21,10 @@ import (
 // proxy-request-buffering, proxy-buffer-size, proxy-buffers-number,
 // proxy-busy-buffers-size, proxy-max-temp-file-size, proxy-http-version,
 // proxy-next-upstream(-tries, -timeout), proxy-cookie-domain,
-// proxy-cookie-path and client-body-buffer-size; rewrite-target as the
-// classic writer, on regex locations only), and keeps a classic server block of
+// proxy-cookie-path, client-body-buffer-size, auth-url and a
+// configuration-snippet but for the directives model.Snippet.ShapeBlocker
+// names; rewrite-target as the classic writer, on regex locations only),
+// and keeps a classic server block of
 // its own otherwise. Each setting that keeps a host classic is a row of
 // classicServerSettings or classicLocationSettings: the test is exactly
 // the condition under which the classic writer writes a line for it, so a
@@ -64,7 +66,7 @@ var classicLocationSettings = []struct {
 	setting string
 	classic func(c *model.Config, l *model.Location) bool
 }{
-	{"configuration-snippet", func(_ *model.Config, l *model.Location) bool { return l.Settings.Snippet != nil }},
+	{"configuration-snippet", func(_ *model.Config, l *model.Location) bool { return snippetBlocker(l) != "" }},
 	{"satisfy", func(_ *model.Config, l *model.Location) bool {
 		return l.Settings.Satisfy == "any" && !l.Settings.Access.DenyAll
 	}},
@@ -86,6 +88,35 @@ var classicLocationSettings = []struct {
 	{"connection-proxy-header", func(_ *model.Config, l *model.Location) bool {
 		return l.Settings.Proxy.ConnectionHeader != ""
 	}},
+}
+
+// snippetBlocker names what keeps l's configuration-snippet out of a
+// shape location ("" for nothing, or no snippet): its ShapeBlocker, a
+// header of the location's custom-headers that the snippet names but does
+// not always replace (model.Snippet.NamesResponseHeader), or allow/deny
+// lines beside the location's source ranges, which the router
+// checks after nginx's access module has taken the snippet's first
+// matching line (the classic location writes the ranges first).
+func snippetBlocker(l *model.Location) string {
+	sn := l.Settings.Snippet
+	if sn == nil {
+		return ""
+	}
+	if b := sn.ShapeBlocker(); b != "" {
+		return b
+	}
+	if l.Settings.Denied == "" {
+		for _, h := range l.Settings.CustomHeaders {
+			if named, always := sn.NamesResponseHeader(h.Name); named && !always {
+				return "a header of custom-headers in add_header or for some answers only"
+			}
+		}
+	}
+	a := &l.Settings.Access
+	if len(sn.Access) > 0 && (len(a.Allow) > 0 || len(a.Deny) > 0 || a.DenyAll) {
+		return "allow/deny beside a source range"
+	}
+	return ""
 }
 
 // LuaRoutable returns the reasons why server s of c must keep a classic
@@ -111,7 +142,11 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 		l := &s.Locations[i]
 		for _, row := range classicLocationSettings {
 			if row.classic(c, l) {
-				out = append(out, ClassicReason{Setting: row.setting, Ingress: l.Ingress})
+				setting := row.setting
+				if setting == "configuration-snippet" {
+					setting += " (" + snippetBlocker(l) + ")"
+				}
+				out = append(out, ClassicReason{Setting: setting, Ingress: l.Ingress})
 			}
 		}
 	}

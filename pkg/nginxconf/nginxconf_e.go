@@ -39,7 +39,7 @@ func needsDollar(c *model.Config) bool {
 // writeHeaderGlobals writes the http-level lines of this file: the "$"
 // variable when needed, add-headers, and the maps of the www redirects.
 func writeHeaderGlobals(w *confWriter, c *model.Config, o ConfOptions) {
-	if needsDollar(c) {
+	if needsDollar(c) || shapesNeedDollar(w.shapes) {
 		w.open("geo", dollarVar)
 		w.line("default", `"$"`)
 		w.close()

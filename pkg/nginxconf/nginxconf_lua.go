@@ -247,6 +247,12 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 	} else {
 		w.open("location", w.q(shape.Location()))
 	}
+	if shape != nil && shape.Snippet != nil {
+		// the lines of the location that the snippet overrides are left
+		// out, as in a classic location (beginLocationSnippet)
+		w.snippet.drop = newSnippetDrop(w.depth, nil, shape.Snippet)
+		defer func() { w.snippet.drop = nil }()
+	}
 	w.line("set", "$proxy_upstream_name", `"-"`)
 	for _, v := range luaLocationVars {
 		w.line("set", v, `""`)
@@ -334,8 +340,31 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 	if shape != nil && shape.Auth != nil {
 		writeAuthHeadersOf(w, shape.Auth, "proxy_set_header")
 	}
+	if shape != nil && shape.Snippet != nil {
+		writeShapeSnippet(w, c, shape)
+	}
 	w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
 	w.close()
+}
+
+// writeShapeSnippet writes the configuration-snippet of a shape location
+// where a classic location has it, after its own settings and before the
+// proxying (writeLocationSnippet): the location has written its whole
+// proxy_set_header set, which the snippet's headers join or replace. The
+// variables a snippet may read ($namespace, $ingress_name, $service_name,
+// $service_port) are the route's, set by the router (set_labels). A
+// snippet of a Lua-routed host has no server-snippet around it (that keeps
+// the host classic) and no directive that ShapeBlocker names.
+func writeShapeSnippet(w *confWriter, c *model.Config, shape *model.LocationShape) {
+	w.snippet.drop = nil
+	num, maxTemp := c.Global.ProxyBuffersNumber, c.Global.ProxyMaxTempFileSize
+	if n := shape.Proxy.BuffersNumber; n != 0 {
+		num = n
+	}
+	if m := shape.Proxy.MaxTempFileSize; m != "" {
+		maxTemp = m
+	}
+	writeSnippetDirectives(w, shape.Snippet, snippetScope{g: &c.Global, proxies: true, authHSTS: shape.Auth != nil, buffersNumber: num, maxTemp: maxTemp})
 }
 
 // writeLuaErrorPageLocation writes the named location that asks the
@@ -344,7 +373,7 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 // classic server; the built-in default backend ("") answers 404.
 func writeLuaErrorPageLocation(w *confWriter, code int) {
 	w.open("location", w.q(luaErrorPageLocation(code)))
-	w.open("if", `($kubectl_ingress_error_backend = "")`)
+	w.open("if", "($kubectl_ingress_error_backend", "=", `""`, ")")
 	w.line("return", "404")
 	w.close()
 	w.line("set", "$proxy_upstream_name", "$kubectl_ingress_error_backend")

@@ -54,7 +54,9 @@ func luaSnapshot(n int) render.Snapshot {
 				"auth-url": "http://auth.example/check", "auth-signin": "https://auth.example/start", "auth-response-headers": "X-User",
 				"auth-cache-key": "$remote_user"}
 		case 2:
-			ann = map[string]string{"permanent-redirect": "https://example.org/", "allowlist-source-range": "10.0.0.0/8", "proxy-body-size": "8m"}
+			ann = map[string]string{"permanent-redirect": "https://example.org/", "allowlist-source-range": "10.0.0.0/8", "proxy-body-size": "8m",
+				"configuration-snippet": "add_header X-Frame-Options \"DENY\" always;\nproxy_set_header X-Forwarded-Prefix \"/snip\";\n" +
+					"more_set_headers \"X-S: $host\";\nproxy_set_header X-Ns $namespace;\nsub_filter 'a' 'b';\nproxy_hide_header X-Powered-By;\n"}
 		case 3:
 			ann = map[string]string{"app-root": "/app", "x-forwarded-prefix": "/x", "enable-cors": "true", "enable-access-log": "false",
 				"proxy-buffering": "on", "proxy-request-buffering": "off", "proxy-buffer-size": "16k", "proxy-next-upstream-tries": "1",
@@ -74,8 +76,10 @@ func luaSnapshot(n int) render.Snapshot {
 // server block and nothing of the Lua-routed hosts, so it is the same for
 // 10 and 200 of them, and nginx -t accepts it.
 func TestNGINXConfLua(t *testing.T) {
+	var problems []model.Problem
 	confOf := func(n int) ([]byte, *model.Config) {
-		cfg, _ := render.Build(luaSnapshot(n), render.DefaultOptions())
+		cfg, ps := render.Build(luaSnapshot(n), render.DefaultOptions())
+		problems = ps
 		conf, err := NGINXConfLua(cfg, DefaultConfOptions(), LuaRouting{})
 		if err != nil {
 			t.Fatal(err)
@@ -111,6 +115,30 @@ func TestNGINXConfLua(t *testing.T) {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf has no %q", want)
 		}
+	}
+	// configuration-snippet: its shape location has the snippet's lines
+	// after the router's, less the router's X-Forwarded-Prefix (the
+	// snippet's replaces it), with the HSTS header and hidden header
+	// written again as a classic location does
+	at := strings.Index(conf, `add_header "X-Frame-Options"`)
+	if at < 0 {
+		t.Fatalf("no snippet in nginx.conf; problems: %.300v", problems)
+	}
+	snip := conf[at:]
+	snip = conf[strings.LastIndex(conf[:len(conf)-len(snip)], "location "):]
+	snip = snip[:strings.Index(snip, "proxy_pass")]
+	for _, want := range []string{`add_header Strict-Transport-Security $hsts_header always;`, `add_header "X-Frame-Options" "DENY" always;`,
+		`proxy_set_header "X-Forwarded-Prefix" "/snip";`, `more_set_headers "X-S: $host";`, `proxy_set_header "X-Ns" "$namespace";`, `sub_filter "a" "b";`,
+		`proxy_hide_header "Strict-Transport-Security";`, `proxy_hide_header "X-Powered-By";`, "proxy_set_header X-Real-IP $remote_addr;", "router.rewrite()"} {
+		if !strings.Contains(snip, want) {
+			t.Errorf("the snippet's shape location has no %q:\n%s", want, snip)
+		}
+	}
+	if strings.Contains(snip, "$kubectl_ingress_x_forwarded_prefix;") || !strings.HasPrefix(snip, `location "@kubectl_ingress_shape_`) {
+		t.Errorf("the snippet's shape location:\n%s", snip)
+	}
+	if !strings.Contains(conf, "proxy_set_header X-Forwarded-Prefix $kubectl_ingress_x_forwarded_prefix;") {
+		t.Error("the router's own location lost its X-Forwarded-Prefix")
 	}
 	if strings.Contains(conf, "h1.example.com") || strings.Contains(conf, "/v1/") || strings.Contains(conf, "limit_req") || strings.Contains(conf, "limit_conn") {
 		t.Error("a Lua-routed host reached nginx.conf")

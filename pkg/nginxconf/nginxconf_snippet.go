@@ -617,6 +617,17 @@ func writeSnippetProxy(w *confWriter, p model.SnippetProxy, sc snippetScope) {
 	}
 }
 
+// shapesNeedDollar reports whether the snippet of a shape location
+// (--routing=lua) holds a literal "$".
+func shapesNeedDollar(shapes []model.LocationShape) bool {
+	for i := range shapes {
+		if sn := shapes[i].Snippet; sn != nil && snippetNeedsDollar(&model.Config{Servers: []model.Server{{Snippet: sn}}}) {
+			return true
+		}
+	}
+	return false
+}
+
 // snippetNeedsDollar reports whether a snippet header of c holds a literal
 // "$" (a Header without Vars), which needs dollarVar.
 func snippetNeedsDollar(c *model.Config) bool {

@@ -192,6 +192,14 @@ func TestSnippetNoDuplicateDirective(t *testing.T) {
 	if _, err := writeNGINXConf(&confWriter{trace: &trace}, cfg, DefaultConfOptions()); err != nil {
 		t.Fatal(err)
 	}
+	checkNoDuplicateDirective(t, trace)
+}
+
+// checkNoDuplicateDirective fails t when a block of the writer's trace
+// holds twice a directive that nginx refuses twice, or sets a header
+// twice.
+func checkNoDuplicateDirective(t *testing.T, trace []confEvent) {
+	t.Helper()
 	once := map[string]bool{"proxy_connect_timeout": true, "proxy_send_timeout": true, "proxy_read_timeout": true,
 		"client_max_body_size": true, "proxy_buffer_size": true, "proxy_buffers": true, "proxy_buffering": true,
 		"proxy_request_buffering": true, "client_body_buffer_size": true, "proxy_intercept_errors": true,
@@ -221,6 +229,46 @@ func TestSnippetNoDuplicateDirective(t *testing.T) {
 			top.seen[key] = true
 		}
 	}
+}
+
+// TestSnippetShapeNGINXAccepts: the sweep's location snippets, less what
+// keeps a host classic (model.Snippet.ShapeBlocker), in the Lua router's
+// shape locations beside every annotation set of the sweep: nginx reads
+// the directives the writer meant, no block holds one twice, and nginx -t
+// accepts the file.
+func TestSnippetShapeNGINXAccepts(t *testing.T) {
+	cfg := snippetSweepConfig(t)
+	for i := range cfg.Servers {
+		s := &cfg.Servers[i]
+		s.Snippet = nil
+		for j := range s.Locations {
+			if sn := s.Locations[j].Settings.Snippet; sn != nil {
+				sn.RewritePhase = nil
+				sn.Proxy = model.SnippetProxy{Buffering: sn.Proxy.Buffering, ClientBodyBufSize: sn.Proxy.ClientBodyBufSize}
+			}
+		}
+	}
+	var trace []confEvent
+	conf, err := writeNGINXConfLua(&confWriter{trace: &trace}, cfg, DefaultConfOptions(), LuaRouting{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lua, classic := LuaHosts(cfg)
+	shapes := strings.Count(string(conf), `add_header "Content-Security-Policy"`)
+	t.Logf("%d hosts Lua-routed, %d classic, %d shape locations with the snippet", len(lua), len(classic), shapes)
+	if len(lua) <= len(classic) || shapes < 2 || strings.Contains(string(conf), ".sweep.test") && len(classic) == 0 {
+		t.Errorf("%d hosts Lua-routed, %d classic (%v), %d snippet shapes: the sweep must reach the shape locations", len(lua), len(classic), classic, shapes)
+	}
+	got, err := tokenizeConf(string(conf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, trace) {
+		t.Fatalf("nginx would see other directives than the writer meant\n%s", firstEventDiff(trace, got))
+	}
+	checkNoDuplicateDirective(t, trace)
+	nginxtest.Require(t)
+	nginxAccepts(t, conf)
 }
 
 // TestSnippetValuesAreData: values holding nginx's syntax go through as

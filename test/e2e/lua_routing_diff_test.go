@@ -46,6 +46,10 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 			"cors-expose-headers": "X-Id", "cors-allow-credentials": "false", "cors-max-age": "60"}, "Prefix / api", "Exact /gone missing") +
 		luaIngress("custom", "ch.example.com", false, map[string]string{"custom-headers": "custom", "enable-cors": "true"}, "Prefix / api") +
 		luaIngress("customredir", "chr.example.com", false, map[string]string{"custom-headers": "custom", "permanent-redirect": "https://x.example.org/"}, "Prefix / api") +
+		luaIngress("snippet", "snip.example.com", false, map[string]string{"custom-headers": "custom", "enable-cors": "true",
+			"configuration-snippet": "more_set_headers \"X-Shop: snip\";\nmore_set_headers \"Access-Control-Max-Age: 9\";\n" +
+				"add_header X-Frame-Options \"DENY\" always;\nproxy_set_header X-Forwarded-Prefix \"/snip\";\nmore_clear_headers X-Price;\n"},
+			"Prefix / api", "Exact /gone missing") +
 		luaIngress("customgone", "chg.example.com", false, map[string]string{"custom-headers": "nope"}, "Prefix / api") +
 		luaIngress("small", "bs.example.com", false, map[string]string{"proxy-body-size": "1k"}, "Prefix / api") +
 		luaIngress("big", "bb.example.com", false, map[string]string{"proxy-body-size": "3m"}, "Prefix / api") +
@@ -82,14 +86,26 @@ data:
 `
 	classic := startNginx(t, manifests)
 	lua := startLuaNginx(t, manifests)
-	for _, host := range []string{"ca.example.com", "co.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "nolog.example.com", "canary.example.com", "hb.example.com"} {
+	for _, host := range []string{"ca.example.com", "co.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "nolog.example.com", "canary.example.com", "hb.example.com", "snip.example.com"} {
 		if bytes.Contains(lua.conf, []byte(`"`+host+`"`)) {
 			t.Errorf("%s has a classic server block: the test wants the router to serve it", host)
 		}
 	}
+	for _, n := range []*liveNginx{classic, lua.liveNginx} {
+		// the snippet applies, and its more_set_headers and
+		// more_clear_headers lines win custom-headers (written before
+		// them in a classic location); CORS's headers win the snippet's
+		// (the CORS loop below compares every header)
+		r, b := n.call(t, http.MethodGet, "snip.example.com", "/c", "", "Origin", "https://a.example.org")
+		got := fmt.Sprintf("%d %q %q %s %s %s", r.StatusCode, r.Header.Values("X-Shop"), r.Header.Values("X-Price"),
+			r.Header.Get("Access-Control-Max-Age"), r.Header.Get("X-Frame-Options"), r.Header.Get("X-Got-Prefix"))
+		if want := `200 ["snip"] [] 1728000 DENY /snip`; got != want {
+			t.Errorf("GET http://snip.example.com/c: %s (%.100s), want %s", got, b, want)
+		}
+	}
 	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
 		"redir.example.com", "secure.example.com", "approot.example.com", "allow.example.com", "allowme.example.com",
-		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "ar.example.com", "hb.example.com", "unknown.example.org"}
+		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "ar.example.com", "hb.example.com", "snip.example.com", "unknown.example.org"}
 	paths := []string{"/", "/a", "/a/", "/A", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/b/c/", "/a/b/cd", "/a/b/c/d",
 		"/x", "/x/", "/x/y", "/e", "/e/", "/e/x", "/p", "/p/", "/p/abc", "/p/ABC", "/p/x", "/p/1", "/z", "/z/", "/z/1",
 		"/docs", "/docs/", "/docs?q=1", "/api", "/api/", "/api/x?q=1", "/apix", "/exact", "/exact/", "/v1/items",
@@ -204,7 +220,7 @@ data:
 	}
 	// CORS and custom headers: the same answers and headers for every
 	// origin and method.
-	for _, host := range []string{"ca.example.com", "co.example.com", "cors.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "a.example.com"} {
+	for _, host := range []string{"ca.example.com", "co.example.com", "cors.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "snip.example.com", "a.example.com"} {
 		for _, origin := range []string{"", "https://a.example.org", "https://A.Example.ORG", "https://x.b.example.org", "https://y.x.b.example.org", "https://evil.org"} {
 			for _, method := range []string{http.MethodGet, http.MethodOptions} {
 				for _, path := range []string{"/c", "/gone"} {

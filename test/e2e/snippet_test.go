@@ -24,7 +24,10 @@ proxy_hide_header X-Powered-By;
 more_clear_headers X-Backend-Secret;
 proxy_set_header X-Tenant "t-$namespace";
 proxy_set_header l5d-dst-override $service_name.$namespace.svc.cluster.local:$service_port;
-rewrite ^/api/(.*)$ /v2/$1 break;
+`
+	// snippetRewriteText rewrites the path: in the Lua pass it keeps its
+	// host classic (model.Snippet.ShapeBlocker)
+	snippetRewriteText = `rewrite ^/api/(.*)$ /v2/$1 break;
 `
 	snippetServerText = `location ~ ^/(ping|ready) { deny all; return 404; }
 location = /.well-known/webfinger {
@@ -61,25 +64,36 @@ func startSnippetNginx(t *testing.T, manifests string) *liveNginx {
 	return n
 }
 
-// TestSnippetHeadersRewrite: a configuration-snippet adds response headers
+// TestSnippetHeaders: a configuration-snippet adds response headers
 // (add_header, more_set_headers with a variable), hides and clears the
 // backend's (proxy_hide_header, more_clear_headers), sends request headers
 // with ingress-nginx's variables (Linkerd's l5d-dst-override) beside the
-// usual ones (Host, X-Forwarded-*), and rewrites the path.
-func TestSnippetHeadersRewrite(t *testing.T) {
+// usual ones (Host, X-Forwarded-*); with the path rewritten too. In the
+// Lua pass the host without the rewrite is Lua-routed (the snippet in a
+// shape location), the other classic: both answer alike.
+func TestSnippetHeaders(t *testing.T) {
 	port := echoBackend(t, "X-Powered-By", "php/8", "X-Backend-Secret", "s3cr3t", "X-Kept", "yes")
 	manifests := serviceYAML("echo", port) +
 		nsIngressOf("e2e", "snip", "2026-01-01T00:00:00Z", "snip.example.com", "Prefix", "/", "echo",
-			"configuration-snippet", snippetHeadersText)
+			"configuration-snippet", snippetHeadersText) +
+		nsIngressOf("e2e", "snip-rw", "2026-01-01T00:00:00Z", "rw.example.com", "Prefix", "/", "echo",
+			"configuration-snippet", snippetHeadersText+snippetRewriteText)
 	n := startSnippetNginx(t, manifests)
+	n.requireLuaRouted(t, "snip.example.com")
+	for _, host := range []string{"snip.example.com", "rw.example.com"} {
+		t.Run(host, func(t *testing.T) { checkSnippetHeaders(t, n, host) })
+	}
+}
 
-	resp, body := n.call(t, http.MethodGet, "snip.example.com", "/api/users?id=1", "", "X-Forwarded-For", "203.0.113.9")
+// checkSnippetHeaders checks the answers of snippetHeadersText on host.
+func checkSnippetHeaders(t *testing.T, n *liveNginx, host string) {
+	resp, body := n.call(t, http.MethodGet, host, "/api/users?id=1", "", "X-Forwarded-For", "203.0.113.9")
 	if resp.StatusCode != 200 {
 		t.Fatalf("GET /api/users: %d %s", resp.StatusCode, body)
 	}
 	for name, want := range map[string]string{
 		"X-Frame-Options":  "DENY",
-		"X-Snippet":        "host=snip.example.com",
+		"X-Snippet":        "host=" + host,
 		"X-Powered-By":     "",
 		"X-Backend-Secret": "",
 		"X-Kept":           "yes",
@@ -95,8 +109,8 @@ func TestSnippetHeadersRewrite(t *testing.T) {
 	for name, want := range map[string]string{
 		"X-Tenant":          "t-e2e",
 		"L5d-Dst-Override":  "echo.e2e.svc.cluster.local:80",
-		"Host":              "snip.example.com",
-		"X-Forwarded-Host":  "snip.example.com",
+		"Host":              host,
+		"X-Forwarded-Host":  host,
 		"X-Forwarded-Proto": "http",
 		"X-Forwarded-For":   "127.0.0.1",
 		"X-Original-Uri":    "/api/users?id=1",
@@ -107,7 +121,7 @@ func TestSnippetHeadersRewrite(t *testing.T) {
 	}
 
 	// an error answer carries add_header ... always too
-	resp, _ = n.call(t, http.MethodGet, "snip.example.com", "/v2/x", "")
+	resp, _ = n.call(t, http.MethodGet, host, "/v2/x", "")
 	if resp.Header.Get("X-Frame-Options") != "DENY" {
 		t.Errorf("X-Frame-Options on /v2/x: %q", resp.Header.Get("X-Frame-Options"))
 	}
@@ -119,7 +133,7 @@ func TestSnippetRewritePath(t *testing.T) {
 	port := namedBackend(t, "named")
 	manifests := serviceYAML("named", port) +
 		nsIngressOf("e2e", "snip", "2026-01-01T00:00:00Z", "rw.example.com", "Prefix", "/", "named",
-			"configuration-snippet", snippetHeadersText)
+			"configuration-snippet", snippetHeadersText+snippetRewriteText)
 	n := startSnippetNginx(t, manifests)
 	for path, want := range map[string]string{"/api/users": "named /v2/users", "/other": "named /other"} {
 		if status, body := n.get(t, "rw.example.com", path); status != 200 || body != want {
@@ -170,6 +184,7 @@ func TestSnippetSubFilter(t *testing.T) {
 		nsIngressOf("e2e", "page", "2026-01-01T00:00:00Z", "html.example.com", "Prefix", "/", "html",
 			"configuration-snippet", snippetSubFilterText)
 	n := startSnippetNginx(t, manifests)
+	n.requireLuaRouted(t, "html.example.com")
 	resp, body := n.call(t, http.MethodGet, "html.example.com", "/", "", "Accept-Encoding", "identity")
 	want := `<html><head></head><body><a href="https://new.example/a">a</a> <a href="https://new.example/b">b</a></body></html>`
 	if resp.StatusCode != 200 || string(body) != want {
