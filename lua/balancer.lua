@@ -1,14 +1,11 @@
 -- balancer: routes each proxied request to an endpoint of its backend.
 --
--- Backends live as JSON in the shared dict configuration_data: the array,
--- versioned by store.lua, and each backend on its own
--- (backends_by_name.lua). A worker decodes a backend when a request first
--- needs it, and forgets the backends a new version changed (only those):
--- it compares the version at init_worker (so a worker forked by a reload
--- serves the current backends from its first request: shared dicts
--- survive a reload), every second from a timer, and at the start of every
--- proxied request (rewrite), so a push is live at once on all workers. No
--- worker decodes the whole array.
+-- Backends live as JSON in the shared dict configuration_data, versioned by
+-- store.lua. Each worker decodes them again only when the version moved:
+-- at init_worker (so a worker forked by a reload serves the current backends
+-- from its first request: shared dicts survive a reload), every second from
+-- a timer, and at the start of every proxied request (rewrite), so a push is
+-- live at once on all workers.
 --
 -- One implementation per file (balancer_<name>.lua), chosen per backend as
 -- ingress-nginx chooses: cookie affinity -> sticky; else upstream-hash-by
@@ -55,11 +52,11 @@ local LOAD_BALANCE = { round_robin = true, ewma = true }
 
 local _M = {}
 
--- A sync only forgets what the new version changed; a backend is decoded,
--- and its balancer built (or its previous instance synced), on the first
--- request that needs it under the new version. A push of 10,000 backends
--- that changes the endpoints of one so costs each worker one small decode.
-local backends = {}     -- backend name -> decoded backend of synced_version, false: none
+-- A sync only decodes the JSON and indexes it by name; the balancer of a
+-- backend is built (or its previous instance synced) on the first request
+-- that needs it under the new version. A push of 10,000 backends so costs
+-- each worker one decode, not 10,000 constructions.
+local backends = {}     -- backend name -> decoded backend of synced_version
 local built = {}        -- backend name -> entry built for synced_version
 local instances = {}    -- backend name -> last instance built (any version)
 local synced_version    -- the version of backends; nil before any
@@ -131,33 +128,12 @@ end
 -- entry returns {balancer, alternatives, policy} for the backend called
 -- name under synced_version, building it on first use; nil when there is
 -- no such backend.
--- backend returns the decoded backend called name, nil when there is
--- none, reading its JSON on first use under synced_version.
-local function backend_of(name)
-  local b = backends[name]
-  if b == nil then
-    b = false
-    local raw = type(name) == "string" and configuration.backend_data(name)
-    if raw then
-      local decoded, err = cjson.decode(raw)
-      if type(decoded) == "table" then
-        b = decoded
-      else
-        -- configuration.lua stored only what it encoded itself
-        ngx_log(ngx_ERR, "balancer: cannot decode backend ", name, ": ", tostring(err))
-      end
-    end
-    backends[name] = b
-  end
-  return b or nil
-end
-
 local function entry(name)
   local e = built[name]
   if e then
     return e
   end
-  local backend = backend_of(name)
+  local backend = backends[name]
   if not backend then
     return nil
   end
@@ -189,41 +165,41 @@ local function lookup(name)
   return nil
 end
 
--- forget drops what was decoded and built for the backend called name;
--- its instance too when the backend is gone (else the instance waits for
--- its next request to be synced, keeping its state).
-local function forget(name)
-  backends[name], built[name] = nil, nil
-  if instances[name] and not configuration.backend_data(name) then
-    instances[name] = nil
-  end
-end
-
 local function sync()
   -- Compare the version alone first: one shared-dict read per request.
   local version = configuration.backends_version()
   if version == synced_version then
     return
   end
-  if version == nil then
+  local raw, at = configuration.backends_data()
+  if not raw then
+    if at ~= nil then
+      return -- being replaced right now: the next request reads it
+    end
     backends, built, instances, synced_version = {}, {}, {}, nil
     peer_addresses = {}
     return
   end
-  local names = synced_version and configuration.backends_changed(synced_version, version)
-  if names then
-    for i = 1, #names do
-      forget(names[i])
-    end
-  else
-    -- not known what changed (a first sync, a worker far behind): every
-    -- backend is read again when next needed
-    backends, built = {}, {}
-    for name in pairs(instances) do
-      forget(name)
+  local decoded, err = cjson.decode(raw)
+  if type(decoded) ~= "table" then
+    -- configuration.lua stored only valid JSON: keep what serves.
+    ngx_log(ngx_ERR, "balancer: cannot decode backends version ", tostring(at), ": ", tostring(err))
+    synced_version = at
+    return
+  end
+  local by_name = {}
+  for i = 1, #decoded do
+    local backend = decoded[i]
+    by_name[backend.name] = backend
+  end
+  -- Instances of backends that are gone are dropped; the others wait for
+  -- their next request to be synced.
+  for name in pairs(instances) do
+    if not by_name[name] then
+      instances[name] = nil
     end
   end
-  synced_version = version
+  backends, built, synced_version = by_name, {}, at
   peer_addresses = {}
 end
 

@@ -1,8 +1,7 @@
 -- configuration: the HTTP API of the status server (ingress-nginx
 -- compatible), run by content_by_lua in `location /configuration`:
 --
---   GET|POST /configuration/backends   backends JSON array (versioned, see store.lua);
---                                      GET ?name=N the one backend N (backends_by_name.lua)
+--   GET|POST /configuration/backends   backends JSON array (versioned, see store.lua)
 --   GET|POST /configuration/general    general settings JSON object
 --   POST     /configuration/servers    {"servers": {host: id}, "certificates": {id: PEM}}
 --   GET      /configuration/certs?hostname=H   the PEM served for H
@@ -24,7 +23,6 @@
 -- request.
 local cjson = require("cjson.safe")
 local store = require("store")
-local by_name = require("backends_by_name")
 local validate = require("validate")
 local general = require("general")
 local certificate = require("certificate")
@@ -47,10 +45,6 @@ local TEXT = "text/plain; charset=utf-8"
 local JSON = "application/json"
 
 local BACKENDS = "backends"
--- EPOCH names the configuration_data zone (a random token set at its
--- first publish of backends): its versions count from 1 in every zone.
-local EPOCH = "backends:epoch"
-
 local HTTP_TOO_LARGE = 413 -- no ngx.HTTP_REQUEST_ENTITY_TOO_LARGE in lua-nginx-module 0.10.23
 
 -- The payload files of a start, relative to the prefix (pkg/nginx.Preload
@@ -91,18 +85,6 @@ function _M.backends_data()
   return store.current(ngx.shared.configuration_data, BACKENDS)
 end
 
--- backend_data returns the JSON of the backend called name that serves
--- (nil: none), for balancer.lua; backends_changed the names whose backends
--- changed between two versions (nil: unknown, every one).
-function _M.backend_data(name)
-  return by_name.get(ngx.shared.backends_by_name, name)
-end
-
-function _M.backends_changed(from, to)
-  local epoch = ngx.shared.configuration_data:get(EPOCH)
-  return epoch and by_name.changed(ngx.shared.backends_by_name, epoch, from, to)
-end
-
 -- backends_version returns the version of the backends that serve.
 function _M.backends_version()
   return store.version(ngx.shared.configuration_data, BACKENDS)
@@ -133,28 +115,9 @@ local function too_large(what, size, dict)
     .. " bytes, with the data it holds)")
 end
 
--- DROPPED_KEYS are the fields of a dropped entry, in the order answer
--- writes them: the same result is the same bytes (a remembered one too,
--- whose table was decoded again and hashes its keys in another order).
-local DROPPED_KEYS = { "kind", "name", "index", "reason", "kept" }
-
-local function encode_dropped(dropped)
-  local items = {}
-  for i, d in ipairs(dropped) do
-    local fields = {}
-    for _, k in ipairs(DROPPED_KEYS) do
-      if d[k] ~= nil then
-        fields[#fields + 1] = '"' .. k .. '":' .. cjson.encode(d[k])
-      end
-    end
-    items[i] = "{" .. table_concat(fields, ",") .. "}"
-  end
-  return '{"dropped":[' .. table_concat(items, ",") .. "]}"
-end
-
 -- answer sends a result: the message as text for an error; for a success,
 -- no body (ingress-nginx's answer) or, when entries were dropped, the JSON
--- object {"dropped": [{kind, name, index, reason, kept}, …]}.
+-- object {"dropped": [{kind, name, reason, kept[, index]}, …]}.
 local function answer(r)
   if r.remembered then
     -- the same payload as the last one applied: nothing was decoded
@@ -164,7 +127,7 @@ local function answer(r)
     return respond(r.status, (r.message or "") .. "\n")
   end
   if r.dropped and #r.dropped > 0 then
-    return respond(r.status, encode_dropped(r.dropped), JSON)
+    return respond(r.status, cjson.encode({ dropped = r.dropped }), JSON)
   end
   return respond(r.status)
 end
@@ -218,16 +181,6 @@ local function read_body(limit)
 end
 
 local function get_backends()
-  local name = ngx.var.arg_name
-  if name and name ~= "" then
-    -- ?name=N: the one backend N, as the balancer reads it
-    name = ngx.unescape_uri(name)
-    local text = by_name.get(ngx.shared.backends_by_name, name)
-    if not text then
-      return respond(ngx.HTTP_NOT_FOUND, "no backend " .. name .. "\n")
-    end
-    return respond(ngx.HTTP_OK, text, JSON)
-  end
   local raw, version = _M.backends_data()
   if not raw and version then
     -- a POST that did not fit beside the current backends is replacing
@@ -237,8 +190,7 @@ local function get_backends()
   return respond(ngx.HTTP_OK, raw or "[]", JSON)
 end
 
--- publish stores text as the current value of name (store.lua); it
--- returns the result and, on success, the new version.
+-- publish stores text as the current value of name (store.lua).
 local function publish(dict, name, text, dropped)
   local version, perr = store.publish(dict, name, text)
   if not version then
@@ -247,7 +199,7 @@ local function publish(dict, name, text, dropped)
     end
     return result(ngx.HTTP_SERVICE_UNAVAILABLE, name .. ": cannot store: " .. tostring(perr))
   end
-  return result(ngx.HTTP_CREATED, nil, dropped), version
+  return result(ngx.HTTP_CREATED, nil, dropped)
 end
 
 -- accepted_backends returns the text to store for a backends payload
@@ -330,62 +282,6 @@ local function remembered(dict_of, name, apply)
   end
 end
 
-local function epoch_of(dict)
-  local epoch = dict:get(EPOCH)
-  if not epoch then
-    dict:safe_add(EPOCH, string.format("%x-%x", math.floor(ngx.now() * 1000), math.random(0, 0x7fffffff)))
-    epoch = dict:get(EPOCH)
-  end
-  return epoch
-end
-
--- publish_backends publishes text, the backends of list (decoded), with
--- each backend's own entry (backends_by_name.lua), under one lock.
-local function publish_backends(dict, text, list, dropped)
-  local entries = ngx.shared.backends_by_name
-  local ok, lerr = by_name.lock(entries)
-  if not ok then
-    return result(ngx.HTTP_SERVICE_UNAVAILABLE, BACKENDS .. ": " .. tostring(lerr))
-  end
-  local staged, serr = by_name.stage(entries, list)
-  if not staged then
-    by_name.unlock(entries)
-    if serr == store.ERR_TOO_LARGE then
-      return result(HTTP_TOO_LARGE, BACKENDS .. ": the entries of the " .. #list
-        .. " backends do not fit in the shared dict backends_by_name (capacity "
-        .. tostring(entries:capacity()) .. " bytes, with the data it holds)")
-    end
-    return result(ngx.HTTP_SERVICE_UNAVAILABLE, BACKENDS .. ": cannot store: " .. tostring(serr))
-  end
-  local r, version = publish(dict, BACKENDS, text, dropped)
-  if version then
-    by_name.commit(entries, staged, epoch_of(dict), version)
-  else
-    by_name.rollback(entries, staged)
-  end
-  by_name.unlock(entries)
-  return r
-end
-
--- fill_entries gives backends_by_name the entries of the backends that
--- configuration_data holds, when a reload resized backends_by_name alone
--- (a new, empty zone): run by init() in the master.
-local function fill_entries(dict, entries)
-  local raw, version = store.current(dict, BACKENDS)
-  local list = raw and cjson.decode(raw)
-  if type(list) ~= "table" then
-    ngx.log(ngx.ERR, "configuration: cannot read the backends to fill backends_by_name")
-    return
-  end
-  local staged, err = by_name.stage(entries, list)
-  if not staged then
-    ngx.log(ngx.ERR, "configuration: cannot fill backends_by_name: ", err)
-    return
-  end
-  by_name.commit(entries, staged, epoch_of(dict), version)
-  ngx.log(ngx.NOTICE, "configuration: backends_by_name filled from the backends of version ", version)
-end
-
 -- apply_backends validates and publishes a backends payload.
 local function apply_backends_now(body)
   local dict = ngx.shared.configuration_data
@@ -394,18 +290,14 @@ local function apply_backends_now(body)
     return bad_request(bad)
   end
   if #bad == 0 then
-    return publish_backends(dict, body, backends)
+    return publish(dict, BACKENDS, body)
   end
   local elements = util.array_elements(body)
   if not elements or #elements ~= #backends then
     return result(ngx.HTTP_INTERNAL_SERVER_ERROR, "backends: cannot split the payload into its entries")
   end
   local text, dropped = accepted_backends(dict, elements, bad)
-  local list = cjson.decode(text)
-  if type(list) ~= "table" then
-    return result(ngx.HTTP_INTERNAL_SERVER_ERROR, "backends: cannot decode the accepted entries")
-  end
-  return publish_backends(dict, text, list, dropped)
+  return publish(dict, BACKENDS, text, dropped)
 end
 
 local apply_backends = remembered(function() return ngx.shared.configuration_data end, BACKENDS, apply_backends_now)
@@ -738,11 +630,6 @@ function _M.init()
   local dict = ngx.shared.configuration_data
   if dict and store.version(dict, BACKENDS) == nil then
     preload(PRELOAD_BACKENDS, BACKENDS, apply_backends)
-    preloaded = true
-  end
-  local entries = ngx.shared.backends_by_name
-  if dict and entries and store.version(dict, BACKENDS) ~= nil and by_name.empty(entries) then
-    fill_entries(dict, entries)
     preloaded = true
   end
   local certs, index = ngx.shared.certificate_data, ngx.shared.certificate_servers

@@ -50,15 +50,6 @@ local function lock(dict, name)
   end
 end
 
--- lock takes the lock of name (the key name .. ":lock", freed after
--- LOCK_TTL seconds should its holder die); unlock frees it. publish takes
--- it itself; backends_by_name.lua takes its own around a whole publish.
-_M.lock = lock
-
-function _M.unlock(dict, name)
-  dict:delete(name .. ":lock")
-end
-
 -- replace_in_place stores value under version when it does not fit
 -- beside the current value (version old): it deletes the current value
 -- first, and puts it back when value does not fit alone either. Meanwhile
@@ -107,9 +98,6 @@ function _M.publish(dict, name, value)
   ok, err = dict:safe_set(name .. ":" .. version, value)
   if not ok and err == _M.ERR_TOO_LARGE and old then
     ok, err = replace_in_place(dict, name, old, version, value)
-    if ok then
-      ngx.log(ngx.NOTICE, "store: ", name, " version ", version, " replaced the current one in place (no room beside it)")
-    end
   end
   if not ok then
     dict:delete(name .. ":lock")

@@ -122,7 +122,6 @@ func TestRenderSizesTheLuaDicts(t *testing.T) {
 		"lua_shared_dict configuration_data 128m;",
 		"lua_shared_dict certificate_data 32m;",
 		"lua_shared_dict certificate_servers 8m;",
-		"lua_shared_dict backends_by_name 128m;",
 		"lua_shared_dict balancer_ewma 10m;",
 		"client_max_body_size 128m;",
 	}

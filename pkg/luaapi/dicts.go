@@ -17,10 +17,6 @@ const (
 	DictCertificates = "certificate_data"
 	// DictServers holds one entry per host name (a certificate ID).
 	DictServers = "certificate_servers"
-	// DictBackendsByName holds each backend's JSON on its own, which a
-	// worker decodes when a request first needs it
-	// (lua/backends_by_name.lua), and the names each version changed.
-	DictBackendsByName = "backends_by_name"
 )
 
 // DictSizes are the sizes in bytes of the shared dicts that hold the
@@ -29,13 +25,12 @@ type DictSizes struct {
 	ConfigurationData  int64
 	CertificateData    int64
 	CertificateServers int64
-	BackendsByName     int64
 }
 
 // DefaultDictSizes are the sizes of CONTRACT.md's nginx.conf: the floor of
 // SizeDicts.
 func DefaultDictSizes() DictSizes {
-	return DictSizes{ConfigurationData: 64 << 20, CertificateData: 32 << 20, CertificateServers: 8 << 20, BackendsByName: 32 << 20}
+	return DictSizes{ConfigurationData: 64 << 20, CertificateData: 32 << 20, CertificateServers: 8 << 20}
 }
 
 // How a lua_shared_dict stores an entry (lua-nginx-module 0.10.23 on
@@ -67,31 +62,21 @@ func slab(k, v int) int64 {
 // Needs returns how many bytes each shared dict needs so that a POST of
 // these payloads is applied atomically: twice what the payload takes once
 // stored (configuration_data holds the new backends beside the current
-// ones, backends_by_name each backend's entry beside the one it replaces;
-// a POST of servers stores the new entries before it deletes the stale
-// ones), plus the pool's overhead. It fails only when the payloads cannot
-// be encoded.
+// ones; a POST of servers stores the new entries before it deletes the
+// stale ones), plus the pool's overhead. It fails only when the payloads
+// cannot be encoded.
 func Needs(backends []Backend, servers Servers) (DictSizes, error) {
 	// The length of json.Marshal(backends): "[", the elements with commas
 	// between them, "]". Marshaling each element skips the pass over the
 	// whole text that encoding/json makes for a MarshalJSON method's output.
 	n := 2 + max(len(backends)-1, 0)
-	var entries int64
-	names := 0
 	for i := range backends {
 		data, err := backends[i].MarshalJSON()
 		if err != nil {
 			return DictSizes{}, fmt.Errorf("encoding backend %s: %w", backends[i].Name, err)
 		}
 		n += len(data)
-		// the entry is Lua's encoding of the element: "/" escaped, no
-		// other change of size but a few bytes; a fifth more covers it
-		entries += slab(len("b:")+len(backends[i].Name), len(data)+len(data)/5)
-		names += len(backends[i].Name) + 1
 	}
-	// the names of the set ("b:names") and the change lists ("bc:<v>", 64
-	// kept), at most the names each
-	entries += slab(len("b:names"), names) + 2*slab(len("bc:")+20, names)
 	var certs, hosts int64
 	for id, pem := range servers.Certificates {
 		certs += slab(len(id), len(pem))
@@ -101,7 +86,6 @@ func Needs(backends []Backend, servers Servers) (DictSizes, error) {
 	}
 	return DictSizes{
 		ConfigurationData:  withOverhead(2 * slab(len("backends:")+20, n)),
-		BackendsByName:     withOverhead(2 * entries),
 		CertificateData:    withOverhead(2 * certs),
 		CertificateServers: withOverhead(2 * hosts),
 	}, nil
@@ -124,7 +108,6 @@ func SizeDicts(need, current DictSizes) DictSizes {
 		ConfigurationData:  sizeDict(need.ConfigurationData, current.ConfigurationData, def.ConfigurationData),
 		CertificateData:    sizeDict(need.CertificateData, current.CertificateData, def.CertificateData),
 		CertificateServers: sizeDict(need.CertificateServers, current.CertificateServers, def.CertificateServers),
-		BackendsByName:     sizeDict(need.BackendsByName, current.BackendsByName, def.BackendsByName),
 	}
 }
 
@@ -161,7 +144,7 @@ func sizeDict(need, current, floor int64) int64 {
 	return target
 }
 
-// DictSizesOf reads the sizes of the four dicts from the lua_shared_dict
+// DictSizesOf reads the sizes of the three dicts from the lua_shared_dict
 // lines of an nginx.conf (0 for a dict it does not declare). The lines
 // are near the top of the http block: the scan stops after them.
 func DictSizesOf(conf []byte) DictSizes {
@@ -184,8 +167,6 @@ func DictSizesOf(conf []byte) DictSizes {
 				d.CertificateData = size
 			case DictServers:
 				d.CertificateServers = size
-			case DictBackendsByName:
-				d.BackendsByName = size
 			}
 		}
 		// The next line must be another lua_shared_dict.

@@ -46,30 +46,15 @@ func TestNeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// each backend's own entry too (lua/backends_by_name.lua), with the
-	// names and change lists
-	var entries int64
-	names := 0
-	for _, b := range backends {
-		one, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		entries += slab(2+len(b.Name), len(one)+len(one)/5)
-		names += len(b.Name) + 1
-	}
-	entries += slab(len("b:names"), names) + 2*slab(23, names)
 	want := DictSizes{
 		ConfigurationData:  withOverhead(2 * slab(len("backends:")+20, len(data))),
-		BackendsByName:     withOverhead(2 * entries),
 		CertificateData:    withOverhead(2 * slab(len("ns/a"), 3000)),
 		CertificateServers: withOverhead(2 * (slab(len("a.example.com"), 4) + slab(1, 4))),
 	}
 	if got != want {
 		t.Errorf("Needs = %+v, want %+v (the backends JSON is %d bytes)", got, want, len(data))
 	}
-	if empty, err := Needs(nil, Servers{}); err != nil || empty.ConfigurationData != withOverhead(2*slab(29, 2)) ||
-		empty.BackendsByName != withOverhead(2*(slab(7, 0)+2*slab(23, 0))) {
+	if empty, err := Needs(nil, Servers{}); err != nil || empty.ConfigurationData != withOverhead(2*slab(29, 2)) {
 		t.Errorf("Needs of nothing = %+v, %v", empty, err)
 	}
 }

@@ -14,7 +14,7 @@ func TestDictsFor(t *testing.T) {
 	if got, err := DictsFor(small, DictSizes{}); err != nil || got != DefaultDictSizes() {
 		t.Errorf("a small config at the first start: %+v, %v; want the defaults", got, err)
 	}
-	running := DictSizes{ConfigurationData: 128 << 20, CertificateData: 32 << 20, CertificateServers: 8 << 20, BackendsByName: 32 << 20}
+	running := DictSizes{ConfigurationData: 128 << 20, CertificateData: 32 << 20, CertificateServers: 8 << 20}
 	if got, err := DictsFor(small, running); err != nil || got != running {
 		t.Errorf("a small config while 128m runs: %+v, %v; want the running sizes kept", got, err)
 	}
@@ -30,8 +30,7 @@ func TestDictsFor(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := DictsFor(big, DictSizes{})
-	if err != nil || got != SizeDicts(need, DictSizes{}) || got.ConfigurationData != 128<<20 || got.BackendsByName != 128<<20 {
-		// twice 40 MB for the array, twice for the backend's own entry
-		t.Errorf("40 MB of backends: %+v, %v; want SizeDicts of Needs, configuration_data and backends_by_name 128m", got, err)
+	if err != nil || got != SizeDicts(need, DictSizes{}) || got.ConfigurationData != 128<<20 {
+		t.Errorf("40 MB of backends: %+v, %v; want SizeDicts of Needs, configuration_data 128m", got, err)
 	}
 }

@@ -41,7 +41,6 @@ http {
     lua_shared_dict configuration_data 4m;
     lua_shared_dict certificate_data 2m;
     lua_shared_dict certificate_servers 1m;
-    lua_shared_dict backends_by_name 16m;
     init_by_lua_block {
         require("resty.core")
         configuration = require("configuration")

@@ -3,8 +3,7 @@ package nginxconf
 import "strconv"
 
 // LuaDicts are the sizes in bytes of the lua_shared_dict zones that hold
-// the Lua payloads (lua/CONTRACT.md); zero is the default (64m, 32m, 8m,
-// 32m).
+// the Lua payloads (lua/CONTRACT.md); zero is the default (64m, 32m, 8m).
 // The controller sizes them from the payloads it pushes
 // (luaapi.SizeDicts), so that a payload always fits: one that outgrows a
 // dict changes nginx.conf, and so reloads nginx with a larger one.
@@ -12,7 +11,6 @@ type LuaDicts struct {
 	ConfigurationData  int64
 	CertificateData    int64
 	CertificateServers int64
-	BackendsByName     int64
 }
 
 // withDefaults returns d with every zero size replaced by the default.
@@ -26,9 +24,6 @@ func (d LuaDicts) withDefaults() LuaDicts {
 	if d.CertificateServers <= 0 {
 		d.CertificateServers = 8 << 20
 	}
-	if d.BackendsByName <= 0 {
-		d.BackendsByName = 32 << 20
-	}
 	return d
 }
 
@@ -39,7 +34,6 @@ func writeLuaDicts(w *confWriter, d LuaDicts) {
 	w.line("lua_shared_dict", "configuration_data", nginxSize(d.ConfigurationData))
 	w.line("lua_shared_dict", "certificate_data", nginxSize(d.CertificateData))
 	w.line("lua_shared_dict", "certificate_servers", nginxSize(d.CertificateServers))
-	w.line("lua_shared_dict", "backends_by_name", nginxSize(d.BackendsByName))
 	// ewma scores, shared by the workers (lua/balancer_ewma.lua)
 	w.line("lua_shared_dict", "balancer_ewma", "10m")
 }

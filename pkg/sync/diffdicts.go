@@ -20,7 +20,6 @@ func dictChanges(running, desired []byte) ([]Reason, []string) {
 		{luaapi.DictConfiguration, o.ConfigurationData, c.ConfigurationData},
 		{luaapi.DictCertificates, o.CertificateData, c.CertificateData},
 		{luaapi.DictServers, o.CertificateServers, c.CertificateServers},
-		{luaapi.DictBackendsByName, o.BackendsByName, c.BackendsByName},
 		{luaapi.DictRoutes, luaapi.RoutesDictSizeOf(running), luaapi.RoutesDictSizeOf(desired)},
 	} {
 		if d.old == d.cur {
