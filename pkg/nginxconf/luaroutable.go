@@ -90,6 +90,12 @@ var classicLocationSettings = []struct {
 	}},
 }
 
+// classicDetails name, for a row of classicLocationSettings, what of the
+// setting keeps the host classic ("configuration-snippet (rewrite)").
+var classicDetails = map[string]func(l *model.Location) string{
+	"configuration-snippet": snippetBlocker,
+}
+
 // snippetBlocker names what keeps l's configuration-snippet out of a
 // shape location ("" for nothing, or no snippet): its ShapeBlocker, a
 // header of the location's custom-headers that the snippet names but does
@@ -143,8 +149,8 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 		for _, row := range classicLocationSettings {
 			if row.classic(c, l) {
 				setting := row.setting
-				if setting == "configuration-snippet" {
-					setting += " (" + snippetBlocker(l) + ")"
+				if detail := classicDetails[setting]; detail != nil {
+					setting += " (" + detail(l) + ")"
 				}
 				out = append(out, ClassicReason{Setting: setting, Ingress: l.Ingress})
 			}

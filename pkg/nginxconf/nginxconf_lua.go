@@ -357,13 +357,7 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 // the host classic) and no directive that ShapeBlocker names.
 func writeShapeSnippet(w *confWriter, c *model.Config, shape *model.LocationShape) {
 	w.snippet.drop = nil
-	num, maxTemp := c.Global.ProxyBuffersNumber, c.Global.ProxyMaxTempFileSize
-	if n := shape.Proxy.BuffersNumber; n != 0 {
-		num = n
-	}
-	if m := shape.Proxy.MaxTempFileSize; m != "" {
-		maxTemp = m
-	}
+	num, maxTemp := blockBuffers(&c.Global, &shape.Proxy)
 	writeSnippetDirectives(w, shape.Snippet, snippetScope{g: &c.Global, proxies: true, authHSTS: shape.Auth != nil, buffersNumber: num, maxTemp: maxTemp})
 }
 

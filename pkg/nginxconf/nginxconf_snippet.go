@@ -226,13 +226,7 @@ func writeLocationSnippet(w *confWriter, c *model.Config, l *model.Location) {
 	drop := w.snippet.drop
 	w.snippet.drop = nil
 	block := w.beginOwned(host, location, []model.ObjectRef{owner.Ingress})
-	num, maxTemp := c.Global.ProxyBuffersNumber, c.Global.ProxyMaxTempFileSize
-	if n := l.Settings.Proxy.BuffersNumber; n != 0 {
-		num = n
-	}
-	if m := l.Settings.Proxy.MaxTempFileSize; m != "" {
-		maxTemp = m
-	}
+	num, maxTemp := blockBuffers(&c.Global, &l.Settings.Proxy)
 	writeSnippetVars(w, func(v string) (string, bool) {
 		if logFormatReads(c.Global.Logging.FormatUpstream, v) || (w.monitor && slices.Contains(monitorVars, v)) {
 			return "", false // writeLogLocationVars has set it
@@ -258,6 +252,19 @@ func writeLocationSnippet(w *confWriter, c *model.Config, l *model.Location) {
 	}
 	w.endOwned(block)
 	w.snippet.drop = drop
+}
+
+// blockBuffers are the proxy_buffers number and proxy_max_temp_file_size
+// of a location with proxy settings p: its own, else the ConfigMap's.
+func blockBuffers(g *model.Global, p *model.ProxySettings) (int, string) {
+	num, maxTemp := g.ProxyBuffersNumber, g.ProxyMaxTempFileSize
+	if p.BuffersNumber != 0 {
+		num = p.BuffersNumber
+	}
+	if p.MaxTempFileSize != "" {
+		maxTemp = p.MaxTempFileSize
+	}
+	return num, maxTemp
 }
 
 // snippetHasRoot tells whether s's server-snippet has a prefix location
@@ -620,54 +627,51 @@ func writeSnippetProxy(w *confWriter, p model.SnippetProxy, sc snippetScope) {
 // shapesNeedDollar reports whether the snippet of a shape location
 // (--routing=lua) holds a literal "$".
 func shapesNeedDollar(shapes []model.LocationShape) bool {
-	for i := range shapes {
-		if sn := shapes[i].Snippet; sn != nil && snippetNeedsDollar(&model.Config{Servers: []model.Server{{Snippet: sn}}}) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(shapes, func(s model.LocationShape) bool { return snippetHasDollar(s.Snippet) })
 }
 
 // snippetNeedsDollar reports whether a snippet header of c holds a literal
 // "$" (a Header without Vars), which needs dollarVar.
 func snippetNeedsDollar(c *model.Config) bool {
-	literal := func(hs []model.Header) bool {
-		return slices.ContainsFunc(hs, func(h model.Header) bool { return !h.Vars && strings.Contains(h.Value, "$") })
-	}
-	var check func(sn *model.Snippet) bool
-	check = func(sn *model.Snippet) bool {
-		if sn == nil {
-			return false
-		}
-		if literal(sn.ProxySetHeaders) {
-			return true
-		}
-		for _, h := range sn.AddHeaders {
-			if literal([]model.Header{h.Header}) {
-				return true
-			}
-		}
-		for _, m := range sn.MoreSetHeaders {
-			if literal(m.Headers) {
-				return true
-			}
-		}
-		for i := range sn.Locations {
-			if check(&sn.Locations[i].Body) {
-				return true
-			}
-		}
-		return false
-	}
 	for i := range c.Servers {
 		s := &c.Servers[i]
-		if check(s.Snippet) {
+		if snippetHasDollar(s.Snippet) {
 			return true
 		}
 		for j := range s.Locations {
-			if check(s.Locations[j].Settings.Snippet) {
+			if snippetHasDollar(s.Locations[j].Settings.Snippet) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// snippetHasDollar reports whether a header of sn (or of its nested
+// locations) holds a literal "$" (nil: none).
+func snippetHasDollar(sn *model.Snippet) bool {
+	if sn == nil {
+		return false
+	}
+	literal := func(hs []model.Header) bool {
+		return slices.ContainsFunc(hs, func(h model.Header) bool { return !h.Vars && strings.Contains(h.Value, "$") })
+	}
+	if literal(sn.ProxySetHeaders) {
+		return true
+	}
+	for _, h := range sn.AddHeaders {
+		if literal([]model.Header{h.Header}) {
+			return true
+		}
+	}
+	for _, m := range sn.MoreSetHeaders {
+		if literal(m.Headers) {
+			return true
+		}
+	}
+	for i := range sn.Locations {
+		if snippetHasDollar(&sn.Locations[i].Body) {
+			return true
 		}
 	}
 	return false
