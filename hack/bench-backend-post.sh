@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Measures what a POST of the whole backends array costs nginx on a large
+# Measures what a POST of the whole backends array (and a PATCH of one backend) costs nginx on a large
 # cluster: the controller (files source, --routing=lua, 2 workers) on
 # hack/genmanifests' N Ingresses, then two POSTs of the array it serves
 # (one endpoint changed, then back) while a client sends requests one after
 # the other on one keep-alive connection (so to one worker): each POST's
 # time, and the p50/p99/longest request meanwhile (a worker busy with a
 # POST, or decoding backends, serves nothing). Also the time to first
-# config and nginx's RSS before and after.
+# config and nginx's RSS before and after. Then the same change as two
+# PATCHes (only the changed backend, on the whole array posted last), and
+# the same figures for them.
 # Usage: [N=100000] [BIN=path] hack/bench-backend-post.sh [OUTDIR]
 # (BIN: another build of kubectl-ingress to measure; default bin/, built)
 set -euo pipefail
@@ -59,28 +61,39 @@ changed = json.loads(original)
 changed[0]["endpoints"][0]["address"] = "10.99.99.99"
 host = changed[0]["service"]["metadata"]["name"] + "-" + changed[0]["service"]["metadata"]["namespace"] + ".example.com"
 bodies = [json.dumps(changed, separators=(",", ":")).encode(), original]
-latencies, done = [], threading.Event()
+import hashlib
+base = hashlib.md5(original).hexdigest()
+first = json.dumps(json.loads(original)[0], separators=(",", ":"))
+patches = [
+    ('{"base":"%s","deleted":[]}\n[%s]' % (base, json.dumps(changed[0], separators=(",", ":")))).encode(),
+    ('{"base":"%s","deleted":[]}\n[%s]' % (base, first)).encode(),
+]
+phase = ["POST"]
+latencies, done = {"POST": [], "PATCH": []}, threading.Event()
 def client():
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     while not done.is_set():
         t = time.monotonic()
         c.request("GET", "/", headers={"Host": host})
         c.getresponse().read()
-        latencies.append(time.monotonic() - t)
+        latencies[phase[0]].append(time.monotonic() - t)
 th = threading.Thread(target=client)
 th.start()
 time.sleep(2)
-for body in bodies:
-    c = http.client.HTTPConnection("127.0.0.1", status, timeout=300)
-    t = time.monotonic()
-    c.request("POST", "/configuration/backends", body=body)
-    r = c.getresponse()
-    r.read()
-    print(f"POST of {len(body) >> 20} MB of backends: {r.status} in {time.monotonic() - t:.2f} s")
-    time.sleep(4)
+for method, list_ in (("POST", bodies), ("PATCH", patches)):
+    phase[0] = method
+    for body in list_:
+        c = http.client.HTTPConnection("127.0.0.1", status, timeout=300)
+        t = time.monotonic()
+        c.request(method, "/configuration/backends", body=body)
+        r = c.getresponse()
+        answer = r.read()
+        print(f"{method} of {len(body) / 1e6:.3f} MB of backends: {r.status} in {time.monotonic() - t:.3f} s {answer[:200]!r}")
+        time.sleep(4)
 done.set()
 th.join()
-ls = sorted(latencies)
-print(f"{len(ls)} requests meanwhile: p50 {ls[len(ls) // 2] * 1000:.1f} ms, p99 {ls[int(len(ls) * .99)] * 1000:.1f} ms, longest {ls[-1] * 1000:.0f} ms")
+for method, ls in latencies.items():
+    ls = sorted(ls)
+    print(f"{method}s: {len(ls)} requests meanwhile: p50 {ls[len(ls) // 2] * 1000:.1f} ms, p99 {ls[int(len(ls) * .99)] * 1000:.1f} ms, longest {ls[-1] * 1000:.0f} ms")
 PY
 echo "nginx RSS after: $(nginx_rss)"

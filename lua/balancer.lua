@@ -1,7 +1,10 @@
 -- balancer: routes each proxied request to an endpoint of its backend.
 --
 -- Backends live as JSON in the shared dict configuration_data, versioned by
--- store.lua. Each worker decodes them again only when the version moved:
+-- store.lua: the whole array of the last POST (the base) and the backends
+-- changed since (delta.lua: what a PATCH sent). Each worker follows the
+-- delta's version and decodes again only what moved (the base only when
+-- the delta names another base):
 -- at init_worker (so a worker forked by a reload serves the current backends
 -- from its first request: shared dicts survive a reload), every second from
 -- a timer, and at the start of every proxied request (rewrite), so a push is
@@ -22,6 +25,7 @@ local ngx_balancer = require("ngx.balancer")
 local util = require("util")
 local canary = require("canary")
 local configuration = require("configuration")
+local delta = require("delta")
 
 local ngx = ngx
 local ngx_log = ngx.log
@@ -56,10 +60,21 @@ local _M = {}
 -- backend is built (or its previous instance synced) on the first request
 -- that needs it under the new version. A push of 10,000 backends so costs
 -- each worker one decode, not 10,000 constructions.
-local backends = {}     -- backend name -> decoded backend of synced_version
+local base = {}         -- backend name -> decoded backend of the base synced_base
+local changed = {}      -- backend name -> decoded backend of the delta, false: deleted
 local built = {}        -- backend name -> entry built for synced_version
 local instances = {}    -- backend name -> last instance built (any version)
-local synced_version    -- the version of backends; nil before any
+local synced_base       -- the store version of base; nil before any
+local synced_version    -- the version of the delta that serves; nil before any
+
+-- backend returns the decoded backend called name that serves.
+local function backend_named(name)
+  local b = changed[name]
+  if b ~= nil then
+    return b or nil
+  end
+  return base[name]
+end
 
 -- implementation returns the implementation for backend.
 local function implementation(backend)
@@ -133,7 +148,7 @@ local function entry(name)
   if e then
     return e
   end
-  local backend = backends[name]
+  local backend = backend_named(name)
   if not backend then
     return nil
   end
@@ -165,42 +180,92 @@ local function lookup(name)
   return nil
 end
 
-local function sync()
-  -- Compare the version alone first: one shared-dict read per request.
-  local version = configuration.backends_version()
-  if version == synced_version then
-    return
-  end
-  local raw, at = configuration.backends_data()
-  if not raw then
-    if at ~= nil then
-      return -- being replaced right now: the next request reads it
-    end
-    backends, built, instances, synced_version = {}, {}, {}, nil
-    peer_addresses = {}
-    return
+-- decode_base decodes the whole array of version at and indexes it by
+-- name; nil when it is being replaced (read it on a later call).
+local function decode_base(at)
+  local raw, version = configuration.backends_data()
+  if not raw or version ~= at then
+    return nil -- replaced in place right now, or a newer base whose delta is not out yet
   end
   local decoded, err = cjson.decode(raw)
   if type(decoded) ~= "table" then
     -- configuration.lua stored only valid JSON: keep what serves.
     ngx_log(ngx_ERR, "balancer: cannot decode backends version ", tostring(at), ": ", tostring(err))
-    synced_version = at
-    return
+    return {}
   end
   local by_name = {}
   for i = 1, #decoded do
     local backend = decoded[i]
     by_name[backend.name] = backend
   end
+  return by_name
+end
+
+-- forget drops the built entries of the names of a delta (the backends it
+-- sets and deletes), which the next delta may change.
+local function forget(set)
+  for name in pairs(set) do
+    built[name] = nil
+  end
+end
+
+local function sync()
+  -- Compare the version alone first: one shared-dict read per request.
+  local version = configuration.backends_delta_version()
+  if version == synced_version then
+    return
+  end
+  local stored, at = configuration.backends_delta_data()
+  if not stored then
+    if at ~= nil then
+      return -- being replaced right now: the next request reads it
+    end
+    base, changed, built, instances, synced_base, synced_version = {}, {}, {}, {}, nil, nil
+    peer_addresses = {}
+    return
+  end
+  local base_version, deleted, array = delta.split(stored)
+  local set, gone
+  if base_version then
+    set, gone = delta.decode(deleted, array)
+  end
+  if not set then
+    ngx_log(ngx_ERR, "balancer: cannot decode backends delta version ", tostring(at))
+    synced_version = at
+    return
+  end
+  -- The names whose instance may be gone now: all of them on a new base,
+  -- else those the previous delta named (they may fall back to a base
+  -- without them) and those this one deletes.
+  local maybe_gone
+  if base_version ~= synced_base then
+    local by_name = decode_base(base_version)
+    if not by_name then
+      return
+    end
+    base, built, synced_base = by_name, {}, base_version
+    peer_addresses = {}
+    maybe_gone = instances
+  else
+    forget(changed)
+    forget(set)
+    forget(gone)
+    maybe_gone = changed
+  end
+  changed = set
+  for name in pairs(gone) do
+    changed[name] = false
+  end
   -- Instances of backends that are gone are dropped; the others wait for
   -- their next request to be synced.
-  for name in pairs(instances) do
-    if not by_name[name] then
-      instances[name] = nil
+  for _, names in ipairs({ maybe_gone, gone }) do
+    for name in pairs(names) do
+      if instances[name] and not backend_named(name) then
+        instances[name] = nil
+      end
     end
   end
-  backends, built, synced_version = by_name, {}, at
-  peer_addresses = {}
+  synced_version = at
 end
 
 local function sync_timer(premature)

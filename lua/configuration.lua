@@ -2,6 +2,7 @@
 -- compatible), run by content_by_lua in `location /configuration`:
 --
 --   GET|POST /configuration/backends   backends JSON array (versioned, see store.lua)
+--   PATCH    /configuration/backends   the backends changed since the last POST (delta.lua)
 --   GET|POST /configuration/general    general settings JSON object
 --   POST     /configuration/servers    {"servers": {host: id}, "certificates": {id: PEM}}
 --   GET      /configuration/certs?hostname=H   the PEM served for H
@@ -23,6 +24,7 @@
 -- request.
 local cjson = require("cjson.safe")
 local store = require("store")
+local delta = require("delta")
 local validate = require("validate")
 local general = require("general")
 local certificate = require("certificate")
@@ -45,6 +47,13 @@ local TEXT = "text/plain; charset=utf-8"
 local JSON = "application/json"
 
 local BACKENDS = "backends"
+-- The backends changed since the whole array (delta.lua), which the
+-- workers follow: every whole array publishes an empty one.
+local DELTA = delta.NAME
+-- The md5 of the whole array applied last, which a PATCH names as its base.
+local BASE_SUM = "backends_base_sum"
+-- Held while the backends, their delta and BASE_SUM change together.
+local APPLY_LOCK = "backends_apply"
 local HTTP_TOO_LARGE = 413 -- no ngx.HTTP_REQUEST_ENTITY_TOO_LARGE in lua-nginx-module 0.10.23
 
 -- The payload files of a start, relative to the prefix (pkg/nginx.Preload
@@ -85,9 +94,17 @@ function _M.backends_data()
   return store.current(ngx.shared.configuration_data, BACKENDS)
 end
 
--- backends_version returns the version of the backends that serve.
-function _M.backends_version()
-  return store.version(ngx.shared.configuration_data, BACKENDS)
+-- backends_delta_data returns the stored delta of the backends
+-- (delta.lua) and its version (see store.current). The workers follow its
+-- version: a whole array publishes an empty delta after itself.
+function _M.backends_delta_data()
+  return store.current(ngx.shared.configuration_data, DELTA)
+end
+
+-- backends_delta_version returns the version of the delta that serves: it
+-- moves with every change of the backends.
+function _M.backends_delta_version()
+  return store.version(ngx.shared.configuration_data, DELTA)
 end
 
 local function respond(status, body, content_type)
@@ -180,6 +197,9 @@ local function read_body(limit)
   return body
 end
 
+-- get_backends answers the whole array that serves: the base with its
+-- delta laid on it (delta.merge, a decode of the base: seconds at 100,000
+-- backends, for a GET only) when there is one.
 local function get_backends()
   local raw, version = _M.backends_data()
   if not raw and version then
@@ -187,10 +207,27 @@ local function get_backends()
     -- them in place right now
     return respond(ngx.HTTP_SERVICE_UNAVAILABLE, "backends: being replaced, ask again\n")
   end
-  return respond(ngx.HTTP_OK, raw or "[]", JSON)
+  if not raw then
+    return respond(ngx.HTTP_OK, "[]", JSON)
+  end
+  local stored = _M.backends_delta_data()
+  local base, deleted, array
+  if stored then
+    base, deleted, array = delta.split(stored)
+  end
+  if base ~= version or delta.is_empty(deleted, array) then
+    -- no delta, or one of an older base that a whole array is replacing
+    return respond(ngx.HTTP_OK, raw, JSON)
+  end
+  local merged, err = delta.merge(raw, deleted, array)
+  if not merged then
+    return respond(ngx.HTTP_INTERNAL_SERVER_ERROR, "backends: " .. tostring(err) .. "\n")
+  end
+  return respond(ngx.HTTP_OK, merged, JSON)
 end
 
--- publish stores text as the current value of name (store.lua).
+-- publish stores text as the current value of name (store.lua); the
+-- result holds the new version.
 local function publish(dict, name, text, dropped)
   local version, perr = store.publish(dict, name, text)
   if not version then
@@ -199,7 +236,54 @@ local function publish(dict, name, text, dropped)
     end
     return result(ngx.HTTP_SERVICE_UNAVAILABLE, name .. ": cannot store: " .. tostring(perr))
   end
-  return result(ngx.HTTP_CREATED, nil, dropped)
+  local r = result(ngx.HTTP_CREATED, nil, dropped)
+  r.version = version
+  return r
+end
+
+-- previous_delta returns what the stored delta on base_version sets (name
+-- -> its text) and deletes (a set); empty tables when there is none.
+local function previous_delta(base_version)
+  local stored = _M.backends_delta_data()
+  local base, deleted, array
+  if stored then
+    base, deleted, array = delta.split(stored)
+  end
+  local texts, gone = {}, {}
+  if base ~= base_version then
+    return texts, gone
+  end
+  local set
+  set, gone = delta.decode(deleted, array)
+  if not set then
+    return {}, {}
+  end
+  local list, elements = cjson.decode(array), util.array_elements(array)
+  if type(list) == "table" and elements and #elements == #list then
+    for i = 1, #list do
+      if type(list[i]) == "table" and type(list[i].name) == "string" then
+        texts[list[i].name] = elements[i]
+      end
+    end
+  end
+  return texts, gone
+end
+
+-- base_names returns the set of the names the base holds (a decode of the
+-- whole array: only for a PATCH with bad entries that the previous delta
+-- does not name).
+local function base_names(dict)
+  local names = {}
+  local raw = store.current(dict, BACKENDS)
+  local list = raw and cjson.decode(raw)
+  if type(list) == "table" then
+    for i = 1, #list do
+      if type(list[i]) == "table" and type(list[i].name) == "string" then
+        names[list[i].name] = true
+      end
+    end
+  end
+  return names
 end
 
 -- accepted_backends returns the text to store for a backends payload
@@ -221,6 +305,14 @@ local function accepted_backends(dict, elements, bad)
             previous[old[i].name] = old_elements[i]
           end
         end
+      end
+      -- what serves is the base with its delta
+      local texts, gone = previous_delta(store.version(dict, BACKENDS))
+      for name, text in pairs(texts) do
+        previous[name] = text
+      end
+      for name in pairs(gone) do
+        previous[name] = nil
       end
       break
     end
@@ -256,7 +348,7 @@ end
 -- with the rest (and init() drops it where an endpoint spans two dicts).
 local APPLIED = "applied:"
 
-local function remembered(dict_of, name, apply)
+local function remembered(dict_of, name, apply, again)
   local key = APPLIED .. name
   return function(body)
     local dict = dict_of()
@@ -269,11 +361,13 @@ local function remembered(dict_of, name, apply)
           r.dropped = nil
         end
         r.remembered = true
-        return r
+        -- again (the backends') brings back what a later change laid
+        -- over the payload
+        return again and again(sum) or r
       end
     end
     dict:delete(key)
-    local r = apply(body)
+    local r = apply(body, sum)
     if r.status < 300 then
       -- safe_set: never evict an entry to remember a result
       dict:safe_set(key, sum .. cjson.encode({ status = r.status, dropped = r.dropped }))
@@ -282,25 +376,84 @@ local function remembered(dict_of, name, apply)
   end
 end
 
+-- with_apply_lock runs f(dict) holding APPLY_LOCK and returns its result.
+local function with_apply_lock(dict, f)
+  local ok, err = store.hold(dict, APPLY_LOCK)
+  if not ok then
+    return result(ngx.HTTP_SERVICE_UNAVAILABLE, BACKENDS .. ": " .. tostring(err))
+  end
+  local r = f(dict)
+  store.release(dict, APPLY_LOCK)
+  return r
+end
+
+-- publish_base publishes text as the whole backends array, then an empty
+-- delta on it (the workers follow the delta), then sum as the base that
+-- a PATCH names.
+local function publish_base(dict, text, dropped, sum)
+  return with_apply_lock(dict, function()
+    local r = publish(dict, BACKENDS, text, dropped)
+    if r.status >= 300 then
+      return r
+    end
+    local d = publish(dict, DELTA, delta.empty(r.version))
+    if d.status >= 300 then
+      return d
+    end
+    dict:delete(BASE_SUM)
+    if sum then
+      local ok, err = dict:safe_set(BASE_SUM, sum)
+      if not ok then
+        return result(ngx.HTTP_SERVICE_UNAVAILABLE, BACKENDS .. ": cannot store the base's sum: " .. tostring(err))
+      end
+    end
+    return r
+  end)
+end
+
 -- apply_backends validates and publishes a backends payload.
-local function apply_backends_now(body)
+local function apply_backends_now(body, sum)
   local dict = ngx.shared.configuration_data
   local backends, bad = validate.backends(body)
   if not backends then
     return bad_request(bad)
   end
   if #bad == 0 then
-    return publish(dict, BACKENDS, body)
+    return publish_base(dict, body, nil, sum)
   end
   local elements = util.array_elements(body)
   if not elements or #elements ~= #backends then
     return result(ngx.HTTP_INTERNAL_SERVER_ERROR, "backends: cannot split the payload into its entries")
   end
   local text, dropped = accepted_backends(dict, elements, bad)
-  return publish(dict, BACKENDS, text, dropped)
+  return publish_base(dict, text, dropped, sum)
 end
 
-local apply_backends = remembered(function() return ngx.shared.configuration_data end, BACKENDS, apply_backends_now)
+-- base_again answers a whole array that is the one applied last: when a
+-- delta was laid on it since, an empty delta brings the array back. nil
+-- when there is nothing to do (or the base is not that array any more:
+-- then the remembered result stands, as before deltas).
+local function base_again(sum)
+  local dict = ngx.shared.configuration_data
+  return with_apply_lock(dict, function()
+    local version = store.version(dict, BACKENDS)
+    local stored = _M.backends_delta_data()
+    local base, deleted, array
+    if stored then
+      base, deleted, array = delta.split(stored)
+    end
+    if not version or dict:get(BASE_SUM) ~= sum or (base == version and delta.is_empty(deleted, array)) then
+      return nil
+    end
+    local d = publish(dict, DELTA, delta.empty(version))
+    if d.status >= 300 then
+      return d
+    end
+    return nil
+  end)
+end
+
+local apply_backends = remembered(function() return ngx.shared.configuration_data end, BACKENDS, apply_backends_now, base_again)
 
 local function post_backends()
   local dict = ngx.shared.configuration_data
@@ -312,6 +465,103 @@ local function post_backends()
     return answer(bad_request(BACKENDS .. ": " .. err))
   end
   local r = apply_backends(body)
+  log_dropped(BACKENDS, r.dropped)
+  return answer(r)
+end
+
+-- accepted_delta returns the array text and deleted names to store for a
+-- PATCH with bad entries, and the dropped entries to report. A bad
+-- entry's name keeps what served it before: the previous delta's version,
+-- its deletion, or the base's version ("kept" tells whether one serves).
+local function accepted_delta(dict, base_version, deleted, elements, bad)
+  local texts, gone = previous_delta(base_version)
+  local names -- the base's, when needed
+  local replace, dropped = {}, {}
+  for _, b in ipairs(bad) do
+    local kept = false
+    replace[b.index] = true
+    if b.name and not b.duplicate then
+      if texts[b.name] then
+        replace[b.index], kept = texts[b.name], true
+      elseif gone[b.name] then
+        deleted[#deleted + 1] = b.name
+      else
+        names = names or base_names(dict)
+        kept = names[b.name] == true
+      end
+    end
+    dropped[#dropped + 1] = { kind = "backend", name = b.name or "", index = b.index - 1, reason = b.reason, kept = kept }
+  end
+  local parts = {}
+  for i = 1, #elements do
+    local verdict = replace[i]
+    if not verdict then
+      parts[#parts + 1] = elements[i]
+    elseif verdict ~= true then
+      parts[#parts + 1] = verdict
+    end
+  end
+  return "[" .. table_concat(parts, ",") .. "]", deleted, dropped
+end
+
+-- apply_delta applies a PATCH body (delta.lua) on the whole array it names
+-- as its base: 409 when that is not the one applied last (nginx started
+-- again, another client posted one), so that the client posts it whole.
+local function apply_delta(body)
+  local dict = ngx.shared.configuration_data
+  local base_sum, deleted, array = delta.parse(body)
+  if not base_sum then
+    return bad_request(deleted)
+  end
+  local backends, bad = validate.backends(array)
+  if not backends then
+    return bad_request(bad)
+  end
+  local setting = {}
+  for i = 1, #backends do
+    local b = backends[i]
+    if type(b) == "table" and type(b.name) == "string" then
+      setting[b.name] = true
+    end
+  end
+  for i = 1, #deleted do
+    if setting[deleted[i]] then
+      return bad_request("backends: " .. deleted[i] .. " is both deleted and set")
+    end
+  end
+  local elements
+  if #bad > 0 then
+    elements = util.array_elements(array)
+    if not elements or #elements ~= #backends then
+      return result(ngx.HTTP_INTERNAL_SERVER_ERROR, "backends: cannot split the payload into its entries")
+    end
+  end
+  return with_apply_lock(dict, function()
+    local current = dict:get(BASE_SUM)
+    local version = store.version(dict, BACKENDS)
+    if current ~= base_sum or not version then
+      return result(ngx.HTTP_CONFLICT, "backends: the base " .. base_sum
+        .. " is not the whole array applied last (" .. (current or "none")
+        .. "): POST the whole array")
+    end
+    local text, dropped = array, nil
+    if elements then
+      text, deleted, dropped = accepted_delta(dict, version, deleted, elements, bad)
+    end
+    return publish(dict, DELTA, delta.encode(version, deleted, text), dropped)
+  end)
+end
+
+local function patch_backends()
+  local dict = ngx.shared.configuration_data
+  local body, err, big, size = read_body(dict:capacity())
+  if big then
+    return answer(too_large(BACKENDS, size, dict))
+  end
+  if not body then
+    return answer(bad_request(BACKENDS .. ": " .. err))
+  end
+  local r = apply_delta(body)
   log_dropped(BACKENDS, r.dropped)
   return answer(r)
 end
@@ -690,7 +940,7 @@ local function get_nginx_conf()
 end
 
 local routes = {
-  ["/configuration/backends"] = { GET = get_backends, POST = post_backends },
+  ["/configuration/backends"] = { GET = get_backends, POST = post_backends, PATCH = patch_backends },
   ["/configuration/general"] = { GET = get_general, POST = post_general },
   ["/configuration/servers"] = { POST = post_servers },
   ["/configuration/certs"] = { GET = get_certs },

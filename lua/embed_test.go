@@ -14,7 +14,7 @@ func TestFiles(t *testing.T) {
 	for _, want := range []string{
 		"balancer.lua", "balancer_round_robin.lua", "balancer_ewma.lua", "balancer_chash.lua",
 		"balancer_chashsubset.lua", "balancer_sticky.lua", "canary.lua", "certificate.lua",
-		"cidr.lua", "configuration.lua", "cookie.lua", "general.lua", "ocsp_fetch.lua", "ocsp_stapling.lua", "ring.lua", "router.lua", "store.lua", "util.lua", "validate.lua",
+		"cidr.lua", "configuration.lua", "cookie.lua", "delta.lua", "general.lua", "ocsp_fetch.lua", "ocsp_stapling.lua", "ring.lua", "router.lua", "store.lua", "util.lua", "validate.lua",
 	} {
 		if !slices.Contains(names, want) {
 			t.Errorf("%s not embedded (have %v)", want, names)

@@ -116,6 +116,18 @@ function _M.publish(dict, name, value)
   return version
 end
 
+-- hold takes the lock of name (the key name .. ":lock"; wait as publish
+-- does) for a caller that publishes several values as one change
+-- (configuration.lua: the backends and their delta, under another name
+-- than theirs); release frees it. hold returns true, or nil and an error.
+function _M.hold(dict, name)
+  return lock(dict, name)
+end
+
+function _M.release(dict, name)
+  dict:delete(name .. ":lock")
+end
+
 -- version_keys caches name .. ":version": version() runs on every proxied
 -- request, and a concatenation per call is measurable there.
 local version_keys = setmetatable({}, { __index = function(t, name)

@@ -56,29 +56,33 @@ function _M.first_char(s)
   return string_match(s, "^%s*(.)")
 end
 
--- array_elements returns the text of each element of the JSON array text
--- (a list of strings, in order, without the blanks around them), or nil
--- when text does not start with "[". text must be valid JSON (cjson
--- decoded it): the scan only tracks strings, nesting and commas. It lets
--- configuration.lua store the accepted entries of a payload byte for byte.
+-- array_spans returns where each element of the JSON array text starts
+-- and ends (two lists of byte positions, in order, without the blanks
+-- around the elements), or nil when text does not start with "[". text
+-- must be valid JSON (cjson decoded it): the scan only tracks strings,
+-- nesting and commas. It makes no string of its own, so that a large
+-- payload can be copied in runs (configuration.lua's merged backends).
 local ELEMENT_SPECIALS = '[%[%]{}",]'
 local BYTE_QUOTE, BYTE_BACKSLASH, BYTE_COMMA = 34, 92, 44
 local BYTE_OPEN_ARRAY, BYTE_CLOSE_ARRAY = 91, 93
 local BYTE_OPEN_OBJECT, BYTE_CLOSE_OBJECT = 123, 125
 
+-- JSON's blanks: space, tab, newline, carriage return
+local BLANK = { [32] = true, [9] = true, [10] = true, [13] = true }
+
 local function last_solid(text, i)
-  while i > 0 and string_find(string_sub(text, i, i), "^%s") do
+  while i > 0 and BLANK[string_byte(text, i)] do
     i = i - 1
   end
   return i
 end
 
-function _M.array_elements(text)
+function _M.array_spans(text)
   local first = string_find(text, "%S")
   if not first or string_byte(text, first) ~= BYTE_OPEN_ARRAY then
     return nil
   end
-  local out = {}
+  local starts, ends = {}, {}
   local depth = 0          -- nesting inside the top-level array
   local start = first + 1  -- where the current element starts
   local pos = first + 1
@@ -115,10 +119,11 @@ function _M.array_elements(text)
       local s = string_find(text, "%S", start)
       local e = last_solid(text, i - 1)
       if s and s <= e then
-        out[#out + 1] = string_sub(text, s, e)
+        starts[#starts + 1] = s
+        ends[#ends + 1] = e
       end
       if c == BYTE_CLOSE_ARRAY then
-        return out
+        return starts, ends
       end
       start = i + 1
       pos = i + 1
@@ -126,6 +131,22 @@ function _M.array_elements(text)
       pos = i + 1 -- a stray "}" at the top: not valid JSON, ignored
     end
   end
+end
+
+-- array_elements returns the text of each element of the JSON array text
+-- (a list of strings, in order, without the blanks around them), or nil
+-- when text does not start with "[" (see array_spans). It lets
+-- configuration.lua store the accepted entries of a payload byte for byte.
+function _M.array_elements(text)
+  local starts, ends = _M.array_spans(text)
+  if not starts then
+    return nil
+  end
+  local out = {}
+  for i = 1, #starts do
+    out[i] = string_sub(text, starts[i], ends[i])
+  end
+  return out
 end
 
 -- port returns p as an integer port (1..65535) when p is a number or a

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -32,6 +34,10 @@ const maxErrorBody = 64 << 10
 type Client struct {
 	baseURL string
 	hc      *http.Client
+
+	mu   sync.Mutex    // serializes PostEncodedBackends
+	base *backendsBase // the whole array posted last; nil: post the next one whole
+	seed maphash.Seed
 }
 
 // DefaultTimeout bounds every call of a Client made with a nil
@@ -46,7 +52,7 @@ func NewClient(baseURL string, hc *http.Client) *Client {
 	if hc == nil {
 		hc = &http.Client{Timeout: DefaultTimeout}
 	}
-	return &Client{baseURL: strings.TrimRight(baseURL, "/"), hc: hc}
+	return &Client{baseURL: strings.TrimRight(baseURL, "/"), hc: hc, seed: maphash.MakeSeed()}
 }
 
 // CloseIdleConnections closes the connections the Client keeps open to
@@ -111,10 +117,11 @@ func (c *Client) PostBackends(ctx context.Context, backends []Backend) error {
 // A body that nginx refuses as a whole is a *StatusError (400), as is one
 // larger than its shared dict (413).
 func (c *Client) PostBackendsReport(ctx context.Context, backends []Backend) ([]Dropped, error) {
-	if backends == nil {
-		backends = []Backend{}
+	e, err := EncodeBackends(backends)
+	if err != nil {
+		return nil, fmt.Errorf("POST %s: %w", PathBackends, err)
 	}
-	return c.postReport(ctx, PathBackends, backends)
+	return c.PostEncodedBackends(ctx, e)
 }
 
 // PostServers replaces the host to certificate map and the certificates.
@@ -216,9 +223,14 @@ func (c *Client) postReport(ctx context.Context, path string, v any) ([]Dropped,
 }
 
 func (c *Client) post(ctx context.Context, path string, body []byte) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.baseURL+path, bytes.NewReader(body))
+	return c.send(ctx, http.MethodPost, path, body)
+}
+
+// send sends body with method (POST, PATCH) and returns the answer.
+func (c *Client) send(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, bytes.NewReader(body))
 	if err != nil {
-		return nil, fmt.Errorf("POST %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	return c.do(req, path, http.StatusCreated, http.StatusOK)

@@ -257,7 +257,7 @@ func TestNginxStatusAPI(t *testing.T) {
 		}
 	}
 	_, _, h := e.do(t, "PUT", e.statusURL()+"/configuration/backends", "", nil)
-	if got := h.Get("Allow"); got != "GET, POST" {
+	if got := h.Get("Allow"); got != "GET, PATCH, POST" {
 		t.Errorf("Allow: %q", got)
 	}
 	if _, _, h := e.do(t, "GET", e.statusURL()+"/configuration/nginx.conf", "", nil); h.Get("X-Config-Checksum") != Checksum(e.conf("")) {

@@ -202,16 +202,14 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 // was no Preloader): Apply posts these bodies after the reload rather
 // than encoding the payloads again.
 type preloaded struct {
-	backends, servers []byte
+	backends *luaapi.EncodedBackends
+	servers  []byte
 }
 
 // preload encodes the payloads as the Pusher would post them and hands
 // them to pl; it returns the encoded bodies.
 func preload(ctx context.Context, pl Preloader, backends []luaapi.Backend, servers luaapi.Servers) (preloaded, error) {
-	if backends == nil {
-		backends = []luaapi.Backend{}
-	}
-	b, err := json.Marshal(backends)
+	b, err := luaapi.EncodeBackends(backends)
 	if err != nil {
 		return preloaded{}, fmt.Errorf("preload: encoding the backends: %w", err)
 	}
@@ -219,7 +217,7 @@ func preload(ctx context.Context, pl Preloader, backends []luaapi.Backend, serve
 	if err != nil {
 		return preloaded{}, fmt.Errorf("preload: encoding the servers: %w", err)
 	}
-	if err := pl.Preload(ctx, b, s); err != nil {
+	if err := pl.Preload(ctx, b.Body, s); err != nil {
 		return preloaded{}, fmt.Errorf("preload: %w", err)
 	}
 	return preloaded{backends: b, servers: s}, nil
@@ -236,6 +234,16 @@ type BodyPusher interface {
 	PostBody(ctx context.Context, path string, body []byte) ([]luaapi.Dropped, error)
 }
 
+// EncodedPusher is a BodyPusher that also posts backends already encoded
+// (pkg/luaapi.Client implements it), sending only what changed since the
+// whole array it posted last when nginx still holds that array (a reload
+// that kept the dict), else the whole array (which nginx, having just
+// preloaded it, answers from memory).
+type EncodedPusher interface {
+	BodyPusher
+	PostEncodedBackends(ctx context.Context, e *luaapi.EncodedBackends) ([]luaapi.Dropped, error)
+}
+
 // pushAfterReload posts the desired backends and servers after a reload:
 // the preload's bodies when p takes bodies, else the payloads.
 func pushAfterReload(ctx context.Context, p Pusher, backends []luaapi.Backend, servers luaapi.Servers, pre preloaded) error {
@@ -243,17 +251,24 @@ func pushAfterReload(ctx context.Context, p Pusher, backends []luaapi.Backend, s
 	if !ok || pre.backends == nil {
 		return push(ctx, p, backends, servers, true, true)
 	}
-	for _, post := range []struct {
-		stage Stage
-		path  string
-		body  []byte
-	}{{StageBackends, luaapi.PathBackends, pre.backends}, {StageServers, luaapi.PathServers, pre.servers}} {
-		if err := retry(ctx, func(ctx context.Context) error {
-			_, err := bp.PostBody(ctx, post.path, post.body)
+	postBackends := func(ctx context.Context) error {
+		_, err := bp.PostBody(ctx, luaapi.PathBackends, pre.backends.Body)
+		return err
+	}
+	if ep, ok := p.(EncodedPusher); ok {
+		postBackends = func(ctx context.Context) error {
+			_, err := ep.PostEncodedBackends(ctx, pre.backends)
 			return err
-		}); err != nil {
-			return &ApplyError{Stage: post.stage, Err: err}
 		}
+	}
+	if err := retry(ctx, postBackends); err != nil {
+		return &ApplyError{Stage: StageBackends, Err: err}
+	}
+	if err := retry(ctx, func(ctx context.Context) error {
+		_, err := bp.PostBody(ctx, luaapi.PathServers, pre.servers)
+		return err
+	}); err != nil {
+		return &ApplyError{Stage: StageServers, Err: err}
 	}
 	return nil
 }
