@@ -191,14 +191,9 @@ local function decode_base(at)
   if type(decoded) ~= "table" then
     -- configuration.lua stored only valid JSON: keep what serves.
     ngx_log(ngx_ERR, "balancer: cannot decode backends version ", tostring(at), ": ", tostring(err))
-    return {}
+    return base
   end
-  local by_name = {}
-  for i = 1, #decoded do
-    local backend = decoded[i]
-    by_name[backend.name] = backend
-  end
-  return by_name
+  return delta.by_name(decoded)
 end
 
 -- forget drops the built entries of the names of a delta (the backends it

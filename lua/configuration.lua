@@ -132,6 +132,27 @@ local function too_large(what, size, dict)
     .. " bytes, with the data it holds)")
 end
 
+-- DROPPED_KEYS is the order of the keys of a dropped entry in an answer:
+-- cjson writes a table's keys in its hash order, which differs between
+-- workers, and an answer is the same bytes whichever worker gives it.
+local DROPPED_KEYS = { "kind", "name", "index", "reason", "kept" }
+
+-- encode_dropped returns {"dropped": [...]} with the keys of each entry in
+-- DROPPED_KEYS order.
+local function encode_dropped(dropped)
+  local entries = {}
+  for i, d in ipairs(dropped) do
+    local fields = {}
+    for _, k in ipairs(DROPPED_KEYS) do
+      if d[k] ~= nil then
+        fields[#fields + 1] = cjson.encode(k) .. ":" .. cjson.encode(d[k])
+      end
+    end
+    entries[i] = "{" .. table_concat(fields, ",") .. "}"
+  end
+  return '{"dropped":[' .. table_concat(entries, ",") .. "]}"
+end
+
 -- answer sends a result: the message as text for an error; for a success,
 -- no body (ingress-nginx's answer) or, when entries were dropped, the JSON
 -- object {"dropped": [{kind, name, reason, kept[, index]}, …]}.
@@ -144,7 +165,7 @@ local function answer(r)
     return respond(r.status, (r.message or "") .. "\n")
   end
   if r.dropped and #r.dropped > 0 then
-    return respond(r.status, cjson.encode({ dropped = r.dropped }), JSON)
+    return respond(r.status, encode_dropped(r.dropped), JSON)
   end
   return respond(r.status)
 end
@@ -269,21 +290,12 @@ local function previous_delta(base_version)
   return texts, gone
 end
 
--- base_names returns the set of the names the base holds (a decode of the
+-- base_names returns the base's backends by name (a decode of the
 -- whole array: only for a PATCH with bad entries that the previous delta
 -- does not name).
 local function base_names(dict)
-  local names = {}
   local raw = store.current(dict, BACKENDS)
-  local list = raw and cjson.decode(raw)
-  if type(list) == "table" then
-    for i = 1, #list do
-      if type(list[i]) == "table" and type(list[i].name) == "string" then
-        names[list[i].name] = true
-      end
-    end
-  end
-  return names
+  return delta.by_name(raw and cjson.decode(raw))
 end
 
 -- accepted_backends returns the text to store for a backends payload
@@ -455,19 +467,25 @@ end
 
 local apply_backends = remembered(function() return ngx.shared.configuration_data end, BACKENDS, apply_backends_now, base_again)
 
-local function post_backends()
-  local dict = ngx.shared.configuration_data
-  local body, err, big, size = read_body(dict:capacity())
-  if big then
-    return answer(too_large(BACKENDS, size, dict))
+-- backends_handler answers a request whose body apply takes (a POST's
+-- whole array or a PATCH's delta).
+local function backends_handler(apply)
+  return function()
+    local dict = ngx.shared.configuration_data
+    local body, err, big, size = read_body(dict:capacity())
+    if big then
+      return answer(too_large(BACKENDS, size, dict))
+    end
+    if not body then
+      return answer(bad_request(BACKENDS .. ": " .. err))
+    end
+    local r = apply(body)
+    log_dropped(BACKENDS, r.dropped)
+    return answer(r)
   end
-  if not body then
-    return answer(bad_request(BACKENDS .. ": " .. err))
-  end
-  local r = apply_backends(body)
-  log_dropped(BACKENDS, r.dropped)
-  return answer(r)
 end
+
+local post_backends = backends_handler(apply_backends)
 
 -- accepted_delta returns the array text and deleted names to store for a
 -- PATCH with bad entries, and the dropped entries to report. A bad
@@ -487,7 +505,7 @@ local function accepted_delta(dict, base_version, deleted, elements, bad)
         deleted[#deleted + 1] = b.name
       else
         names = names or base_names(dict)
-        kept = names[b.name] == true
+        kept = names[b.name] ~= nil
       end
     end
     dropped[#dropped + 1] = { kind = "backend", name = b.name or "", index = b.index - 1, reason = b.reason, kept = kept }
@@ -517,13 +535,7 @@ local function apply_delta(body)
   if not backends then
     return bad_request(bad)
   end
-  local setting = {}
-  for i = 1, #backends do
-    local b = backends[i]
-    if type(b) == "table" and type(b.name) == "string" then
-      setting[b.name] = true
-    end
-  end
+  local setting = delta.by_name(backends)
   for i = 1, #deleted do
     if setting[deleted[i]] then
       return bad_request("backends: " .. deleted[i] .. " is both deleted and set")
@@ -552,19 +564,7 @@ local function apply_delta(body)
   end)
 end
 
-local function patch_backends()
-  local dict = ngx.shared.configuration_data
-  local body, err, big, size = read_body(dict:capacity())
-  if big then
-    return answer(too_large(BACKENDS, size, dict))
-  end
-  if not body then
-    return answer(bad_request(BACKENDS .. ": " .. err))
-  end
-  local r = apply_delta(body)
-  log_dropped(BACKENDS, r.dropped)
-  return answer(r)
-end
+local patch_backends = backends_handler(apply_delta)
 
 local function get_general()
   return respond(ngx.HTTP_OK, general.raw(), JSON)

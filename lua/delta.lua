@@ -67,6 +67,22 @@ function _M.is_empty(deleted, array)
   return deleted == "[]" and string_find(array, "^%s*%[%s*%]%s*$") ~= nil
 end
 
+-- by_name indexes a decoded backends array by name (the first entry of a
+-- name wins, as validate.lua has it); an empty table for anything else.
+function _M.by_name(list)
+  local out = {}
+  if type(list) ~= "table" then
+    return out
+  end
+  for i = 1, #list do
+    local b = list[i]
+    if type(b) == "table" and type(b.name) == "string" and out[b.name] == nil then
+      out[b.name] = b
+    end
+  end
+  return out
+end
+
 -- decode returns the backends a stored text sets, by name, and the names
 -- it deletes (a set); nil and an error when it does not decode.
 function _M.decode(deleted, array)
@@ -75,13 +91,7 @@ function _M.decode(deleted, array)
   if type(names) ~= "table" or type(list) ~= "table" then
     return nil, "not JSON arrays"
   end
-  local set, gone = {}, {}
-  for i = 1, #list do
-    local b = list[i]
-    if type(b) == "table" and type(b.name) == "string" then
-      set[b.name] = b
-    end
-  end
+  local set, gone = _M.by_name(list), {}
   for i = 1, #names do
     if type(names[i]) == "string" then
       gone[names[i]] = true

@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -159,7 +160,7 @@ func TestNginxBackendsDelta(t *testing.T) {
 		for _, d := range answer.Dropped {
 			kept[d.Name] = d.Kept
 		}
-		if want := map[string]bool{"app": true, "gone": false, "other": true}; !mapsEqual(kept, want) {
+		if want := map[string]bool{"app": true, "gone": false, "other": true}; !maps.Equal(kept, want) {
 			t.Errorf("dropped (name: kept) %v, want %v", kept, want)
 		}
 		for backend, want := range map[string][]string{"app": {"A"}, "other": {"A"}, "fresh": {"B"}, "new": {"Service Unavailable"}, "gone": {"Service Unavailable"}} {
@@ -211,16 +212,4 @@ func backendsEqual(got, want []luaapi.Backend) bool {
 	g, _ := json.Marshal(got)
 	w, _ := json.Marshal(want)
 	return string(g) == string(w)
-}
-
-func mapsEqual(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
