@@ -465,27 +465,35 @@ local function base_again(sum)
   end)
 end
 
-local apply_backends = remembered(function() return ngx.shared.configuration_data end, BACKENDS, apply_backends_now, base_again)
+local function configuration_dict()
+  return ngx.shared.configuration_data
+end
 
--- backends_handler answers a request whose body apply takes (a POST's
--- whole array or a PATCH's delta).
-local function backends_handler(apply)
+local apply_backends = remembered(configuration_dict, BACKENDS, apply_backends_now, base_again)
+
+-- payload_handler answers a request whose body apply takes (a POST of
+-- backends or routes, a PATCH of backends), at most the size of the dict
+-- dict_of returns (nil: this nginx.conf has no such dict, 404).
+local function payload_handler(what, dict_of, apply)
   return function()
-    local dict = ngx.shared.configuration_data
+    local dict = dict_of()
+    if not dict then
+      return respond(ngx.HTTP_NOT_FOUND, what .. ": this nginx.conf does not route in Lua\n")
+    end
     local body, err, big, size = read_body(dict:capacity())
     if big then
-      return answer(too_large(BACKENDS, size, dict))
+      return answer(too_large(what, size, dict))
     end
     if not body then
-      return answer(bad_request(BACKENDS .. ": " .. err))
+      return answer(bad_request(what .. ": " .. err))
     end
     local r = apply(body)
-    log_dropped(BACKENDS, r.dropped)
+    log_dropped(what, r.dropped)
     return answer(r)
   end
 end
 
-local post_backends = backends_handler(apply_backends)
+local post_backends = payload_handler(BACKENDS, configuration_dict, apply_backends)
 
 -- accepted_delta returns the array text and deleted names to store for a
 -- PATCH with bad entries, and the dropped entries to report. A bad
@@ -564,7 +572,7 @@ local function apply_delta(body)
   end)
 end
 
-local patch_backends = backends_handler(apply_delta)
+local patch_backends = payload_handler(BACKENDS, configuration_dict, apply_delta)
 
 local function get_general()
   return respond(ngx.HTTP_OK, general.raw(), JSON)
@@ -807,22 +815,7 @@ end
 
 local apply_routes = remembered(routes_dict, ROUTES, apply_routes_now)
 
-local function post_routes()
-  local dict = routes_dict()
-  if not dict then
-    return respond(ngx.HTTP_NOT_FOUND, "routes: this nginx.conf does not route in Lua\n")
-  end
-  local body, err, big, size = read_body(dict:capacity())
-  if big then
-    return answer(too_large(ROUTES, size, dict))
-  end
-  if not body then
-    return answer(bad_request(ROUTES .. ": " .. err))
-  end
-  local r = apply_routes(body)
-  log_dropped(ROUTES, r.dropped)
-  return answer(r)
-end
+local post_routes = payload_handler(ROUTES, routes_dict, apply_routes)
 
 -- get_routes answers the entry of ?host=H, or without it
 -- {"hosts": {host: version}}.

@@ -94,11 +94,7 @@ func TestNginxBackendsDelta(t *testing.T) {
 	if m := methods.last(); m != http.MethodPatch {
 		t.Fatalf("second push: %s, want PATCH", m)
 	}
-	for backend, want := range map[string][]string{"app": {"A"}, "other": {"A"}, "new": {"B"}, "gone": {"Service Unavailable"}} {
-		if got := e.servedBy(t, backend, 6); !slices.Equal(got, want) {
-			t.Errorf("after the delta, %s served by %v, want %v", backend, got, want)
-		}
-	}
+	e.requireServed(t, "after the delta", map[string][]string{"app": {"A"}, "other": {"A"}, "new": {"B"}, "gone": {"Service Unavailable"}})
 	got, err := c.GetBackends(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -163,22 +159,14 @@ func TestNginxBackendsDelta(t *testing.T) {
 		if want := map[string]bool{"app": true, "gone": false, "other": true}; !maps.Equal(kept, want) {
 			t.Errorf("dropped (name: kept) %v, want %v", kept, want)
 		}
-		for backend, want := range map[string][]string{"app": {"A"}, "other": {"A"}, "fresh": {"B"}, "new": {"Service Unavailable"}, "gone": {"Service Unavailable"}} {
-			if got := e.servedBy(t, backend, 6); !slices.Equal(got, want) {
-				t.Errorf("%s served by %v, want %v", backend, got, want)
-			}
-		}
+		e.requireServed(t, "after the bad PATCH", map[string][]string{"app": {"A"}, "other": {"A"}, "fresh": {"B"}, "new": {"Service Unavailable"}, "gone": {"Service Unavailable"}})
 	})
 
 	t.Run("the whole array again", func(t *testing.T) {
 		if code, out := e.api(t, http.MethodPost, "/configuration/backends", string(firstBody.Body)); code != http.StatusCreated {
 			t.Fatalf("POST: %d %q", code, out)
 		}
-		for backend, want := range map[string][]string{"app": {"A", "B"}, "gone": {"B"}, "new": {"Service Unavailable"}, "fresh": {"Service Unavailable"}} {
-			if got := e.servedBy(t, backend, 8); !slices.Equal(got, want) {
-				t.Errorf("%s served by %v, want %v", backend, got, want)
-			}
-		}
+		e.requireServed(t, "after the whole array again", map[string][]string{"app": {"A", "B"}, "gone": {"B"}, "new": {"Service Unavailable"}, "fresh": {"Service Unavailable"}})
 		got, err := c.GetBackends(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -206,6 +194,16 @@ func TestNginxBackendsDelta(t *testing.T) {
 			t.Errorf("app: %v", got)
 		}
 	})
+}
+
+// requireServed checks which upstreams answer each backend (see servedBy).
+func (e *env) requireServed(t *testing.T, when string, want map[string][]string) {
+	t.Helper()
+	for backend, w := range want {
+		if got := e.servedBy(t, backend, 6); !slices.Equal(got, w) {
+			t.Errorf("%s, %s served by %v, want %v", when, backend, got, w)
+		}
+	}
 }
 
 func backendsEqual(got, want []luaapi.Backend) bool {
