@@ -298,6 +298,22 @@ local function base_names(dict)
   return delta.by_name(raw and cjson.decode(raw))
 end
 
+-- array_with returns the JSON array of elements (their texts) where
+-- replace[i] is true to leave element i out, or the text to put in its
+-- place.
+local function array_with(elements, replace)
+  local parts = {}
+  for i = 1, #elements do
+    local verdict = replace[i]
+    if not verdict then
+      parts[#parts + 1] = elements[i]
+    elseif verdict ~= true then
+      parts[#parts + 1] = verdict
+    end
+  end
+  return "[" .. table_concat(parts, ",") .. "]"
+end
+
 -- accepted_backends returns the text to store for a backends payload
 -- with bad entries, and the list of dropped entries to report. Each good
 -- entry is copied byte for byte from body; a bad entry whose name the
@@ -336,16 +352,7 @@ local function accepted_backends(dict, elements, bad)
     is_bad[b.index] = kept and previous[b.name] or true
     dropped[#dropped + 1] = { kind = "backend", name = b.name or "", index = b.index - 1, reason = b.reason, kept = kept }
   end
-  local parts = {}
-  for i = 1, #elements do
-    local verdict = is_bad[i]
-    if not verdict then
-      parts[#parts + 1] = elements[i]
-    elseif verdict ~= true then
-      parts[#parts + 1] = verdict
-    end
-  end
-  return "[" .. table_concat(parts, ",") .. "]", dropped
+  return array_with(elements, is_bad), dropped
 end
 
 -- A payload identical to the last one applied to its dict changes
@@ -518,16 +525,7 @@ local function accepted_delta(dict, base_version, deleted, elements, bad)
     end
     dropped[#dropped + 1] = { kind = "backend", name = b.name or "", index = b.index - 1, reason = b.reason, kept = kept }
   end
-  local parts = {}
-  for i = 1, #elements do
-    local verdict = replace[i]
-    if not verdict then
-      parts[#parts + 1] = elements[i]
-    elseif verdict ~= true then
-      parts[#parts + 1] = verdict
-    end
-  end
-  return "[" .. table_concat(parts, ",") .. "]", deleted, dropped
+  return array_with(elements, replace), deleted, dropped
 end
 
 -- apply_delta applies a PATCH body (delta.lua) on the whole array it names

@@ -1,6 +1,7 @@
 package nginx
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -191,24 +193,40 @@ func (e *env) proxy(t *testing.T, backend string) (int, string) {
 	return code, out
 }
 
-// workers returns the worker pids once exactly 2 run (old ones drain for a
-// moment after a reload).
+// workers returns the worker pids once exactly 2 run, none of them an old
+// one draining after a reload (nginx titles it "worker process is
+// shutting down"), and two readings agree: the kernel's children lists
+// may miss a process forked or exiting meanwhile, so a reload under way
+// could read as 2 workers.
 func (e *env) workers(t *testing.T) []int {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
+	var last []int
 	for {
 		pids, err := e.in.WorkerPids()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(pids) == 2 {
-			return pids
+		if len(pids) == 2 && !slices.ContainsFunc(pids, shuttingDown) {
+			if slices.Equal(pids, last) {
+				return pids
+			}
+			last = pids
+		} else {
+			last = nil
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("want 2 workers, got %v", pids)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// shuttingDown tells whether process pid is an nginx worker draining after
+// a reload (or gone).
+func shuttingDown(pid int) bool {
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err != nil || bytes.Contains(cmdline, []byte("shutting down"))
 }
 
 // upstream starts an HTTP server answering its name; it returns its port.
