@@ -67,7 +67,7 @@ local instances = {}    -- backend name -> last instance built (any version)
 local synced_base       -- the store version of base; nil before any
 local synced_version    -- the version of the delta that serves; nil before any
 
--- backend returns the decoded backend called name that serves.
+-- backend_named returns the decoded backend called name that serves.
 local function backend_named(name)
   local b = changed[name]
   if b ~= nil then
