@@ -270,24 +270,14 @@ local function previous_delta(base_version)
   if stored then
     base, deleted, array = delta.split(stored)
   end
-  local texts, gone = {}, {}
   if base ~= base_version then
-    return texts, gone
+    return {}, {}
   end
-  local set
-  set, gone = delta.decode(deleted, array)
+  local set, gone = delta.decode(deleted, array)
   if not set then
     return {}, {}
   end
-  local list, elements = cjson.decode(array), util.array_elements(array)
-  if type(list) == "table" and elements and #elements == #list then
-    for i = 1, #list do
-      if type(list[i]) == "table" and type(list[i].name) == "string" then
-        texts[list[i].name] = elements[i]
-      end
-    end
-  end
-  return texts, gone
+  return delta.texts_by_name(array), gone
 end
 
 -- base_names returns the base's backends by name (a decode of the
@@ -323,17 +313,8 @@ local function accepted_backends(dict, elements, bad)
   local previous -- name -> element text of the current backends
   for _, b in ipairs(bad) do
     if b.name then
-      previous = {}
       local raw = store.current(dict, BACKENDS)
-      local old = raw and cjson.decode(raw)
-      local old_elements = raw and util.array_elements(raw)
-      if type(old) == "table" and old_elements and #old_elements == #old then
-        for i = 1, #old do
-          if type(old[i]) == "table" and type(old[i].name) == "string" then
-            previous[old[i].name] = old_elements[i]
-          end
-        end
-      end
+      previous = raw and delta.texts_by_name(raw) or {}
       -- what serves is the base with its delta
       local texts, gone = previous_delta(store.version(dict, BACKENDS))
       for name, text in pairs(texts) do

@@ -83,6 +83,25 @@ function _M.by_name(list)
   return out
 end
 
+-- texts_by_name returns the text of each entry of the backends JSON array
+-- text by its name (the first entry of a name wins) and the names in
+-- order; empty tables when text does not split into its entries.
+function _M.texts_by_name(text)
+  local texts, order = {}, {}
+  local list, elements = cjson.decode(text), util.array_elements(text)
+  if type(list) ~= "table" or not elements or #elements ~= #list then
+    return texts, order
+  end
+  for i = 1, #list do
+    local b = list[i]
+    if type(b) == "table" and type(b.name) == "string" and not texts[b.name] then
+      texts[b.name] = elements[i]
+      order[#order + 1] = b.name
+    end
+  end
+  return texts, order
+end
+
 -- decode returns the backends a stored text sets, by name, and the names
 -- it deletes (a set); nil and an error when it does not decode.
 function _M.decode(deleted, array)
@@ -147,16 +166,7 @@ function _M.merge(base, deleted, array)
   if not set then
     return nil, "the delta: " .. gone
   end
-  local texts, order = {}, {}
-  local elements = util.array_elements(array) or {}
-  local list = cjson.decode(array) or {}
-  for i = 1, #elements do
-    local b = list[i]
-    if type(b) == "table" and type(b.name) == "string" and not texts[b.name] then
-      texts[b.name] = elements[i]
-      order[#order + 1] = b.name
-    end
-  end
+  local texts, order = _M.texts_by_name(array)
   local parts, used = {}, {}
   local run -- first index of the run of unchanged entries being copied
   local function flush(last)
