@@ -64,15 +64,14 @@ func TestDeltaBody(t *testing.T) {
 
 	big := deltaBackends(5, "80")
 	big[0].Name = strings.Repeat("x", minDeltaLimit)
-	if e, _ := EncodeBackends(big); e != nil {
-		if _, ok := c.deltaBody(base, e); ok {
-			t.Error("a change over the limit is sent as a PATCH")
-		}
-	}
 	dup := append(deltaBackends(5, "80"), Backend{Name: "b001"})
-	if e, _ := EncodeBackends(dup); e != nil {
+	for what, list := range map[string][]Backend{"a change over the limit": big, "a repeated name": dup} {
+		e, err := EncodeBackends(list)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if _, ok := c.deltaBody(base, e); ok {
-			t.Error("a repeated name is sent as a PATCH")
+			t.Errorf("%s is sent as a PATCH", what)
 		}
 	}
 }
