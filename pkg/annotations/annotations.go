@@ -94,6 +94,9 @@ func newAnnotationState() *annotationState {
 	}
 }
 
+// Key is the full annotation key of name ("nginx.ingress.kubernetes.io/" + name).
+func Key(name string) string { return annotationPrefix + name }
+
 // Field is the Problem field of an annotation.
 func Field(name string) string {
 	key := annotationPrefix + name

@@ -26,6 +26,9 @@ const maxLoggedReasons = 20
 // loopState is what the worker knows of nginx. Only the worker goroutine
 // touches it.
 type loopState struct {
+	// builder builds the desired config again after each change, only
+	// the Ingresses the change touches (render.Incremental).
+	builder render.Incremental
 	// started is true while a master the loop started is believed to run.
 	started bool
 	// running is what nginx serves: the config of the last successful
@@ -64,7 +67,7 @@ func (s *loopState) held(checksum string, now time.Time) bool {
 	return s.rejected != "" && s.rejected == checksum && now.Before(s.retryAt)
 }
 
-// syncOnce is one pass of the loop: snapshot → render.Build → NGINXConf →
+// syncOnce is one pass of the loop: snapshot → render.Incremental → NGINXConf →
 // sync.NewPlan(running, desired) → sync.Apply.
 func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	log := klog.FromContext(ctx)
@@ -104,7 +107,12 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	}
 	build := c.cfg.Build
 	build.Quarantined = c.quarantined(ctx, snap)
-	cfg, problems := render.Build(snap, build)
+	cfg, problems := c.state.builder.Build(snap, build)
+	if b := c.state.builder.Last; b.Whole {
+		log.V(1).Info("Built the whole config", "why", b.Why, "ingresses", b.Rebuilt, "duration", time.Since(start).Round(time.Microsecond))
+	} else {
+		log.V(1).Info("Built the changed Ingresses again", "ingresses", b.Rebuilt, "duration", time.Since(start).Round(time.Microsecond))
+	}
 	// The Problems are reported once a sync, whichever way it ends, and
 	// the final list: a quarantine below replaces problems with a list
 	// that has its own Problem.

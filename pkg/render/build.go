@@ -18,7 +18,12 @@ import (
 // is built. Build is deterministic: the same objects in any order give the
 // same Config.
 func Build(s Snapshot, o Options) (*model.Config, []model.Problem) {
-	b := newBuilder(s, o)
+	return build(s, o, newServiceIndex(s))
+}
+
+// build is Build with the Services and EndpointSlices of s indexed.
+func build(s Snapshot, o Options, services serviceIndex) (*model.Config, []model.Problem) {
+	b := newBuilder(s, o, services)
 	for _, ing := range b.ingresses {
 		b.addIngress(ing)
 	}
@@ -118,11 +123,11 @@ type serverState struct {
 	creator *parsedIngress
 }
 
-func newBuilder(s Snapshot, o Options) *builder {
+func newBuilder(s Snapshot, o Options, services serviceIndex) *builder {
 	b := &builder{
 		opts:       o,
 		global:     model.DefaultGlobal(),
-		services:   newServiceIndex(s),
+		services:   services,
 		secrets:    map[nsName]*corev1.Secret{},
 		servers:    map[string]*serverState{},
 		backends:   map[string]*model.Backend{},

@@ -68,6 +68,19 @@ func sameClientAuth(a, c *model.ClientAuth) bool {
 // usedFiles returns the files that c's servers and locations name, sorted
 // by name: a file of an Ingress whose paths were all dropped is not written.
 func (b *builder) usedFiles(c *model.Config) []model.File {
+	used := usedFileNames(c)
+	var files []model.File
+	for name, f := range b.files {
+		if used[name] {
+			files = append(files, f)
+		}
+	}
+	model.SortFiles(files)
+	return files
+}
+
+// usedFileNames are the names of the files c's servers and locations name.
+func usedFileNames(c *model.Config) map[string]bool {
 	used := map[string]bool{}
 	used[c.Global.TLS.DHParamFile], used[c.Global.TLS.SessionTicketKeyFile] = true, true // resolveTLSFiles
 	for i := range c.Servers {
@@ -85,12 +98,5 @@ func (b *builder) usedFiles(c *model.Config) []model.File {
 			}
 		}
 	}
-	var files []model.File
-	for name, f := range b.files {
-		if used[name] {
-			files = append(files, f)
-		}
-	}
-	model.SortFiles(files)
-	return files
+	return used
 }

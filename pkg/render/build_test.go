@@ -197,7 +197,7 @@ func TestTLSFollowsRules(t *testing.T) {
 	wild := &model.Certificate{ID: "default/wild", Hosts: []string{"*.example.org"}}
 	ing := newTestIngress("ing", 0, testRule("*.example.org", "/"), testRule("shop.example.org", "/"), testRule("plain.example.com", "/"))
 	ing.Spec.TLS = []networkingv1.IngressTLS{{Hosts: []string{"*.example.org", "blog.example.org"}, SecretName: "wild"}}
-	b := newBuilder(Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}}, DefaultOptions())
+	b := newBuilderOf(Snapshot{Ingresses: []*networkingv1.Ingress{ing}, Services: []*corev1.Service{testService("web")}}, DefaultOptions())
 	b.certs[wild.ID] = wild
 	for _, p := range b.ingresses {
 		b.addIngress(p)
@@ -284,7 +284,7 @@ func TestTLSWithoutSecretName(t *testing.T) {
 
 	o := DefaultOptions()
 	o.DefaultSSLCertificate = "ingress-nginx/dflt"
-	b := newBuilder(s, o)
+	b := newBuilderOf(s, o)
 	b.certs["ingress-nginx/dflt"] = &model.Certificate{ID: "ingress-nginx/dflt", Hosts: []string{"other.example.net"}}
 	for _, p := range b.ingresses {
 		b.addIngress(p)
@@ -405,3 +405,5 @@ func TestProxyBuffersFollowBufferSize(t *testing.T) {
 		}
 	}
 }
+
+func newBuilderOf(s Snapshot, o Options) *builder { return newBuilder(s, o, newServiceIndex(s)) }

@@ -1,0 +1,273 @@
+package render
+
+import (
+	"reflect"
+	"slices"
+
+	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// Incremental builds as Build does for a caller that builds again after
+// every change (the controller): it keeps the last Snapshot and its Config,
+// and when only Ingresses, Services and EndpointSlices changed, it builds
+// only the groups of Ingresses the change touches (incremental_groups.go)
+// and splices them into the last Config. The result is the Config and the
+// Problems that Build gives for the same Snapshot and Options (the tests
+// hold it to that); where a splice could differ (a change of the
+// ConfigMap, a Secret, an IngressClass, the Options, the catch-all server,
+// a name two groups would both build) it falls back to a whole Build.
+//
+// Objects are compared by pointer, as informers and the files source give
+// them: an object that did not change must be the same pointer, and one
+// that changed a new one (a changed object under an old pointer is not
+// seen). The Configs it returns share their unchanged parts with the last
+// one, so callers must not change a Config they got.
+//
+// An Incremental is not safe for concurrent use.
+type Incremental struct {
+	last *incrementalState
+	// spliceAlways splices however many Ingresses a change touches (the
+	// tests' small inputs; export_test.go).
+	spliceAlways bool
+	// Last says how the last Build went.
+	Last IncrementalStats
+}
+
+// IncrementalStats describe one Build of an Incremental.
+type IncrementalStats struct {
+	// Whole is true when it built everything, with why.
+	Whole bool
+	Why   string
+	// Rebuilt is the number of Ingresses built again (old and new
+	// versions counted once).
+	Rebuilt int
+}
+
+type incrementalState struct {
+	snap     Snapshot
+	opts     Options
+	cfg      *model.Config
+	problems []model.Problem
+
+	ingresses map[nsName]*networkingv1.Ingress
+	services  serviceIndex
+	// sameServices: the Services and EndpointSlices are last's, in the
+	// same order (services is last's index).
+	sameServices bool
+	keys         *keyIndex
+}
+
+// Build returns Build(s, o), building again only what changed since the
+// last call.
+func (inc *Incremental) Build(s Snapshot, o Options) (*model.Config, []model.Problem) {
+	next, ok := indexSnapshot(s, o, inc.last)
+	if !ok {
+		return inc.whole(s, o, nil, "two Ingresses or Services have the same namespace and name")
+	}
+	last := inc.last
+	if last == nil {
+		return inc.whole(s, o, next, "first build")
+	}
+	if why := sameOutside(last, s, o); why != "" {
+		return inc.whole(s, o, next, why)
+	}
+	// From here on last's key index is next's: whatever happens, last is
+	// not used again.
+	inc.last = nil
+	dirty := changedIngresses(last, next)
+	if len(dirty) == 0 {
+		inc.Last = IncrementalStats{}
+		next.cfg, next.problems = last.cfg, last.problems
+		inc.last = next
+		return shallowCopy(last.cfg), slices.Clone(last.problems)
+	}
+	if 2*len(dirty) > len(next.ingresses) && !inc.spliceAlways {
+		return inc.whole(s, o, next, "the change touches half of the Ingresses or more")
+	}
+	oldPart, oldProblems := build(restrict(last.snap, dirty), o, last.services)
+	newPart, newProblems := build(restrict(s, dirty), o, next.services)
+	cfg, problems, why := splice(last.cfg, last.problems, oldPart, oldProblems, newPart, newProblems)
+	if why != "" {
+		return inc.whole(s, o, next, why)
+	}
+	next.cfg, next.problems = cfg, problems
+	inc.last = next
+	inc.Last = IncrementalStats{Rebuilt: len(dirty)}
+	return shallowCopy(cfg), slices.Clone(problems)
+}
+
+// whole builds everything; next is s indexed (nil when s cannot be).
+func (inc *Incremental) whole(s Snapshot, o Options, next *incrementalState, why string) (*model.Config, []model.Problem) {
+	inc.Last = IncrementalStats{Whole: true, Why: why, Rebuilt: len(s.Ingresses)}
+	inc.last = nil
+	if next == nil {
+		cfg, problems := Build(s, o)
+		return cfg, problems
+	}
+	cfg, problems := build(s, o, next.services)
+	if next.keys == nil {
+		next.keys = newKeyIndex(next.ingresses)
+	}
+	next.cfg, next.problems = cfg, problems
+	inc.last = next
+	return shallowCopy(cfg), slices.Clone(problems)
+}
+
+// shallowCopy gives the caller its own Config value and top-level slices.
+func shallowCopy(c *model.Config) *model.Config {
+	out := *c
+	out.Servers = slices.Clone(c.Servers)
+	out.Backends = slices.Clone(c.Backends)
+	out.Certificates = slices.Clone(c.Certificates)
+	out.WWWRedirects = slices.Clone(c.WWWRedirects)
+	out.Files = slices.Clone(c.Files)
+	return &out
+}
+
+// indexSnapshot indexes the objects that an incremental Build compares by
+// name; false when two Ingresses or two Services share a name.
+func indexSnapshot(s Snapshot, o Options, last *incrementalState) (*incrementalState, bool) {
+	st := &incrementalState{
+		snap:      s,
+		opts:      o,
+		ingresses: make(map[nsName]*networkingv1.Ingress, len(s.Ingresses)),
+	}
+	if last != nil && slices.Equal(last.snap.Services, s.Services) && slices.Equal(last.snap.EndpointSlices, s.EndpointSlices) {
+		st.services, st.sameServices = last.services, true
+	} else {
+		st.services = newServiceIndex(s)
+	}
+	for _, ing := range s.Ingresses {
+		n := nsName{ing.Namespace, ing.Name}
+		if _, dup := st.ingresses[n]; dup {
+			return nil, false
+		}
+		st.ingresses[n] = ing
+	}
+	if len(st.services.services) != len(s.Services) {
+		return nil, false
+	}
+	return st, true
+}
+
+// sameOutside says why a change reaches beyond Ingresses, Services and
+// EndpointSlices ("" when it does not).
+func sameOutside(last *incrementalState, s Snapshot, o Options) string {
+	switch {
+	case !reflect.DeepEqual(last.opts, o):
+		return "the options changed"
+	case !samePointers(last.snap.IngressClasses, s.IngressClasses):
+		return "an IngressClass changed"
+	case !samePointers(last.snap.Secrets, s.Secrets):
+		return "a Secret changed"
+	case !samePointers(last.snap.ConfigMaps, s.ConfigMaps):
+		return "a ConfigMap changed"
+	case !slices.Equal(last.snap.UnreadIngresses, s.UnreadIngresses):
+		return "the Ingresses of an unread API version changed"
+	}
+	return ""
+}
+
+// samePointers reports whether a and b hold the same objects, in any order.
+func samePointers[T any](a, b []*T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if slices.Equal(a, b) {
+		return true
+	}
+	set := make(map[*T]int, len(a))
+	for _, x := range a {
+		set[x]++
+	}
+	for _, x := range b {
+		if set[x] == 0 {
+			return false
+		}
+		set[x]--
+	}
+	return true
+}
+
+// changedIngresses returns the Ingresses to build again: those added,
+// removed or changed, those that name a Service whose object or
+// EndpointSlices changed, and every Ingress joined to one of them before
+// or after the change (incremental_groups.go). It moves last's key index
+// to next, updated.
+func changedIngresses(last, next *incrementalState) map[nsName]bool {
+	var changed []nsName
+	for n, ing := range next.ingresses {
+		if last.ingresses[n] != ing {
+			changed = append(changed, n)
+		}
+	}
+	for n := range last.ingresses {
+		if _, ok := next.ingresses[n]; !ok {
+			changed = append(changed, n)
+		}
+	}
+	next.keys = last.keys
+	formerly := make(map[nsName][]string, len(changed))
+	for _, n := range changed {
+		formerly[n] = next.keys.keys[n]
+		next.keys.set(n, next.ingresses[n])
+	}
+	var keys []string
+	if !next.sameServices {
+		for _, svc := range changedServices(last.services, next.services) {
+			keys = append(keys, "s:"+svc.namespace+"/"+svc.name)
+		}
+	}
+	if len(changed) == 0 && len(keys) == 0 {
+		return nil
+	}
+	return next.keys.closure(changed, keys, formerly)
+}
+
+// changedServices returns the Services whose object or EndpointSlices
+// changed.
+func changedServices(last, next serviceIndex) []nsName {
+	seen := map[nsName]bool{}
+	var out []nsName
+	add := func(n nsName) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for n, svc := range next.services {
+		if last.services[n] != svc {
+			add(n)
+		}
+	}
+	for n := range last.services {
+		if _, ok := next.services[n]; !ok {
+			add(n)
+		}
+	}
+	for n, es := range next.slices {
+		if !samePointers(last.slices[n], es) {
+			add(n)
+		}
+	}
+	for n := range last.slices {
+		if _, ok := next.slices[n]; !ok {
+			add(n)
+		}
+	}
+	return out
+}
+
+// restrict is s with only the Ingresses named in keep.
+func restrict(s Snapshot, keep map[nsName]bool) Snapshot {
+	out := s
+	out.Ingresses = nil
+	for _, ing := range s.Ingresses {
+		if keep[nsName{ing.Namespace, ing.Name}] {
+			out.Ingresses = append(out.Ingresses, ing)
+		}
+	}
+	return out
+}
