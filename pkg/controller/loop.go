@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/klog/v2"
 
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -29,6 +30,9 @@ type loopState struct {
 	// builder builds the desired config again after each change, only
 	// the Ingresses the change touches (render.Incremental).
 	builder render.Incremental
+	// routes keeps the Lua router's payloads of the servers that did not
+	// change (luaapi.RoutesCache).
+	routes luaapi.RoutesCache
 	// started is true while a master the loop started is believed to run.
 	started bool
 	// running is what nginx serves: the config of the last successful
@@ -117,7 +121,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	// the final list: a quarantine below replaces problems with a list
 	// that has its own Problem.
 	defer func() { c.reportProblems(ctx, problems) }()
-	desired, err := ksync.DesiredState(cfg, c.confOptions(cfg))
+	desired, err := ksync.DesiredStateWith(cfg, c.confOptions(cfg), &c.state.routes)
 	if err != nil {
 		return err
 	}
@@ -167,7 +171,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		s.luaDirty = s.luaDirty || s.running.Config != nil
 		problems = res.problems
 		cfg, checksum = res.cfg, nginx.Checksum(res.conf)
-		if desired, err = ksync.DesiredState(cfg, c.confOptions(cfg)); err != nil {
+		if desired, err = ksync.DesiredStateWith(cfg, c.confOptions(cfg), &c.state.routes); err != nil {
 			return err
 		}
 		plan = c.newPlan(desired)

@@ -281,6 +281,8 @@ func RoutesFromModel(c *model.Config, hosts []string) []HostRoutes {
 }
 
 // HostRoutesOf returns the route payload of server s of c, Version set.
+// It reads c.Global, c.DefaultBackend and s's Hostname, AppRoot, TLS and
+// Locations, nothing else: RoutesCache reuses a payload while these stay.
 func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 	h := HostRoutes{Host: s.Hostname, AppRoot: s.AppRoot, Paths: []RoutePath{}}
 	exact := map[string]bool{}

@@ -28,14 +28,23 @@ const (
 func RoutesNeeds(routes []HostRoutes) (int64, error) {
 	var n int64
 	for i := range routes {
-		data, err := json.Marshal(routes[i])
+		need, err := hostNeeds(&routes[i])
 		if err != nil {
-			return 0, fmt.Errorf("encoding the routes of %s: %w", routes[i].Host, err)
+			return 0, err
 		}
-		key := 2 + len(routes[i].Host)
-		n += slab(key, len(data)+bytes.Count(data, []byte("/"))) + slab(key, len(routes[i].Version))
+		n += need
 	}
 	return withOverhead(n + n/2), nil
+}
+
+// hostNeeds is the slab bytes of one host's entry and version.
+func hostNeeds(h *HostRoutes) (int64, error) {
+	data, err := json.Marshal(h)
+	if err != nil {
+		return 0, fmt.Errorf("encoding the routes of %s: %w", h.Host, err)
+	}
+	key := 2 + len(h.Host)
+	return slab(key, len(data)+bytes.Count(data, []byte("/"))) + slab(key, len(h.Version)), nil
 }
 
 // SizeRoutesDict returns the size of routes_data for routes given the size
@@ -43,6 +52,10 @@ func RoutesNeeds(routes []HostRoutes) (int64, error) {
 // error is RoutesNeeds's; the size is then current, or the default.
 func SizeRoutesDict(routes []HostRoutes, current int64) (int64, error) {
 	need, err := RoutesNeeds(routes)
+	return routesDictSize(need, err, current)
+}
+
+func routesDictSize(need int64, err error, current int64) (int64, error) {
 	if err != nil {
 		if current > 0 {
 			return current, err

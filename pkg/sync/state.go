@@ -20,20 +20,24 @@ import (
 // running size while it fits (luaapi.SizeRoutesDict), so that a new size,
 // and its reload, comes only when the routes outgrow it.
 func DesiredState(c *model.Config, o nginxconf.ConfOptions) (State, error) {
-	var routes []luaapi.HostRoutes
+	return DesiredStateWith(c, o, &luaapi.RoutesCache{})
+}
+
+// DesiredStateWith is DesiredState with the route payloads of the servers
+// that did not change since the last call taken from routes (the
+// controller keeps one from sync to sync).
+func DesiredStateWith(c *model.Config, o nginxconf.ConfOptions, routes *luaapi.RoutesCache) (State, error) {
+	var payloads []luaapi.HostRoutes
 	if o.LuaRouted() {
 		hosts, _ := nginxconf.LuaHosts(c)
-		routes = luaapi.RoutesFromModel(c, hosts)
-		if routes == nil {
-			routes = []luaapi.HostRoutes{}
-		}
-		size, err := luaapi.SizeRoutesDict(routes, o.LuaRouting.RoutesDict)
+		payloads = routes.RoutesFromModel(c, hosts)
+		size, err := routes.SizeRoutesDict(o.LuaRouting.RoutesDict)
 		if err != nil {
 			return State{}, fmt.Errorf("sizing the routes dict: %w", err)
 		}
 		o.LuaRouting = nginxconf.LuaRouting{
 			RoutesDict: size,
-			RegexCache: luaapi.RegexCacheSize(routes, o.LuaRouting.RegexCache),
+			RegexCache: luaapi.RegexCacheSize(payloads, o.LuaRouting.RegexCache),
 			RouteCache: o.LuaRouting.RouteCache,
 		}
 	}
@@ -41,7 +45,7 @@ func DesiredState(c *model.Config, o nginxconf.ConfOptions) (State, error) {
 	if err != nil {
 		return State{}, fmt.Errorf("writing nginx.conf: %w", err)
 	}
-	return State{Config: c, NGINXConf: conf, Routes: routes}, nil
+	return State{Config: c, NGINXConf: conf, Routes: payloads}, nil
 }
 
 // RunningLuaRouting gives the router's sizes in the nginx.conf conf (zero
