@@ -76,7 +76,10 @@ func (inc *Incremental) Build(s Snapshot, o Options) (*model.Config, []model.Pro
 	// From here on last's key index is next's: whatever happens, last is
 	// not used again.
 	inc.last = nil
-	dirty := changedIngresses(last, next)
+	dirty, services := changedIngresses(last, next)
+	if why := servicesOutsideIngresses(o, services); why != "" {
+		return inc.whole(s, o, next, why)
+	}
 	if len(dirty) == 0 {
 		inc.Last = IncrementalStats{}
 		next.cfg, next.problems = last.cfg, last.problems
@@ -191,12 +194,30 @@ func samePointers[T any](a, b []*T) bool {
 	return true
 }
 
+// servicesOutsideIngresses says why changed Services need a whole build:
+// the options use Services that no Ingress names (TCP and UDP services,
+// --default-backend-service), so the groups do not hold them.
+func servicesOutsideIngresses(o Options, changed []nsName) string {
+	if len(changed) == 0 {
+		return ""
+	}
+	if o.TCPServicesConfigMap != "" || o.UDPServicesConfigMap != "" {
+		return "a Service or EndpointSlice changed, and TCP or UDP services are configured"
+	}
+	for _, n := range changed {
+		if n.namespace+"/"+n.name == o.DefaultBackendService {
+			return "the Service of --default-backend-service changed"
+		}
+	}
+	return ""
+}
+
 // changedIngresses returns the Ingresses to build again: those added,
 // removed or changed, those that name a Service whose object or
 // EndpointSlices changed, and every Ingress joined to one of them before
-// or after the change (incremental_groups.go). It moves last's key index
-// to next, updated.
-func changedIngresses(last, next *incrementalState) map[nsName]bool {
+// or after the change (incremental_groups.go); and the Services that
+// changed. It moves last's key index to next, updated.
+func changedIngresses(last, next *incrementalState) (map[nsName]bool, []nsName) {
 	var changed []nsName
 	for n, ing := range next.ingresses {
 		if last.ingresses[n] != ing {
@@ -214,16 +235,18 @@ func changedIngresses(last, next *incrementalState) map[nsName]bool {
 		formerly[n] = next.keys.keys[n]
 		next.keys.set(n, next.ingresses[n])
 	}
-	var keys []string
+	var services []nsName
 	if !next.sameServices {
-		for _, svc := range changedServices(last.services, next.services) {
-			keys = append(keys, "s:"+svc.namespace+"/"+svc.name)
-		}
+		services = changedServices(last.services, next.services)
+	}
+	keys := make([]string, 0, len(services))
+	for _, svc := range services {
+		keys = append(keys, "s:"+svc.namespace+"/"+svc.name)
 	}
 	if len(changed) == 0 && len(keys) == 0 {
-		return nil
+		return nil, nil
 	}
-	return next.keys.closure(changed, keys, formerly)
+	return next.keys.closure(changed, keys, formerly), services
 }
 
 // changedServices returns the Services whose object or EndpointSlices
