@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
@@ -215,13 +214,25 @@ func goldenFlags(t *testing.T, file string, o *render.Options) bool {
 	return true
 }
 
-func readSnapshot(t *testing.T, paths ...string) render.Snapshot {
+func readSnapshot(t testing.TB, paths ...string) render.Snapshot {
 	t.Helper()
-	res, err := manifest.Read(paths, manifest.Options{})
+	res, err := manifest.Read(paths, manifest.Options{MaxFileSize: 1 << 30})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res.Snapshot
+}
+
+// generatedSnapshot is a genmanifests cluster of n Ingresses.
+func generatedSnapshot(t testing.TB, n int) render.Snapshot {
+	t.Helper()
+	dir := t.TempDir()
+	o := genmanifests.DefaultOptions()
+	o.Ingresses = n
+	if err := genmanifests.Write(dir, o); err != nil {
+		t.Fatal(err)
+	}
+	return readSnapshot(t, dir)
 }
 
 // TestIncrementalMatchesBuild holds Incremental to Build on every render
@@ -264,22 +275,7 @@ func TestIncrementalMatchesBuild(t *testing.T) {
 // Service) under the mutations, and checks that a change of one Ingress
 // builds only a few again.
 func TestIncrementalGeneratedCluster(t *testing.T) {
-	dir := t.TempDir()
-	o := genmanifests.DefaultOptions()
-	o.Ingresses = 300
-	if err := genmanifests.Write(dir, o); err != nil {
-		t.Fatal(err)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var paths []string
-	for _, e := range entries {
-		paths = append(paths, filepath.Join(dir, e.Name()))
-	}
-	sort.Strings(paths)
-	s := readSnapshot(t, paths...)
+	s := generatedSnapshot(t, 300)
 	c := newChecker(t, "genmanifests")
 	c.mutations(s, 40)
 	t.Logf("spliced %d builds; built whole: %v", c.spliced, c.wholes)
@@ -306,25 +302,7 @@ func BenchmarkIncrementalNewIngress(b *testing.B) {
 			b.Fatalf("BENCH_INGRESSES: %v", err)
 		}
 	}
-	dir := b.TempDir()
-	o := genmanifests.DefaultOptions()
-	o.Ingresses = n
-	if err := genmanifests.Write(dir, o); err != nil {
-		b.Fatal(err)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var paths []string
-	for _, e := range entries {
-		paths = append(paths, filepath.Join(dir, e.Name()))
-	}
-	res, err := manifest.Read(paths, manifest.Options{MaxFileSize: 1 << 30})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := res.Snapshot
+	s := generatedSnapshot(b, n)
 	opts := render.DefaultOptions()
 	for _, mode := range []string{"whole", "incremental"} {
 		b.Run(mode, func(b *testing.B) {
