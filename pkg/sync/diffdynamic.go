@@ -3,6 +3,8 @@ package sync
 import (
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
@@ -10,11 +12,9 @@ import (
 // diffBackends compares the backends, which go to Lua: endpoints, balancing,
 // affinity and canary settings change without a reload.
 func diffBackends(old, cur *model.Config) ([]Reason, Changes) {
-	ob, cb := backendsByName(old), backendsByName(cur)
 	var rs []Reason
 	var ch Changes
-	for _, name := range unionKeys(ob, cb) {
-		o, c := ob[name], cb[name]
+	pairBackends(old.Backends, cur.Backends, func(name string, o, c *model.Backend) {
 		switch {
 		case o == nil:
 			ch.Added = append(ch.Added, name)
@@ -26,8 +26,38 @@ func diffBackends(old, cur *model.Config) ([]Reason, Changes) {
 			ch.Changed = append(ch.Changed, name)
 			rs = append(rs, backendReasons(o, c)...)
 		}
-	}
+	})
 	return rs, ch
+}
+
+// pairBackends calls f for each backend name of old or cur, in name order,
+// with the backend of each (nil where absent). Backends are sorted by name
+// (model.Config), so it walks the two in step, without a map of 100,000
+// names per sync; unsorted input is paired through maps.
+func pairBackends(old, cur []model.Backend, f func(name string, o, c *model.Backend)) {
+	byName := func(a, b model.Backend) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(old, byName) || !slices.IsSortedFunc(cur, byName) {
+		ob, cb := backendsByName(old), backendsByName(cur)
+		for _, name := range unionKeys(ob, cb) {
+			f(name, ob[name], cb[name])
+		}
+		return
+	}
+	i, j := 0, 0
+	for i < len(old) || j < len(cur) {
+		switch {
+		case j == len(cur) || i < len(old) && old[i].Name < cur[j].Name:
+			f(old[i].Name, &old[i], nil)
+			i++
+		case i == len(old) || cur[j].Name < old[i].Name:
+			f(cur[j].Name, nil, &cur[j])
+			j++
+		default:
+			f(cur[j].Name, &old[i], &cur[j])
+			i++
+			j++
+		}
+	}
 }
 
 func backendReasons(o, c *model.Backend) []Reason {
@@ -61,10 +91,10 @@ func endpointDelta(old, cur []model.Endpoint) (added, removed int) {
 	return added, len(in)
 }
 
-func backendsByName(c *model.Config) map[string]*model.Backend {
-	m := make(map[string]*model.Backend, len(c.Backends))
-	for i := range c.Backends {
-		m[c.Backends[i].Name] = &c.Backends[i]
+func backendsByName(backends []model.Backend) map[string]*model.Backend {
+	m := make(map[string]*model.Backend, len(backends))
+	for i := range backends {
+		m[backends[i].Name] = &backends[i]
 	}
 	return m
 }
