@@ -86,12 +86,37 @@ func (inc *Incremental) Build(s Snapshot, o Options) (*model.Config, []model.Pro
 		inc.last = next
 		return shallowCopy(last.cfg), slices.Clone(last.problems)
 	}
-	if 2*len(dirty) > len(next.ingresses) && !inc.spliceAlways {
-		return inc.whole(s, o, next, "the change touches half of the Ingresses or more")
+	var oldPart, newPart *model.Config
+	var oldProblems, newProblems []model.Problem
+	shared := func(b *model.Backend) bool {
+		for n := range next.keys.members[serviceKey(b)] {
+			if !dirty[n] {
+				return true
+			}
+		}
+		return false
 	}
-	oldPart, oldProblems := build(restrict(last.snap, dirty), o, last.services)
-	newPart, newProblems := build(restrict(s, dirty), o, next.services)
-	cfg, problems, why := splice(last.cfg, last.problems, oldPart, oldProblems, newPart, newProblems)
+	// A backend whose Service other Ingresses use too is built with them
+	// when the changed Ingresses alone build it otherwise than last
+	// (its settings come from the oldest of all): a second round adds
+	// them, and their hosts' groups.
+	for round := 0; ; round++ {
+		if 2*len(dirty) > len(next.ingresses) && !inc.spliceAlways {
+			return inc.whole(s, o, next, "the change touches half of the Ingresses or more")
+		}
+		oldPart, oldProblems = build(restrict(last.snap, dirty), o, last.services)
+		newPart, newProblems = build(restrict(s, dirty), o, next.services)
+		services := sharedBackendsChanged(last.cfg, oldPart, newPart, shared)
+		if len(services) == 0 || round == 1 {
+			break
+		}
+		var start []nsName
+		for n := range dirty {
+			start = append(start, n)
+		}
+		dirty = next.keys.closure(start, services, nil)
+	}
+	cfg, problems, why := splice(last.cfg, last.problems, oldPart, oldProblems, newPart, newProblems, shared)
 	if why != "" {
 		return inc.whole(s, o, next, why)
 	}

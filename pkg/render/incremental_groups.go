@@ -10,16 +10,20 @@ import (
 )
 
 // The groups of an incremental Build (incremental.go). Build lets one
-// Ingress change what another one gets only through what both name: a
-// host (paths, ownership, server settings, canaries, client certificates,
-// aliases, from-to-www-redirect), or a Service (one backend per Service
-// port, its affinity and load balancing, the canary's alternatives, the
-// default-backend annotation's backend). Ingresses joined by such a name,
-// directly or through others, form a group; the Ingresses of other groups
-// cannot change what a group's Ingresses build. A Secret or ConfigMap that
-// several Ingresses name does not join them: each Ingress reads it on its
-// own and hears of its faults on its own, and a change of one rebuilds
-// everything.
+// Ingress change what another one gets through a host it names (paths,
+// ownership, server settings, canaries, client certificates, aliases,
+// from-to-www-redirect): Ingresses joined by hosts, directly or through
+// others, form a group, and the Ingresses of other groups cannot change
+// what a group builds, except through a backend they share (one per
+// Service port: its settings come from the oldest Ingress that uses it,
+// its affinity from the first that asks). A Service does not join groups,
+// or one Service behind 10,000 hosts would make one group of them: a
+// change rebuilds the Ingresses that name a changed Service, and the
+// splice builds everything when a backend that it keeps for other groups
+// would come out different (incremental_splice.go). A Secret or ConfigMap
+// that several Ingresses name does not join them either: each Ingress
+// reads it on its own and hears of its faults on its own, and a change of
+// one rebuilds everything.
 
 // groupKeys returns the names an Ingress shares with others: "h:" hosts
 // (a host and its www. twin are one name, from-to-www-redirect joins
@@ -114,7 +118,7 @@ func (x *keyIndex) set(n nsName, ing *networkingv1.Ingress) {
 }
 
 // closure returns start, the Ingresses that name one of keys, and every
-// Ingress joined to one of them, through the keys they have now or had
+// Ingress joined to one of them through the hosts they name now or named
 // before (formerly: the keys of the changed Ingresses before the change).
 func (x *keyIndex) closure(start []nsName, keys []string, formerly map[nsName][]string) map[nsName]bool {
 	out := map[nsName]bool{}
@@ -144,11 +148,12 @@ func (x *keyIndex) closure(start []nsName, keys []string, formerly map[nsName][]
 	for len(queue) > 0 {
 		n := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
-		for _, k := range x.keys[n] {
-			visit(k)
-		}
-		for _, k := range formerly[n] {
-			visit(k)
+		for _, list := range [][]string{x.keys[n], formerly[n]} {
+			for _, k := range list {
+				if strings.HasPrefix(k, "h:") { // hosts join, Services do not
+					visit(k)
+				}
+			}
 		}
 	}
 	return out

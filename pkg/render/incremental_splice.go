@@ -11,9 +11,10 @@ import (
 // splice makes the Config of the new Snapshot from the last one (last and
 // its Problems) and the Builds of the changed groups before (oldPart) and
 // after (newPart) the change: what oldPart built leaves, what newPart
-// built comes in. It says why when the parts reach into what it keeps
+// built comes in. shared says whether Ingresses outside the parts use a
+// backend's Service. It says why when the parts reach into what it keeps
 // (then the caller builds everything).
-func splice(last *model.Config, lastProblems []model.Problem, oldPart *model.Config, oldProblems []model.Problem, newPart *model.Config, newProblems []model.Problem) (*model.Config, []model.Problem, string) {
+func splice(last *model.Config, lastProblems []model.Problem, oldPart *model.Config, oldProblems []model.Problem, newPart *model.Config, newProblems []model.Problem, shared func(*model.Backend) bool) (*model.Config, []model.Problem, string) {
 	if !reflect.DeepEqual(last.Global, newPart.Global) || last.DefaultBackend != newPart.DefaultBackend ||
 		last.DefaultCertificate != newPart.DefaultCertificate || !reflect.DeepEqual(last.Stream, newPart.Stream) {
 		return nil, nil, "the controller-wide settings changed"
@@ -30,20 +31,24 @@ func splice(last *model.Config, lastProblems []model.Problem, oldPart *model.Con
 	}
 	var why string
 	cfg.Servers, why = spliceByKey(last.Servers, oldPart.Servers, newPart.Servers,
-		func(s model.Server) string { return s.Hostname }, serverLess)
+		func(s model.Server) string { return s.Hostname }, serverLess, nil)
 	if why != "" {
 		return nil, nil, "host " + why
 	}
+	if services := sharedBackendsChanged(last, oldPart, newPart, shared); len(services) > 0 {
+		return nil, nil, "the backend of " + strings.TrimPrefix(services[0], "s:") + " is shared with other Ingresses and comes out different"
+	}
 	cfg.Backends, why = spliceByKey(last.Backends, oldPart.Backends, newPart.Backends,
-		func(b model.Backend) string { return b.Name }, func(a, b string) bool { return a < b })
+		func(b model.Backend) string { return b.Name }, func(a, b string) bool { return a < b },
+		func(a, b *model.Backend) bool { return reflect.DeepEqual(a, b) })
 	if why != "" {
 		return nil, nil, "backend " + why
 	}
-	if why := checkBackendsKept(last, oldPart, newPart); why != "" {
+	if why := checkProblemsKept(oldProblems, newProblems); why != "" {
 		return nil, nil, why
 	}
 	cfg.WWWRedirects, why = spliceByKey(last.WWWRedirects, oldPart.WWWRedirects, newPart.WWWRedirects,
-		func(r model.WWWRedirect) string { return r.From }, func(a, b string) bool { return a < b })
+		func(r model.WWWRedirect) string { return r.From }, func(a, b string) bool { return a < b }, nil)
 	if why != "" {
 		return nil, nil, "from-to-www-redirect " + why
 	}
@@ -62,8 +67,9 @@ func splice(last *model.Config, lastProblems []model.Problem, oldPart *model.Con
 // spliceByKey returns last without the entries of oldPart and with those
 // of newPart, sorted by less of their keys (last and newPart are). The
 // catch-all server is in all three alike (splice checks it) and stays. It
-// says why when newPart builds an entry that last keeps.
-func spliceByKey[T any](last, oldPart, newPart []T, key func(T) string, less func(a, b string) bool) ([]T, string) {
+// says why when newPart builds an entry that last keeps, unless same says
+// the two are alike (a backend two groups share).
+func spliceByKey[T any](last, oldPart, newPart []T, key func(T) string, less func(a, b string) bool, same func(a, b *T) bool) ([]T, string) {
 	gone := make(map[string]bool, len(oldPart))
 	for _, e := range oldPart {
 		if k := key(e); k != model.CatchAllHost {
@@ -88,42 +94,70 @@ func spliceByKey[T any](last, oldPart, newPart []T, key func(T) string, less fun
 			i++
 		}
 		if i < len(kept) && key(kept[i]) == k {
-			return nil, strings.TrimSpace(k) + " is built by two groups of Ingresses"
+			if same == nil || !same(&kept[i], &e) {
+				return nil, strings.TrimSpace(k) + " is built by two groups of Ingresses"
+			}
+			continue // kept[i], alike, comes next
 		}
 		out = append(out, e)
 	}
 	return append(out, kept[i:]...), ""
 }
 
-// checkBackendsKept says why a backend that the kept servers use would be
-// changed by the parts (a Service two groups share: incremental_groups.go
-// joins them, so this is a guard).
-func checkBackendsKept(last, oldPart, newPart *model.Config) string {
-	rebuilt := map[string]bool{}
-	for i := range oldPart.Servers {
-		rebuilt[oldPart.Servers[i].Hostname] = true
-	}
-	before := map[string]*model.Backend{}
-	for i := range oldPart.Backends {
-		before[oldPart.Backends[i].Name] = &oldPart.Backends[i]
-	}
-	after := map[string]*model.Backend{}
-	for i := range newPart.Backends {
-		after[newPart.Backends[i].Name] = &newPart.Backends[i]
-	}
-	for i := range last.Servers {
-		s := &last.Servers[i]
-		if rebuilt[s.Hostname] {
-			// rebuilt, or the catch-all server: the same in the three
-			// (splice checked), so its Ingresses are all rebuilt
-			continue
-		}
-		for j := range s.Locations {
-			for _, name := range []string{s.Locations[j].Backend, s.Locations[j].Settings.CustomDefaultBackend} {
-				if b, ok := before[name]; ok && !reflect.DeepEqual(b, after[name]) {
-					return "backend " + name + " of host " + s.Hostname + " is rebuilt with another group of Ingresses"
-				}
+// sharedBackendsChanged returns the Service keys of the backends that
+// splice cannot take from the parts: the parts build them, Ingresses of
+// other groups use their Service too (shared), and the new part's, built
+// of the changed Ingresses alone, is not the one last has, built of all.
+// When it is the same, the Ingresses of the other groups did not change
+// it, nor did the change (the oldest Ingress gives its settings, the first
+// that asks its affinity).
+func sharedBackendsChanged(last, oldPart, newPart *model.Config, shared func(*model.Backend) bool) []string {
+	checked := map[string]bool{}
+	var out []string
+	for _, part := range []*model.Config{oldPart, newPart} {
+		for i := range part.Backends {
+			b := &part.Backends[i]
+			if checked[b.Name] {
+				continue
 			}
+			checked[b.Name] = true
+			if !shared(b) {
+				continue
+			}
+			now, before := backendNamed(newPart, b.Name), backendNamed(last, b.Name)
+			if now == nil || before == nil || !reflect.DeepEqual(now, before) {
+				out = append(out, serviceKey(b))
+			}
+		}
+	}
+	return out
+}
+
+// serviceKey is the group key of a backend's Service (groupKeys).
+func serviceKey(b *model.Backend) string {
+	return "s:" + b.Service.Namespace + "/" + b.Service.Name
+}
+
+// backendNamed finds a backend in c's sorted Backends (nil when absent).
+func backendNamed(c *model.Config, name string) *model.Backend {
+	i, ok := slices.BinarySearchFunc(c.Backends, name, func(b model.Backend, n string) int { return strings.Compare(b.Name, n) })
+	if !ok {
+		return nil
+	}
+	return &c.Backends[i]
+}
+
+// checkProblemsKept says why the Problems cannot be spliced: the old part
+// reported a Problem on an object other than an Ingress (a Service) that
+// the new part does not, and Ingresses of other groups may still use it.
+func checkProblemsKept(oldPart, newPart []model.Problem) string {
+	now := make(map[model.Problem]bool, len(newPart))
+	for _, p := range newPart {
+		now[p] = true
+	}
+	for _, p := range oldPart {
+		if p.Object.Kind != "Ingress" && !now[p] {
+			return "a Problem on " + p.Object.String() + " is gone from the changed Ingresses' build"
 		}
 	}
 	return ""
