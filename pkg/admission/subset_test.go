@@ -11,66 +11,13 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/goldenflags"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 const goldenDir = "../../testdata/render"
-
-// goldenOptions reads the render flags of a golden case (flags.txt).
-func goldenOptions(t *testing.T, dir string) render.Options {
-	t.Helper()
-	o := render.DefaultOptions()
-	raw, err := os.ReadFile(filepath.Join(dir, "flags.txt"))
-	if os.IsNotExist(err) {
-		return o
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := strings.Fields(string(raw))
-	for i := 0; i < len(f); i++ {
-		next := func() string {
-			i++
-			if i >= len(f) {
-				t.Fatalf("%s/flags.txt: %s needs a value", dir, f[i-1])
-			}
-			return f[i]
-		}
-		switch f[i] {
-		case "--configmap":
-			o.ConfigMap = next()
-		case "--default-ssl-certificate":
-			o.DefaultSSLCertificate = next()
-		case "--default-backend-service":
-			// Its Service is in every subset (index.go).
-			o.DefaultBackendService = next()
-		case "--ingress-class":
-			o.IngressClass = next()
-		case "--controller-class":
-			o.ControllerClass = next()
-		case "--watch-ingress-without-class":
-			o.WatchIngressWithoutClass = true
-		case "--tcp-services-configmap":
-			o.TCPServicesConfigMap = next()
-		case "--udp-services-configmap":
-			o.UDPServicesConfigMap = next()
-		case "--enable-ssl-passthrough":
-			o.EnableSSLPassthrough = true
-		case "--maxmind-db-dir", "--maxmind-edition-ids":
-			// The databases make ConfigMap Problems only, never an
-			// Ingress's: the defaults give the same candidate Problems.
-			next()
-		case "--allow-cross-namespace-host-sharing":
-			// Ties Ingresses of one host only: the subset holds them.
-			o.AllowCrossNamespaceHostSharing = true
-		default:
-			t.Fatalf("%s/flags.txt: flag %s unknown to this test: map it to render.Options here (and check that pkg/admission's subset still covers what it changes)", dir, f[i])
-		}
-	}
-	return o
-}
 
 // candidates gives, for each Ingress of s, the reviews that can be made of
 // it: its update as it is, its creation (as the newest), a copy under
@@ -207,7 +154,7 @@ func TestSubsetEquivalence(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, _ := checkEquivalent(t, res.Snapshot, goldenOptions(t, dir), 1)
+			n, _ := checkEquivalent(t, res.Snapshot, goldenflags.Options(t, dir), 1)
 			total += n
 		})
 		cases++

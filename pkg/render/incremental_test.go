@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/genmanifests"
+	"github.com/kubectl-ingress/kubectl-ingress/internal/goldenflags"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
@@ -194,56 +195,6 @@ func newChecker(t *testing.T, name string) *incrementalChecker {
 	return c
 }
 
-// goldenFlags applies a render golden's flags.txt to o, as the render
-// command would; false for a case whose flags need files (GeoIP2).
-func goldenFlags(t *testing.T, file string, o *render.Options) bool {
-	t.Helper()
-	raw, err := os.ReadFile(file)
-	if os.IsNotExist(err) {
-		return true
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := strings.Fields(string(raw))
-	for i := 0; i < len(args); i++ {
-		value := func() string {
-			i++
-			if i == len(args) {
-				t.Fatalf("%s: %s needs a value", file, args[i-1])
-			}
-			return args[i]
-		}
-		switch args[i] {
-		case "--tcp-services-configmap":
-			o.TCPServicesConfigMap = value()
-		case "--udp-services-configmap":
-			o.UDPServicesConfigMap = value()
-		case "--enable-ssl-passthrough":
-			o.EnableSSLPassthrough = true
-		case "--default-backend-service":
-			o.DefaultBackendService = value()
-		case "--default-ssl-certificate":
-			o.DefaultSSLCertificate = value()
-		case "--allow-cross-namespace-host-sharing":
-			o.AllowCrossNamespaceHostSharing = true
-		case "--configmap":
-			o.ConfigMap, o.ConfigMapRequired = value(), true
-		case "--ingress-class":
-			o.IngressClass = value()
-		case "--controller-class":
-			o.ControllerClass = value()
-		case "--watch-ingress-without-class":
-			o.WatchIngressWithoutClass = true
-		case "--maxmind-db-dir", "--maxmind-edition-ids":
-			return false
-		default:
-			t.Fatalf("%s: flag %s is not known to this test: add it", file, args[i])
-		}
-	}
-	return true
-}
-
 func readSnapshot(t testing.TB, paths ...string) render.Snapshot {
 	t.Helper()
 	res, err := manifest.Read(paths, manifest.Options{MaxFileSize: 1 << 30})
@@ -285,9 +236,8 @@ func TestIncrementalMatchesBuild(t *testing.T) {
 	wholes := map[string]int{}
 	for _, in := range inputs {
 		c := newChecker(t, in)
-		if !goldenFlags(t, filepath.Join(filepath.Dir(in), "flags.txt"), &c.opts) {
-			continue
-		}
+		c.opts = goldenflags.Options(t, filepath.Dir(in))
+		c.opts.ReportSkipped = true
 		c.mutations(readSnapshot(t, in), 20)
 		spliced += c.spliced
 		for why, n := range c.wholes {
