@@ -30,9 +30,13 @@ type loopState struct {
 	// builder builds the desired config again after each change, only
 	// the Ingresses the change touches (render.Incremental).
 	builder render.Incremental
-	// routes keeps the Lua router's payloads of the servers that did not
-	// change (luaapi.RoutesCache).
-	routes luaapi.RoutesCache
+	// desired keeps what the desired state took of the servers that did
+	// not change: their Lua router payloads and classic reasons
+	// (ksync.StateCache).
+	desired ksync.StateCache
+	// dicts keeps the encoded lengths of the backends that did not
+	// change, which size the Lua dicts (luaapi.DictsCache).
+	dicts luaapi.DictsCache
 	// started is true while a master the loop started is believed to run.
 	started bool
 	// running is what nginx serves: the config of the last successful
@@ -121,7 +125,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	// the final list: a quarantine below replaces problems with a list
 	// that has its own Problem.
 	defer func() { c.reportProblems(ctx, problems) }()
-	desired, err := ksync.DesiredStateWith(cfg, c.confOptions(cfg), &c.state.routes)
+	desired, err := ksync.DesiredStateWith(cfg, c.confOptions(cfg), &c.state.desired)
 	if err != nil {
 		return err
 	}
@@ -171,7 +175,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 		s.luaDirty = s.luaDirty || s.running.Config != nil
 		problems = res.problems
 		cfg, checksum = res.cfg, nginx.Checksum(res.conf)
-		if desired, err = ksync.DesiredStateWith(cfg, c.confOptions(cfg), &c.state.routes); err != nil {
+		if desired, err = ksync.DesiredStateWith(cfg, c.confOptions(cfg), &c.state.desired); err != nil {
 			return err
 		}
 		plan = c.newPlan(desired)

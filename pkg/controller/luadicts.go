@@ -10,7 +10,7 @@ import (
 // confOptions returns the nginx.conf options of a sync whose desired model
 // is cfg: the configured ones, with the shared dicts of the Lua payloads
 // sized for cfg's payloads by luaapi.DictsFor (the rule that render and
-// diff apply too), given the sizes of the nginx.conf that runs. A payload
+// diff apply too; through the loop's cache of backend lengths), given the sizes of the nginx.conf that runs. A payload
 // that outgrows its dict so changes nginx.conf, and the plan reloads nginx
 // with a larger dict (a reason names it) instead of Lua answering 413 to
 // every push.
@@ -21,7 +21,7 @@ func (c *Controller) confOptions(cfg *model.Config) nginxconf.ConfOptions {
 	}
 	// An error means payloads that cannot be encoded: their push says so,
 	// and d keeps the running sizes.
-	d, _ := luaapi.DictsFor(cfg, luaapi.DictSizesOf(c.state.running.NGINXConf))
+	d, _ := c.state.dicts.DictsFor(cfg, luaapi.DictSizesOf(c.state.running.NGINXConf))
 	// nginxconf.LuaDicts and luaapi.DictSizes have the same fields: a
 	// conversion, checked by the compiler.
 	o.LuaDicts = nginxconf.LuaDicts(d)

@@ -36,7 +36,7 @@ type loopMetrics struct {
 
 	// The serving config's hosts and certificates (metrics_serving.go)
 	// and the Lua pushes (metrics_lua.go).
-	sslExpire    *prometheus.GaugeVec
+	sslExpire    *expiryCollector
 	hosts        prometheus.Gauge
 	luaPush      *prometheus.HistogramVec
 	servingShown *model.Config

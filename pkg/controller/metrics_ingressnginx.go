@@ -45,7 +45,7 @@ type ingressNginxMetrics struct {
 	configSuccessTime prometheus.Gauge
 	reloads           prometheus.Counter
 	reloadErrors      prometheus.Counter
-	sslExpire         *prometheus.GaugeVec
+	sslExpire         *expiryCollector
 
 	vecs []prometheus.Collector
 }
@@ -73,12 +73,11 @@ func newIngressNginxMetrics(id MetricsIdentity) *ingressNginxMetrics {
 		configSuccessTime: gauge("config_last_reload_successful_timestamp_seconds", "When nginx last reloaded successfully (Unix time)."),
 		reloads:           success.With(constLabels),
 		reloadErrors:      errs.With(constLabels),
-		sslExpire: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Namespace: ingressNginxNamespace,
-			Name:      "ssl_expire_time_seconds",
-			Help: "Expiry (Unix time) of the certificate served for each host; namespace and class are the controller's. " +
+		sslExpire: newExpiryCollector(prometheus.BuildFQName(ingressNginxNamespace, "", "ssl_expire_time_seconds"),
+			"Expiry (Unix time) of the certificate served for each host; namespace and class are the controller's. "+
 				"Expiring within 10 days: nginx_ingress_controller_ssl_expire_time_seconds < (time() + (10 * 24 * 3600)).",
-		}, []string{"namespace", "class", "host"}),
+			[]string{"namespace", "class", "host"},
+			func(host string, _ *model.Certificate) []string { return []string{id.Namespace, id.Class, host} }),
 	}
 	// As ingress-nginx, nothing has reloaded yet: the last reload counts
 	// as successful until one fails.
@@ -121,25 +120,6 @@ func configHashValue(checksum string) float64 {
 		return 0
 	}
 	return float64(v)
-}
-
-// setServing replaces the certificate expiries with cfg's.
-func (m *ingressNginxMetrics) setServing(cfg *model.Config) {
-	m.sslExpire.Reset()
-	if cfg == nil {
-		return
-	}
-	certs := make(map[string]*model.Certificate, len(cfg.Certificates))
-	for i := range cfg.Certificates {
-		certs[cfg.Certificates[i].ID] = &cfg.Certificates[i]
-	}
-	for _, s := range cfg.Servers {
-		c, ok := certs[s.CertificateID]
-		if s.Hostname == model.CatchAllHost || !s.TLS || !ok || c.NotAfter.IsZero() {
-			continue
-		}
-		m.sslExpire.WithLabelValues(m.id.Namespace, m.id.Class, s.Hostname).Set(float64(c.NotAfter.Unix()))
-	}
 }
 
 // hookedCounter is a Counter that also tells another metric of each

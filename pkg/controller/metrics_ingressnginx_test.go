@@ -87,6 +87,17 @@ nginx_ingress_controller_ssl_expire_time_seconds{class="k8s.io/ingress-nginx",ho
 	if err := compareGathered(helpless{m.registry}, want, "nginx_ingress_controller_ssl_expire_time_seconds"); err != nil {
 		t.Error(err)
 	}
+	// Ours, computed at the same scrape, with the Secret; and the hosts.
+	ours := `# HELP kubectl_ingress_ssl_expire_time_seconds x
+# TYPE kubectl_ingress_ssl_expire_time_seconds gauge
+kubectl_ingress_ssl_expire_time_seconds{host="shop.example.com",namespace="web",secret_name="shop"} 1.893553445e+09
+# HELP kubectl_ingress_hosts x
+# TYPE kubectl_ingress_hosts gauge
+kubectl_ingress_hosts 2
+`
+	if err := compareGathered(helpless{m.registry}, ours, "kubectl_ingress_ssl_expire_time_seconds", "kubectl_ingress_hosts"); err != nil {
+		t.Error(err)
+	}
 	m.setServing(nil)
 	if err := compareGathered(helpless{m.registry}, "", "nginx_ingress_controller_ssl_expire_time_seconds"); err != nil {
 		t.Errorf("expiries without a config: %v", err)

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"slices"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -15,13 +16,14 @@ import (
 // nginx_ingress_controller_ssl_expire_time_seconds under our prefix, with
 // host and secret_name as there; namespace is the Secret's namespace
 // (ingress-nginx puts the controller's namespace and class there).
-func newServingMetrics() (*prometheus.GaugeVec, prometheus.Gauge) {
-	expire := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: metricsNamespace,
-		Name:      "ssl_expire_time_seconds",
-		Help: "Expiry (Unix time, the leaf certificate's NotAfter) of the certificate served for each host with TLS. " +
+func newServingMetrics() (*expiryCollector, prometheus.Gauge) {
+	expire := newExpiryCollector(prometheus.BuildFQName(metricsNamespace, "", "ssl_expire_time_seconds"),
+		"Expiry (Unix time, the leaf certificate's NotAfter) of the certificate served for each host with TLS. "+
 			"Certificates expiring within 10 days: kubectl_ingress_ssl_expire_time_seconds < time() + 10*24*3600.",
-	}, []string{"host", "namespace", "secret_name"})
+		[]string{"host", "namespace", "secret_name"},
+		func(host string, c *model.Certificate) []string {
+			return []string{host, c.Secret.Namespace, c.Secret.Name}
+		})
 	hosts := prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: metricsNamespace,
 		Name:      "hosts",
@@ -43,27 +45,14 @@ func (m *loopMetrics) setServing(cfg *model.Config) {
 		return
 	}
 	m.servingShown = cfg
-	m.compat.setServing(cfg)
-	m.sslExpire.Reset()
-	if cfg == nil {
-		m.hosts.Set(0)
-		return
-	}
-	certs := make(map[string]*model.Certificate, len(cfg.Certificates))
-	for i := range cfg.Certificates {
-		certs[cfg.Certificates[i].ID] = &cfg.Certificates[i]
-	}
+	m.sslExpire.set(cfg)
+	m.compat.sslExpire.set(cfg)
 	hosts := 0
-	for _, s := range cfg.Servers {
-		if s.Hostname == model.CatchAllHost {
-			continue
+	if cfg != nil {
+		hosts = len(cfg.Servers)
+		if slices.ContainsFunc(cfg.Servers, func(s model.Server) bool { return s.Hostname == model.CatchAllHost }) {
+			hosts--
 		}
-		hosts++
-		c, ok := certs[s.CertificateID]
-		if !s.TLS || !ok || c.NotAfter.IsZero() {
-			continue
-		}
-		m.sslExpire.WithLabelValues(s.Hostname, c.Secret.Namespace, c.Secret.Name).Set(float64(c.NotAfter.Unix()))
 	}
 	m.hosts.Set(float64(hosts))
 }

@@ -66,17 +66,24 @@ func slab(k, v int) int64 {
 // stale ones), plus the pool's overhead. It fails only when the payloads
 // cannot be encoded.
 func Needs(backends []Backend, servers Servers) (DictSizes, error) {
-	// The length of json.Marshal(backends): "[", the elements with commas
-	// between them, "]". Marshaling each element skips the pass over the
-	// whole text that encoding/json makes for a MarshalJSON method's output.
-	n := 2 + max(len(backends)-1, 0)
+	// Marshaling each element skips the pass over the whole text that
+	// encoding/json makes for a MarshalJSON method's output.
+	lengths := 0
 	for i := range backends {
 		data, err := backends[i].MarshalJSON()
 		if err != nil {
 			return DictSizes{}, fmt.Errorf("encoding backend %s: %w", backends[i].Name, err)
 		}
-		n += len(data)
+		lengths += len(data)
 	}
+	return needsOf(len(backends), lengths, servers), nil
+}
+
+// needsOf is Needs for backends whose encoded lengths sum to lengths.
+func needsOf(backends, lengths int, servers Servers) DictSizes {
+	// The length of json.Marshal(backends): "[", the elements with commas
+	// between them, "]".
+	n := 2 + max(backends-1, 0) + lengths
 	var certs, hosts int64
 	for id, pem := range servers.Certificates {
 		certs += slab(len(id), len(pem))
@@ -88,7 +95,7 @@ func Needs(backends []Backend, servers Servers) (DictSizes, error) {
 		ConfigurationData:  withOverhead(2 * slab(len("backends:")+20, n)),
 		CertificateData:    withOverhead(2 * certs),
 		CertificateServers: withOverhead(2 * hosts),
-	}, nil
+	}
 }
 
 func withOverhead(n int64) int64 { return n + n/32 + dictSlack }
@@ -123,6 +130,12 @@ func SizeDicts(need, current DictSizes) DictSizes {
 // runs, so that it causes no resize.
 func DictsFor(cfg *model.Config, running DictSizes) (DictSizes, error) {
 	need, err := Needs(FromModel(cfg))
+	return dictsFor(need, err, running)
+}
+
+// dictsFor is DictsFor once the payloads' need (or the error of encoding
+// them) is known.
+func dictsFor(need DictSizes, err error, running DictSizes) (DictSizes, error) {
 	if err != nil {
 		if running == (DictSizes{}) {
 			return DefaultDictSizes(), err

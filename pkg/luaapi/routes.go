@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -515,6 +516,15 @@ type RoutesUpdate struct {
 // none) into desired: the hosts that are new or whose Version moved, and
 // the hosts of running that desired no longer has, sorted.
 func RoutesChanges(running, desired []HostRoutes) RoutesUpdate {
+	byHost := func(a, b HostRoutes) int { return strings.Compare(a.Host, b.Host) }
+	if slices.IsSortedFunc(running, byHost) && slices.IsSortedFunc(desired, byHost) {
+		return sortedRoutesChanges(running, desired)
+	}
+	return mappedRoutesChanges(running, desired)
+}
+
+// mappedRoutesChanges is RoutesChanges of lists in any order.
+func mappedRoutesChanges(running, desired []HostRoutes) RoutesUpdate {
 	old := make(map[string]string, len(running))
 	for _, h := range running {
 		old[h.Host] = h.Version
@@ -533,6 +543,32 @@ func RoutesChanges(running, desired []HostRoutes) RoutesUpdate {
 		}
 	}
 	sort.Strings(u.Delete)
+	return u
+}
+
+// sortedRoutesChanges is RoutesChanges of two lists sorted by host (as
+// RoutesFromModel makes them), walked in step: no maps of 100,000 hosts
+// per sync.
+func sortedRoutesChanges(running, desired []HostRoutes) RoutesUpdate {
+	u := RoutesUpdate{Hosts: []HostRoutes{}, Delete: []string{}}
+	i := 0
+	for _, h := range desired {
+		for i < len(running) && running[i].Host < h.Host {
+			u.Delete = append(u.Delete, running[i].Host)
+			i++
+		}
+		if i < len(running) && running[i].Host == h.Host {
+			if running[i].Version != h.Version {
+				u.Hosts = append(u.Hosts, h)
+			}
+			i++
+			continue
+		}
+		u.Hosts = append(u.Hosts, h)
+	}
+	for ; i < len(running); i++ {
+		u.Delete = append(u.Delete, running[i].Host)
+	}
 	return u
 }
 

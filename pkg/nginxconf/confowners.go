@@ -101,7 +101,7 @@ func NGINXConfWithOwners(c *model.Config, o ConfOptions) ([]byte, *ConfOwners, e
 	write := writeNGINXConf
 	if o.LuaRouted() {
 		write = func(w *confWriter, c *model.Config, o ConfOptions) ([]byte, error) {
-			return writeNGINXConfLua(w, c, o, o.LuaRouting)
+			return writeNGINXConfLua(w, c, o, o.LuaRouting, LuaSplitOf(c))
 		}
 	}
 	conf, err := write(w, c, o)

@@ -185,39 +185,8 @@ const WildcardClassic = "covered by the classic wildcard host "
 // besides its own (the catch-all's own reasons are under "_"). A host of
 // one label under a classic wildcard is classic too (WildcardClassic).
 func LuaHosts(c *model.Config) (lua []string, classic map[string][]ClassicReason) {
-	classic = map[string][]ClassicReason{}
-	catchAll := false
-	var wildcards []string
-	for i := range c.Servers {
-		s := &c.Servers[i]
-		if rs := LuaRoutable(c, s); len(rs) > 0 {
-			classic[s.Hostname] = rs
-			catchAll = catchAll || s.Hostname == model.CatchAllHost
-			if isRegexName(s.Hostname) {
-				wildcards = append(wildcards, s.Hostname)
-			}
-		}
-	}
-	for i := range c.Servers {
-		h := c.Servers[i].Hostname
-		if classic[h] == nil && h != model.CatchAllHost {
-			for _, wc := range wildcards {
-				if coversOneLabel(wc, h) {
-					classic[h] = append(classic[h], ClassicReason{Setting: WildcardClassic + wc})
-				}
-			}
-		}
-	}
-	for i := range c.Servers {
-		h := c.Servers[i].Hostname
-		switch {
-		case catchAll && h != model.CatchAllHost:
-			classic[h] = sortReasons(append(classic[h], ClassicReason{Setting: CatchAllClassic}))
-		case classic[h] == nil:
-			lua = append(lua, h)
-		}
-	}
-	return lua, classic
+	split := LuaSplitOf(c)
+	return split.Lua, split.Classic
 }
 
 // coversOneLabel says whether wildcard "*.rest" matches host as the

@@ -60,14 +60,25 @@ const DictRouteLimits = "route_limits"
 // declared, with no server using it). An error means a value reached the
 // writer that Build should have refused.
 func NGINXConfLua(c *model.Config, o ConfOptions, r LuaRouting) ([]byte, error) {
-	return writeNGINXConfLua(&confWriter{}, c, o, r)
+	return writeNGINXConfLua(&confWriter{}, c, o, r, LuaSplitOf(c))
+}
+
+// NGINXConfSplit is NGINXConf of c with o, where split is c's LuaSplit
+// (LuaSplitOf(c), or a LuaSplitCache's Split(c)) when o routes in Lua:
+// the caller that needs the split for the route payloads too computes it
+// once.
+func NGINXConfSplit(c *model.Config, o ConfOptions, split *LuaSplit) ([]byte, error) {
+	if o.LuaRouted() {
+		return writeNGINXConfLua(&confWriter{}, c, o, o.LuaRouting, split)
+	}
+	return writeNGINXConf(&confWriter{}, c, o)
 }
 
 // writeNGINXConfLua is NGINXConfLua through w (a writer that records the
-// owners of its lines, for NGINXConfWithOwners).
-func writeNGINXConfLua(w *confWriter, c *model.Config, o ConfOptions, r LuaRouting) ([]byte, error) {
+// owners of its lines, for NGINXConfWithOwners), with c's split.
+func writeNGINXConfLua(w *confWriter, c *model.Config, o ConfOptions, r LuaRouting, split *LuaSplit) ([]byte, error) {
 	r = r.withDefaults()
-	_, classic := LuaHosts(c)
+	classic := split.Classic
 	w.router = &r
 	if len(classic[model.CatchAllHost]) > 0 {
 		return writeNGINXConf(w, c, o)
@@ -82,8 +93,7 @@ func writeNGINXConfLua(w *confWriter, c *model.Config, o ConfOptions, r LuaRouti
 			cc.Servers = append(cc.Servers, *s)
 		}
 	}
-	bodyMax := luaBodyMax(c, classic)
-	shapes := luaShapes(c, classic)
+	bodyMax, shapes := split.bodyMax, split.shapes
 	w.shapes = shapes
 	return writeConfServers(w, &cc, o, func() {
 		for i := range cc.Servers {
@@ -93,40 +103,6 @@ func writeNGINXConfLua(w *confWriter, c *model.Config, o ConfOptions, r LuaRouti
 		}
 		writeLuaServer(w, &cc, o, bodyMax, shapes)
 	})
-}
-
-// luaBodyMax is the client_max_body_size of the router's location: the
-// largest proxy-body-size of the Lua-routed locations ("0", no limit,
-// when one has none), which the router lowers per route from
-// Content-Length (router.lua); "" when that is the ConfigMap's, which the
-// location inherits. Only the largest value reaches nginx.conf, never one
-// per host.
-func luaBodyMax(c *model.Config, classic map[string][]ClassicReason) string {
-	g := c.Global.ProxyBodySize
-	best, bestBytes := g, sizeOf(g)
-	for i := range c.Servers {
-		s := &c.Servers[i]
-		if len(classic[s.Hostname]) > 0 {
-			continue
-		}
-		for j := range s.Locations {
-			v := s.Locations[j].Settings.Proxy.BodySize
-			if v == "" {
-				continue
-			}
-			n := sizeOf(v)
-			switch {
-			case n == 0:
-				return v // no limit: nothing is larger
-			case bestBytes != 0 && n > bestBytes:
-				best, bestBytes = v, n
-			}
-		}
-	}
-	if best == g {
-		return ""
-	}
-	return best
 }
 
 // sizeOf is an nginx size in bytes (render validated it; 0 for "0").
@@ -377,29 +353,6 @@ func writeLuaErrorPageLocation(w *confWriter, code int) {
 	w.close()
 	writeErrorPageRequest(w, code)
 	w.close()
-}
-
-// luaShapes are the distinct shapes (model.LocationShape, by their
-// location) of the Lua-routed locations, sorted by location name.
-func luaShapes(c *model.Config, classic map[string][]ClassicReason) []model.LocationShape {
-	seen := map[string]model.LocationShape{}
-	for i := range c.Servers {
-		s := &c.Servers[i]
-		if len(classic[s.Hostname]) > 0 {
-			continue
-		}
-		for j := range s.Locations {
-			shape := model.ShapeOf(c, &s.Locations[j])
-			if name := shape.Location(); name != "" {
-				seen[name] = shape
-			}
-		}
-	}
-	out := make([]model.LocationShape, 0, len(seen))
-	for _, name := range slices.Sorted(maps.Keys(seen)) {
-		out = append(out, seen[name])
-	}
-	return out
 }
 
 // writeLuaAccessLog writes the access log of the router's location: the

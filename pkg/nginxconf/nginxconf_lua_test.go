@@ -203,7 +203,8 @@ func TestLuaBodyMax(t *testing.T) {
 		}
 		c.Servers = []model.Server{s, {Hostname: "classic", Locations: []model.Location{{Settings: model.LocationSettings{Proxy: model.ProxySettings{BodySize: "99m"}}}}}}
 		classic := map[string][]ClassicReason{"classic": {{Setting: "x"}}}
-		if got := luaBodyMax(c, classic); got != tc.want {
+		entries := []*serverSplit{newServerSplit(c, &c.Servers[0]), newServerSplit(c, &c.Servers[1])}
+		if _, got := luaLocations(c, entries, classic); got != tc.want {
 			t.Errorf("global %s, locations %v: %q, want %q", tc.global, tc.sizes, got, tc.want)
 		}
 	}

@@ -256,7 +256,7 @@ func TestSnippetShapeNGINXAccepts(t *testing.T) {
 		}
 	}
 	var trace []confEvent
-	conf, err := writeNGINXConfLua(&confWriter{trace: &trace}, cfg, DefaultConfOptions(), LuaRouting{})
+	conf, err := writeNGINXConfLua(&confWriter{trace: &trace}, cfg, DefaultConfOptions(), LuaRouting{}, LuaSplitOf(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package sync
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -22,7 +21,7 @@ func diffBackends(old, cur *model.Config) ([]Reason, Changes) {
 		case c == nil:
 			ch.Removed = append(ch.Removed, name)
 			rs = append(rs, Reason{Object: o.Service, Message: fmt.Sprintf("backend %s removed", name)})
-		case !reflect.DeepEqual(o, c):
+		case !o.Equal(c):
 			ch.Changed = append(ch.Changed, name)
 			rs = append(rs, backendReasons(o, c)...)
 		}
@@ -62,7 +61,7 @@ func pairBackends(old, cur []model.Backend, f func(name string, o, c *model.Back
 
 func backendReasons(o, c *model.Backend) []Reason {
 	var rs []Reason
-	if !reflect.DeepEqual(o.Endpoints, c.Endpoints) {
+	if !slices.Equal(o.Endpoints, c.Endpoints) {
 		added, removed := endpointDelta(o.Endpoints, c.Endpoints)
 		obj := c.Service
 		obj.Kind = "Endpoints"
@@ -120,14 +119,23 @@ func diffCertificates(old, cur *model.Config) ([]Reason, Changes, bool) {
 		}
 	}
 	oh, chosts := hostCertificates(old), hostCertificates(cur)
-	hostsChanged := false
-	for _, host := range unionKeys(oh, chosts) {
-		if oh[host] != chosts[host] {
-			hostsChanged = true
-			rs = append(rs, Reason{Message: fmt.Sprintf("server %s: certificate %s → %s", host, orNone(oh[host]), orNone(chosts[host]))})
+	// Only the hosts that differ are sorted, not the union of 100,000.
+	var hosts []string
+	for host, id := range oh {
+		if chosts[host] != id {
+			hosts = append(hosts, host)
 		}
 	}
-	return rs, ch, hostsChanged || !ch.Empty() || old.DefaultCertificate != cur.DefaultCertificate
+	for host := range chosts {
+		if _, ok := oh[host]; !ok {
+			hosts = append(hosts, host)
+		}
+	}
+	slices.Sort(hosts)
+	for _, host := range hosts {
+		rs = append(rs, Reason{Message: fmt.Sprintf("server %s: certificate %s → %s", host, orNone(oh[host]), orNone(chosts[host]))})
+	}
+	return rs, ch, len(hosts) > 0 || !ch.Empty() || old.DefaultCertificate != cur.DefaultCertificate
 }
 
 func orNone(s string) string {

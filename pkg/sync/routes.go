@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
@@ -47,14 +48,10 @@ func (e *RoutesRejectedError) Error() string {
 func planRoutes(p *Plan, running, desired State) []Reason {
 	p.Routes = luaapi.RoutesChanges(running.Routes, desired.Routes)
 	p.PushRoutes = len(p.Routes.Hosts)+len(p.Routes.Delete) > 0
-	before := make(map[string]bool, len(running.Routes))
-	for _, h := range running.Routes {
-		before[h.Host] = true
-	}
 	var rs []Reason
 	for _, h := range p.Routes.Hosts {
 		what := "routes changed, pushed to the Lua router"
-		if !before[h.Host] {
+		if !hasHost(running.Routes, h.Host) {
 			what = "routes added, pushed to the Lua router"
 		}
 		rs = append(rs, Reason{Object: hostOwner(h), Message: fmt.Sprintf("host %s: %s", h.Host, what)})
@@ -63,6 +60,14 @@ func planRoutes(p *Plan, running, desired State) []Reason {
 		rs = append(rs, Reason{Object: hostOwner(hostRoutes(running.Routes, host)), Message: fmt.Sprintf("host %s: routes removed from the Lua router", host)})
 	}
 	return rs
+}
+
+// hasHost tells whether routes, sorted by host as DesiredState makes them,
+// hold an entry for host; a binary search, not a map of 100,000 hosts per
+// sync.
+func hasHost(routes []luaapi.HostRoutes, host string) bool {
+	_, found := slices.BinarySearchFunc(routes, host, func(h luaapi.HostRoutes, host string) int { return strings.Compare(h.Host, host) })
+	return found
 }
 
 // hostRoutes finds the entry of host in routes (zero when absent).

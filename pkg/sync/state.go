@@ -20,17 +20,28 @@ import (
 // running size while it fits (luaapi.SizeRoutesDict), so that a new size,
 // and its reload, comes only when the routes outgrow it.
 func DesiredState(c *model.Config, o nginxconf.ConfOptions) (State, error) {
-	return DesiredStateWith(c, o, &luaapi.RoutesCache{})
+	return DesiredStateWith(c, o, &StateCache{})
 }
 
-// DesiredStateWith is DesiredState with the route payloads of the servers
-// that did not change since the last call taken from routes (the
-// controller keeps one from sync to sync).
-func DesiredStateWith(c *model.Config, o nginxconf.ConfOptions, routes *luaapi.RoutesCache) (State, error) {
+// StateCache keeps what DesiredStateWith computed of the servers of the
+// last Config, so that the next call computes again only what the
+// servers that changed need: their route payloads and their part of the
+// split into Lua-routed and classic hosts. The controller keeps one from
+// sync to sync. Its zero value is empty.
+type StateCache struct {
+	Routes luaapi.RoutesCache
+	Split  nginxconf.LuaSplitCache
+}
+
+// DesiredStateWith is DesiredState with what did not change since the
+// last call taken from cache.
+func DesiredStateWith(c *model.Config, o nginxconf.ConfOptions, cache *StateCache) (State, error) {
 	var payloads []luaapi.HostRoutes
+	var split *nginxconf.LuaSplit
 	if o.LuaRouted() {
-		hosts, _ := nginxconf.LuaHosts(c)
-		payloads = routes.RoutesFromModel(c, hosts)
+		split = cache.Split.Split(c)
+		routes := &cache.Routes
+		payloads = routes.RoutesFromModel(c, split.Lua)
 		size, err := routes.SizeRoutesDict(o.LuaRouting.RoutesDict)
 		if err != nil {
 			return State{}, fmt.Errorf("sizing the routes dict: %w", err)
@@ -41,7 +52,7 @@ func DesiredStateWith(c *model.Config, o nginxconf.ConfOptions, routes *luaapi.R
 			RouteCache: o.LuaRouting.RouteCache,
 		}
 	}
-	conf, err := nginxconf.NGINXConf(c, o)
+	conf, err := nginxconf.NGINXConfSplit(c, o, split)
 	if err != nil {
 		return State{}, fmt.Errorf("writing nginx.conf: %w", err)
 	}

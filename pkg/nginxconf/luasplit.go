@@ -1,0 +1,195 @@
+package nginxconf
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// LuaSplit is what the Lua writer learns of a Config's servers before it
+// writes: LuaHosts's answer (the Lua-routed hostnames and why each other
+// host is classic), the shapes of the Lua-routed locations and the
+// router location's body size. DesiredState computes it once a sync for
+// both the route payloads and nginx.conf.
+type LuaSplit struct {
+	// Lua are the Lua-routed hostnames, in the order of c.Servers.
+	Lua []string
+	// Classic holds, for each other host, why it keeps a server block.
+	Classic map[string][]ClassicReason
+
+	shapes  []model.LocationShape
+	bodyMax string
+}
+
+// LuaSplitOf computes the split of c's servers.
+func LuaSplitOf(c *model.Config) *LuaSplit {
+	var sc LuaSplitCache
+	return sc.Split(c)
+}
+
+// LuaSplitCache keeps, per server, what LuaSplit needs of it (its classic
+// reasons, the shapes and body sizes of its locations), so that a split
+// looks again only at the servers that changed: at 100,000 hosts looking
+// at them all costs about a fifth of a second per sync. An entry is
+// reused when the server has the same hostname and the same Locations
+// array, and the Config the same Global: render.Incremental hands an
+// unchanged server on whole, with its array, and a Build makes new
+// arrays (as luaapi.RoutesCache relies on too). The entries hold their
+// arrays, so an address is not reused for another while cached. A server
+// without locations is looked at every time.
+//
+// A LuaSplitCache is not safe for concurrent use. Its zero value is empty.
+type LuaSplitCache struct {
+	// Reused is the number of servers the last Split took from the cache.
+	Reused int
+
+	global  *model.Global
+	servers map[string]*serverSplit
+}
+
+// serverSplit is what the split takes from one server.
+type serverSplit struct {
+	locations []model.Location
+	// reasons are LuaRoutable's.
+	reasons []ClassicReason
+	// shapes are the distinct shapes of its locations, by name.
+	shapes map[string]model.LocationShape
+	// zeroBody is the first body size of its locations that means no
+	// limit ("" for none); maxBody the first of the largest others, of
+	// maxBytes bytes.
+	zeroBody string
+	maxBody  string
+	maxBytes int64
+}
+
+// Split is LuaSplitOf(c), from the cache where the server did not change.
+func (sc *LuaSplitCache) Split(c *model.Config) *LuaSplit {
+	if sc.global == nil || !reflect.DeepEqual(*sc.global, c.Global) {
+		g := c.Global
+		sc.global, sc.servers = &g, nil
+	}
+	next := make(map[string]*serverSplit, len(c.Servers))
+	entries := make([]*serverSplit, len(c.Servers))
+	sc.Reused = 0
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		e := sc.servers[s.Hostname]
+		if e != nil && len(s.Locations) > 0 && len(e.locations) == len(s.Locations) && &e.locations[0] == &s.Locations[0] {
+			sc.Reused++
+		} else {
+			e = newServerSplit(c, s)
+		}
+		next[s.Hostname] = e
+		entries[i] = e
+	}
+	sc.servers = next
+	return splitOf(c, entries)
+}
+
+func newServerSplit(c *model.Config, s *model.Server) *serverSplit {
+	e := &serverSplit{locations: s.Locations, reasons: LuaRoutable(c, s)}
+	for j := range s.Locations {
+		if shape := model.ShapeOf(c, &s.Locations[j]); shape.Location() != "" {
+			if e.shapes == nil {
+				e.shapes = map[string]model.LocationShape{}
+			}
+			e.shapes[shape.Location()] = shape
+		}
+		v := s.Locations[j].Settings.Proxy.BodySize
+		if v == "" {
+			continue
+		}
+		switch n := sizeOf(v); {
+		case n == 0:
+			if e.zeroBody == "" {
+				e.zeroBody = v
+			}
+		case n > e.maxBytes:
+			e.maxBody, e.maxBytes = v, n
+		}
+	}
+	return e
+}
+
+// splitOf is the split of c whose servers' parts are entries (one per
+// server, in order).
+func splitOf(c *model.Config, entries []*serverSplit) *LuaSplit {
+	classic := map[string][]ClassicReason{}
+	catchAll := false
+	var wildcards []string
+	for i, e := range entries {
+		if len(e.reasons) == 0 {
+			continue
+		}
+		h := c.Servers[i].Hostname
+		classic[h] = e.reasons
+		catchAll = catchAll || h == model.CatchAllHost
+		if isRegexName(h) {
+			wildcards = append(wildcards, h)
+		}
+	}
+	if len(wildcards) > 0 {
+		for i := range c.Servers {
+			h := c.Servers[i].Hostname
+			if classic[h] == nil && h != model.CatchAllHost {
+				for _, wc := range wildcards {
+					if coversOneLabel(wc, h) {
+						classic[h] = append(slices.Clip(classic[h]), ClassicReason{Setting: WildcardClassic + wc})
+					}
+				}
+			}
+		}
+	}
+	split := &LuaSplit{Classic: classic}
+	for i := range c.Servers {
+		h := c.Servers[i].Hostname
+		switch {
+		case catchAll && h != model.CatchAllHost:
+			classic[h] = sortReasons(append(slices.Clip(classic[h]), ClassicReason{Setting: CatchAllClassic}))
+		case classic[h] == nil:
+			split.Lua = append(split.Lua, h)
+		}
+	}
+	split.shapes, split.bodyMax = luaLocations(c, entries, classic)
+	return split
+}
+
+// luaLocations are the distinct shapes of the Lua-routed locations
+// (sorted by name) and the client_max_body_size of the router's location:
+// the largest proxy-body-size of the Lua-routed locations ("0", no limit,
+// when one has none), which the router lowers per route from
+// Content-Length (router.lua); "" when that is the ConfigMap's, which the
+// location inherits. Only the largest value reaches nginx.conf, never one
+// per host.
+func luaLocations(c *model.Config, entries []*serverSplit, classic map[string][]ClassicReason) ([]model.LocationShape, string) {
+	g := c.Global.ProxyBodySize
+	best, bestBytes := g, sizeOf(g)
+	zero := ""
+	seen := map[string]model.LocationShape{}
+	for i, e := range entries {
+		if len(classic[c.Servers[i].Hostname]) > 0 {
+			continue
+		}
+		maps.Copy(seen, e.shapes)
+		switch {
+		case zero != "":
+		case e.zeroBody != "":
+			zero = e.zeroBody
+		case bestBytes != 0 && e.maxBytes > bestBytes:
+			best, bestBytes = e.maxBody, e.maxBytes
+		}
+	}
+	shapes := make([]model.LocationShape, 0, len(seen))
+	for _, name := range slices.Sorted(maps.Keys(seen)) {
+		shapes = append(shapes, seen[name])
+	}
+	switch {
+	case zero != "":
+		return shapes, zero // no limit: nothing is larger
+	case best == g:
+		return shapes, ""
+	}
+	return shapes, best
+}
