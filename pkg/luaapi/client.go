@@ -38,6 +38,11 @@ type Client struct {
 	mu   sync.Mutex    // serializes PostEncodedBackends
 	base *backendsBase // the whole array posted last; nil: post the next one whole
 	seed maphash.Seed
+
+	// encoded is the JSON of each backend of the last array
+	// PostBackendsReport encoded (backends_cache.go).
+	encMu   sync.Mutex
+	encoded map[string]*encodedBackend
 }
 
 // DefaultTimeout bounds every call of a Client made with a nil
@@ -117,7 +122,7 @@ func (c *Client) PostBackends(ctx context.Context, backends []Backend) error {
 // A body that nginx refuses as a whole is a *StatusError (400), as is one
 // larger than its shared dict (413).
 func (c *Client) PostBackendsReport(ctx context.Context, backends []Backend) ([]Dropped, error) {
-	e, err := EncodeBackends(backends)
+	e, err := c.encodeBackends(backends)
 	if err != nil {
 		return nil, fmt.Errorf("POST %s: %w", PathBackends, err)
 	}

@@ -25,6 +25,12 @@ type EncodedBackends struct {
 
 // EncodeBackends encodes backends (nil as an empty array).
 func EncodeBackends(backends []Backend) (*EncodedBackends, error) {
+	return encodeBackendsWith(backends, func(b *Backend) ([]byte, error) { return json.Marshal(b) })
+}
+
+// encodeBackendsWith is EncodeBackends with each backend's JSON from
+// encode.
+func encodeBackendsWith(backends []Backend, encode func(*Backend) ([]byte, error)) (*EncodedBackends, error) {
 	e := &EncodedBackends{
 		Body:  make([]byte, 0, 512*len(backends)+2),
 		names: make([]string, 0, len(backends)),
@@ -32,7 +38,7 @@ func EncodeBackends(backends []Backend) (*EncodedBackends, error) {
 	}
 	e.Body = append(e.Body, '[')
 	for i := range backends {
-		b, err := json.Marshal(&backends[i])
+		b, err := encode(&backends[i])
 		if err != nil {
 			return nil, fmt.Errorf("encoding backend %s: %w", backends[i].Name, err)
 		}
