@@ -53,7 +53,9 @@ type FileSourceOptions struct {
 // files (named pipes, sockets, devices) are left out with a log line. So a
 // half-written edit never drops a route, and nothing in the directory can
 // make the source wait: reads run off the watch loop, and Run returns when
-// ctx ends whatever a read does.
+// ctx ends whatever a read does. A read costs what changed: files whose
+// stat did not change are not read, and the snapshot is made from the
+// last one.
 type FileSource struct {
 	dir  string
 	opts FileSourceOptions
@@ -236,7 +238,7 @@ func (s *FileSource) read(log klog.Logger) scanResult {
 		return res
 	}
 	s.snap = res.snapshot
-	log.V(1).Info("Read the manifests", "files", res.files, "ingresses", len(res.snapshot.Ingresses),
+	log.V(1).Info("Read the manifests", "files", res.files, "filesRead", res.read, "ingresses", len(res.snapshot.Ingresses),
 		"services", len(res.snapshot.Services), "endpointSlices", len(res.snapshot.EndpointSlices),
 		"duration", time.Since(start).Round(time.Microsecond))
 	return res
@@ -253,7 +255,9 @@ func (s *FileSource) WaitForSync(ctx context.Context) bool {
 	}
 }
 
-// Snapshot returns the objects of the last good read.
+// Snapshot returns the objects of the last good read. Its slices, not
+// only its objects, are shared and must not be changed: the next read's
+// snapshot is made from them (manifest.Combiner), in slices of its own.
 func (s *FileSource) Snapshot() (render.Snapshot, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/klog/v2"
 
@@ -16,11 +17,19 @@ import (
 // fileScan reads the manifest files of a directory tree and keeps, per
 // file, the last version that parsed: the snapshot is made of those, so a
 // file that is broken or half-written for a moment never takes its
-// objects out. Files whose content did not change since they were parsed
-// are not parsed again. It is used by one read at a time.
+// objects out. A read costs what changed, not the whole tree: a file whose
+// stat is the one it had when its version in force was read is not read
+// again, one whose content did not change (sha256) is not parsed again,
+// and the snapshot is made from the last one by a manifest.Combiner. It is
+// used by one read at a time.
 type fileScan struct {
 	dir  string
 	opts FileSourceOptions
+	// statSettle is how long after its last change a file's stat is
+	// trusted to tell that it did not change (manifest.FileStat.Settled).
+	statSettle time.Duration
+	// combiner makes each snapshot from the last good one.
+	combiner manifest.Combiner
 
 	files map[string]*fileState
 	// skipped are the entries left out (not regular files), logged once.
@@ -31,6 +40,12 @@ type fileScan struct {
 	names []string
 }
 
+// defaultStatSettle is fileScan.statSettle: two seconds covers the
+// coarsest clocks of common file systems (FAT's two seconds, one second
+// of ext3 and some network file systems; a few milliseconds elsewhere)
+// and some clock skew of a network file system.
+const defaultStatSettle = 2 * time.Second
+
 // fileState is what is known of one file.
 type fileState struct {
 	// good is the last version that parsed (nil: none yet), and sum the
@@ -40,6 +55,13 @@ type fileState struct {
 	// err is the error logged for the file's current content, "" when it
 	// reads and parses.
 	err string
+	// stat, when statKnown, is the file's stat taken before reading the
+	// content in force (good when err is "", else a content that did not
+	// parse, err): while the file's stat stays the same, so does that
+	// content, and the file is not read again. Unknown when that content
+	// was changed within statSettle of the stat, or did not read at all.
+	stat      manifest.FileStat
+	statKnown bool
 }
 
 // scanResult is what a read found.
@@ -53,10 +75,13 @@ type scanResult struct {
 	busy bool
 	// errs are the errors in force, "" when there are none.
 	errs string
+	// read is the number of files read (and hashed): those whose stat
+	// changed or was not trusted yet.
+	read int
 }
 
 func newFileScan(dir string, o FileSourceOptions) *fileScan {
-	return &fileScan{dir: dir, opts: o, files: map[string]*fileState{}, skipped: map[string]string{}}
+	return &fileScan{dir: dir, opts: o, statSettle: defaultStatSettle, files: map[string]*fileState{}, skipped: map[string]string{}}
 }
 
 // run reads the tree once.
@@ -77,6 +102,7 @@ func (sc *fileScan) run(log klog.Logger) scanResult {
 	var (
 		toParse []manifest.Data
 		sums    [][sha256.Size]byte
+		stats   []fileStat
 		changed bool
 		seen    = make(map[string]bool, len(paths))
 	)
@@ -87,6 +113,21 @@ func (sc *fileScan) run(log klog.Logger) scanResult {
 			st = &fileState{}
 			sc.files[path] = st
 		}
+		// A file whose stat did not change since its content in force was
+		// read is not read: neither opened nor leased. That keeps the
+		// "busy" retry of a file being written: a writer that truncates or
+		// writes changes the stat (size, times), so the file is read below
+		// and the lease fails while it is open for writing; a writer that
+		// opened the file and wrote nothing yet leaves the content that is
+		// in force, and its first write will change the stat and send an
+		// event. The stat is taken before the read: a write between the
+		// two leaves a stat older than the content, read again next time,
+		// never a stat newer than the content it stands for.
+		stat := sc.statFile(path)
+		if stat.known && st.statKnown && stat.FileStat == st.stat {
+			continue
+		}
+		res.read++
 		data, err := manifest.ReadFile(path, manifest.FileOptions{MaxSize: sc.opts.MaxFileSize, NotWhileWritten: true})
 		switch {
 		case errors.Is(err, manifest.ErrBeingWritten):
@@ -101,17 +142,21 @@ func (sc *fileScan) run(log klog.Logger) scanResult {
 			continue
 		case err != nil:
 			sc.fileError(path, st, err, log)
+			st.statKnown = false
 			continue
 		}
 		sum := sha256.Sum256(data)
 		if st.good != nil && sum == st.sum && st.err == "" {
-			continue // unchanged
+			st.stat, st.statKnown = stat.FileStat, stat.known // unchanged
+			continue
 		}
 		toParse = append(toParse, manifest.Data{Name: path, Bytes: data})
 		sums = append(sums, sum)
+		stats = append(stats, stat)
 	}
 	for i, f := range manifest.Parse(toParse, manifest.Options{DefaultNamespace: sc.opts.DefaultNamespace}) {
 		st := sc.files[f.Name]
+		st.stat, st.statKnown = stats[i].FileStat, stats[i].known
 		if f.Err != nil {
 			sc.fileError(f.Name, st, f.Err, log)
 			continue
@@ -120,10 +165,12 @@ func (sc *fileScan) run(log klog.Logger) scanResult {
 			log.Info("A manifest file reads again", "file", f.Name)
 			st.err = ""
 		}
+		// The same bytes as the version in force (it did not parse for a
+		// while) keep its *File: its objects keep their pointers.
 		if st.good == nil || sums[i] != st.sum {
 			changed = true
+			st.good, st.sum = f, sums[i]
 		}
-		st.good, st.sum = f, sums[i]
 	}
 	for path, st := range sc.files {
 		if !seen[path] {
@@ -157,7 +204,7 @@ func (sc *fileScan) run(log klog.Logger) scanResult {
 		res.errs, res.files = strings.Join(errs, "; "), len(names)
 		return res
 	}
-	combined, err := manifest.Combine(good)
+	combined, err := sc.combiner.Combine(good)
 	if err != nil {
 		if msg := err.Error(); msg != sc.combineErr {
 			sc.combineErr = msg
@@ -175,6 +222,26 @@ func (sc *fileScan) run(log klog.Logger) scanResult {
 	res.errs = strings.Join(errs, "; ")
 	res.changed, res.snapshot, res.files = changed, combined.Snapshot, len(names)
 	return res
+}
+
+// fileStat is a file's stat and whether it can tell later that the file
+// did not change.
+type fileStat struct {
+	manifest.FileStat
+	known bool
+}
+
+// statFile stats path; known only when the file's last change is at
+// least statSettle old, so that a later write of the same size cannot
+// leave the same times (see manifest.FileStat). A file just written is
+// read and hashed at each read until it settles.
+func (sc *fileScan) statFile(path string) fileStat {
+	now := time.Now()
+	st, err := manifest.StatFile(path)
+	if err != nil {
+		return fileStat{} // ReadFile says what is wrong
+	}
+	return fileStat{FileStat: st, known: st.Settled(now, sc.statSettle)}
 }
 
 // fileError notes that a file did not read or parse: it keeps its last

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -70,14 +71,21 @@ func complete(o decodedObject, defaultNamespace string) (object, error) {
 // with the first error in reading order: the same kind, namespace and name
 // twice (the error names both places), or a file's own Err once its
 // objects before the error are in. Combine does not change the files.
+//
+// Duplicates are found as neighbours once each kind is sorted, which
+// costs no map of every key; only then, and when a file has an error, are
+// the files walked again in reading order for the first error.
 func Combine(files []*File) (*Result, error) {
 	n := 0
 	for _, f := range files {
+		if f.Err != nil {
+			return nil, firstError(files)
+		}
 		n += len(f.objects)
 	}
 	res := &Result{Files: make([]string, len(files)), Skipped: make(map[string]int)}
-	seen := make(map[objectKey]origin, n)
 	s := &res.Snapshot
+	hint := shardSizeHint(n)
 	for i, f := range files {
 		res.Files[i] = f.Name
 		for _, key := range f.skipped {
@@ -85,35 +93,58 @@ func Combine(files []*File) (*Result, error) {
 		}
 		for _, u := range f.unread {
 			s.UnreadIngresses = append(s.UnreadIngresses, render.UnreadIngress{APIVersion: u.apiVersion, Namespace: u.namespace, Name: u.name})
-			res.addLocation(objectKey{kind: "Ingress", namespace: u.namespace, name: u.name}, u.origin)
+			res.locations.set(objectKey{kind: "Ingress", namespace: u.namespace, name: u.name}, u.origin.location(), hint)
 		}
 		for _, o := range f.objects {
-			if first, dup := seen[o.key]; dup {
-				return nil, fmt.Errorf("%s %s is defined twice: in %s and in %s", o.key.kind, o.key.ref(), first, o.origin)
-			}
-			seen[o.key] = o.origin
-			res.addLocation(o.key, o.origin)
-			switch obj := o.obj.(type) {
-			case *networkingv1.Ingress:
-				s.Ingresses = append(s.Ingresses, obj)
-			case *networkingv1.IngressClass:
-				s.IngressClasses = append(s.IngressClasses, obj)
-			case *corev1.Service:
-				s.Services = append(s.Services, obj)
-			case *discoveryv1.EndpointSlice:
-				s.EndpointSlices = append(s.EndpointSlices, obj)
-			case *corev1.Secret:
-				s.Secrets = append(s.Secrets, obj)
-			case *corev1.ConfigMap:
-				s.ConfigMaps = append(s.ConfigMaps, obj)
-			}
-		}
-		if f.Err != nil {
-			return nil, f.Err
+			res.locations.set(o.key, o.origin.location(), hint)
+			appendObject(s, o)
 		}
 	}
 	sortSnapshot(s)
+	if hasDuplicates(s) {
+		if err := firstError(files); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("internal error: an object is defined twice, but not in the files")
+	}
 	return res, nil
+}
+
+// firstError is the first error of files in reading order, as Combine
+// reports it: an object defined twice, or a file's own error after its
+// objects; nil when there is none.
+func firstError(files []*File) error {
+	seen := make(map[objectKey]origin)
+	for _, f := range files {
+		for _, o := range f.objects {
+			if first, dup := seen[o.key]; dup {
+				return fmt.Errorf("%s %s is defined twice: in %s and in %s", o.key.kind, o.key.ref(), first, o.origin)
+			}
+			seen[o.key] = o.origin
+		}
+		if f.Err != nil {
+			return f.Err
+		}
+	}
+	return nil
+}
+
+// appendObject appends o to the slice of its kind.
+func appendObject(s *render.Snapshot, o object) {
+	switch obj := o.obj.(type) {
+	case *networkingv1.Ingress:
+		s.Ingresses = append(s.Ingresses, obj)
+	case *networkingv1.IngressClass:
+		s.IngressClasses = append(s.IngressClasses, obj)
+	case *corev1.Service:
+		s.Services = append(s.Services, obj)
+	case *discoveryv1.EndpointSlice:
+		s.EndpointSlices = append(s.EndpointSlices, obj)
+	case *corev1.Secret:
+		s.Secrets = append(s.Secrets, obj)
+	case *corev1.ConfigMap:
+		s.ConfigMaps = append(s.ConfigMaps, obj)
+	}
 }
 
 // mergeStringData moves stringData into data, as the API server does on
@@ -148,6 +179,22 @@ func sortSnapshot(s *render.Snapshot) {
 	sortByKey(s.EndpointSlices, func(o *discoveryv1.EndpointSlice) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(s.Secrets, func(o *corev1.Secret) *metav1.ObjectMeta { return &o.ObjectMeta })
 	sortByKey(s.ConfigMaps, func(o *corev1.ConfigMap) *metav1.ObjectMeta { return &o.ObjectMeta })
+}
+
+// hasDuplicates tells whether a kind of s, sorted, has a key twice.
+func hasDuplicates(s *render.Snapshot) bool {
+	return hasNeighbours(s.Ingresses) || hasNeighbours(s.IngressClasses) || hasNeighbours(s.Services) ||
+		hasNeighbours(s.EndpointSlices) || hasNeighbours(s.Secrets) || hasNeighbours(s.ConfigMaps)
+}
+
+// hasNeighbours tells whether two neighbours of sorted have the same key.
+func hasNeighbours[T namedObject](sorted []T) bool {
+	for i := 1; i < len(sorted); i++ {
+		if compareObjects(sorted[i-1], sorted[i]) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func sortByKey[T any](objs []T, meta func(T) *metav1.ObjectMeta) {

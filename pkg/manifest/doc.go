@@ -10,8 +10,9 @@
 // order. Other kinds are counted, not decoded. Only regular files are read
 // (never a named pipe, a socket or a device, which could block or never
 // end), each up to a size limit. Read does it all for a command; the files
-// source of the controller uses the steps (FindFiles, ReadFile, Parse,
-// Combine) to keep the last good version of each file.
+// source of the controller uses the steps (FindFiles, StatFile, ReadFile,
+// Parse, and a Combiner, which combines again only what changed) to keep
+// the last good version of each file.
 //
 // It may import render (only for the Snapshot type), the Kubernetes API
 // types, apimachinery, sigs.k8s.io/yaml and the standard library; never

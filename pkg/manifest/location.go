@@ -13,15 +13,11 @@ type Location struct {
 // Location says where the object of kind (as "Ingress", "ConfigMap"),
 // namespace and name was read; false when it is not in the Result.
 func (r *Result) Location(kind, namespace, name string) (Location, bool) {
-	l, ok := r.locations[objectKey{kind: kind, namespace: namespace, name: name}]
-	return l, ok
+	return r.locations.get(objectKey{kind: kind, namespace: namespace, name: name})
 }
 
-func (r *Result) addLocation(k objectKey, o origin) {
-	if r.locations == nil {
-		r.locations = make(map[objectKey]Location)
-	}
-	r.locations[k] = Location{File: o.file, Line: o.line}
+func (o origin) location() Location {
+	return Location{File: o.file, Line: o.line}
 }
 
 // contentLine is the line of the first byte of d that is neither blank nor

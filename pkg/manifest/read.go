@@ -53,7 +53,7 @@ type Result struct {
 	// devices): they are never read.
 	SkippedFiles []SkippedFile
 	// locations holds where each object of Snapshot was read (Location).
-	locations map[objectKey]Location
+	locations locationIndex
 }
 
 // Read reads the manifests that paths name, as kubectl -f does: a path is a

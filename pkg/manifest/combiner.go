@@ -1,0 +1,243 @@
+package manifest
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+)
+
+// Combiner combines files as Combine does, again and again as they
+// change, in time that grows with the change rather than with every
+// object: it keeps the last Result it returned and the files it came from,
+// and makes the next Result from them when the new files differ by a few
+// *File (a File that did not change is passed again as the same pointer).
+// The objects of the files that went are taken out of each kind's sorted
+// slice and those of the new files merged in; Files, Skipped and the
+// locations are updated for those alone.
+//
+// Each Result is what Combine(files) returns (reflect.DeepEqual, errors
+// included), in fresh slices: a Result returned before is never changed,
+// and the objects of files that stayed keep their pointers, so a consumer
+// may compare the last Snapshot's objects with the new one's by pointer.
+// The caller must not change a Result either: the next is made from it.
+//
+// Whatever the incremental way would have to decide as Combine does — a
+// new file with an error, an object defined twice, a File given twice,
+// files in another order, unread Ingresses (whose locations depend on the
+// order of every file that names them), or a change of more than a
+// quarter of the objects — is left to Combine itself, which then sets the
+// state anew. A failed combine leaves the state at the last good one.
+//
+// The zero Combiner is ready to use; it is not safe for concurrent use.
+type Combiner struct {
+	// files are the files of result, in order, and position the index of
+	// each in files.
+	files    []*File
+	position map[*File]int
+	result   *Result
+	// objects is the number of objects of files.
+	objects int
+	// unreadKeys are the keys of files' unread Ingresses: an object of
+	// such a key shares its location with them.
+	unreadKeys map[objectKey]bool
+	// incremental counts the Results made from the last one, for tests.
+	incremental int
+}
+
+// Combine returns what the package's Combine(files) returns.
+func (c *Combiner) Combine(files []*File) (*Result, error) {
+	if res := c.combineChange(files); res != nil {
+		c.incremental++
+		return res, nil
+	}
+	res, err := Combine(files)
+	if err != nil {
+		return nil, err
+	}
+	c.remember(files, res)
+	return res, nil
+}
+
+// remember makes res, the combine of files, the last one.
+func (c *Combiner) remember(files []*File, res *Result) {
+	c.files = slices.Clone(files)
+	c.position = make(map[*File]int, len(files))
+	c.objects = 0
+	c.unreadKeys = make(map[objectKey]bool)
+	for i, f := range files {
+		c.position[f] = i
+		c.objects += len(f.objects)
+		for _, u := range f.unread {
+			c.unreadKeys[objectKey{kind: "Ingress", namespace: u.namespace, name: u.name}] = true
+		}
+	}
+	c.result = res
+}
+
+// fileChange is how the files given differ from the last ones.
+type fileChange struct {
+	added, removed []*File
+	// position is the index of each file given.
+	position map[*File]int
+}
+
+// combineChange makes the Result of files from the last one; nil when the
+// change is one left to Combine (see Combiner).
+func (c *Combiner) combineChange(files []*File) *Result {
+	if c.result == nil {
+		return nil
+	}
+	ch, ok := c.change(files)
+	if !ok || !c.keysAllowChange(ch) {
+		return nil
+	}
+	last := c.result
+	res := &Result{Files: make([]string, len(files)), Skipped: skippedAfter(last.Skipped, ch)}
+	for i, f := range files {
+		res.Files[i] = f.Name
+	}
+	snap, ok := mergeSnapshot(last.Snapshot, objectsByKind(ch.removed), objectsByKind(ch.added))
+	if !ok {
+		return nil // the last Result does not hold what its files hold: start again
+	}
+	res.Snapshot = snap
+	// No file with unread Ingresses came or went, and the others kept
+	// their order: the same list.
+	res.Snapshot.UnreadIngresses = slices.Clone(last.Snapshot.UnreadIngresses)
+	res.locations = last.locations.withChanges(locationChanges(ch))
+
+	c.files = slices.Clone(files)
+	c.position = ch.position
+	c.result = res
+	for _, f := range ch.removed {
+		c.objects -= len(f.objects)
+	}
+	for _, f := range ch.added {
+		c.objects += len(f.objects)
+	}
+	return res
+}
+
+// change finds the files added and removed since the last combine; false
+// when the change is one for Combine: a File given twice, files that
+// stayed in another order, a new file with an error, a file with unread
+// Ingresses added or removed, more than a quarter of the objects changed.
+func (c *Combiner) change(files []*File) (fileChange, bool) {
+	ch := fileChange{position: make(map[*File]int, len(files))}
+	for i, f := range files {
+		if _, twice := ch.position[f]; twice {
+			return ch, false
+		}
+		ch.position[f] = i
+	}
+	lastKept := -1
+	changed := 0
+	for _, f := range files {
+		if i, kept := c.position[f]; kept {
+			if i < lastKept {
+				return ch, false
+			}
+			lastKept = i
+			continue
+		}
+		if f.Err != nil || len(f.unread) > 0 {
+			return ch, false
+		}
+		ch.added = append(ch.added, f)
+		changed += len(f.objects)
+	}
+	for _, f := range c.files {
+		if _, kept := ch.position[f]; kept {
+			continue
+		}
+		if len(f.unread) > 0 {
+			return ch, false
+		}
+		ch.removed = append(ch.removed, f)
+		changed += len(f.objects)
+	}
+	return ch, 4*changed <= c.objects
+}
+
+// keysAllowChange tells whether the objects added and removed can be
+// combined without Combine: no key defined twice (among those added, or
+// by one added and one that stays) and none shared with an unread
+// Ingress.
+func (c *Combiner) keysAllowChange(ch fileChange) bool {
+	removed := make(map[objectKey]bool)
+	for _, f := range ch.removed {
+		for _, o := range f.objects {
+			if c.unreadKeys[o.key] {
+				return false
+			}
+			removed[o.key] = true
+		}
+	}
+	added := make(map[objectKey]bool)
+	for _, f := range ch.added {
+		for _, o := range f.objects {
+			if c.unreadKeys[o.key] || added[o.key] {
+				return false
+			}
+			// Not an unread Ingress's key: in the last locations, it is
+			// an object's.
+			if _, exists := c.result.locations.get(o.key); exists && !removed[o.key] {
+				return false
+			}
+			added[o.key] = true
+		}
+	}
+	return true
+}
+
+// skippedAfter is last's counts with those of the files removed taken
+// out and those of the files added put in; a fresh map.
+func skippedAfter(last map[string]int, ch fileChange) map[string]int {
+	skipped := maps.Clone(last)
+	if skipped == nil {
+		skipped = make(map[string]int)
+	}
+	for _, f := range ch.added {
+		for _, k := range f.skipped {
+			skipped[k]++
+		}
+	}
+	for _, f := range ch.removed {
+		for _, k := range f.skipped {
+			if skipped[k]--; skipped[k] <= 0 {
+				delete(skipped, k)
+			}
+		}
+	}
+	return skipped
+}
+
+// locationChanges are the keys of the objects removed, then the
+// locations of those added: a key both removed and added (a file
+// replaced) ends at its new location.
+func locationChanges(ch fileChange) []locationChange {
+	var out []locationChange
+	for _, f := range ch.removed {
+		for _, o := range f.objects {
+			out = append(out, locationChange{key: o.key})
+		}
+	}
+	for _, f := range ch.added {
+		for _, o := range f.objects {
+			out = append(out, locationChange{key: o.key, set: true, loc: o.origin.location()})
+		}
+	}
+	return out
+}
+
+// objectsByKind puts the objects of files into a Snapshot, unsorted.
+func objectsByKind(files []*File) render.Snapshot {
+	var s render.Snapshot
+	for _, f := range files {
+		for _, o := range f.objects {
+			appendObject(&s, o)
+		}
+	}
+	return s
+}
