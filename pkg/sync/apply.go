@@ -130,7 +130,13 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 	case NoChange:
 		return nil
 	case DynamicOnly:
-		backends, servers := luaapi.FromModel(desired.Config)
+		// The payloads only when they are posted: a change of routes alone
+		// does not convert 100,000 backends.
+		var backends []luaapi.Backend
+		var servers luaapi.Servers
+		if plan.PushBackends || plan.PushServers {
+			backends, servers = luaapi.FromModel(desired.Config)
+		}
 		if err := pushDynamic(ctx, plan, running, desired, p, backends, servers); err != nil {
 			return err
 		}
