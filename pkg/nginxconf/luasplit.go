@@ -40,6 +40,8 @@ func LuaSplitOf(c *model.Config) *LuaSplit {
 // arrays, so an address is not reused for another while cached. A server
 // without locations is looked at every time.
 //
+// The cache is updated in place: no new map of 100,000 hosts per Split.
+//
 // A LuaSplitCache is not safe for concurrent use. Its zero value is empty.
 type LuaSplitCache struct {
 	// Reused is the number of servers the last Split took from the cache.
@@ -47,6 +49,9 @@ type LuaSplitCache struct {
 
 	global  *model.Global
 	servers map[string]*serverSplit
+	// round marks the entries the last Split used; the others are
+	// dropped.
+	round uint64
 }
 
 // serverSplit is what the split takes from one server.
@@ -62,6 +67,7 @@ type serverSplit struct {
 	zeroBody string
 	maxBody  string
 	maxBytes int64
+	round    uint64
 }
 
 // Split is LuaSplitOf(c), from the cache where the server did not change.
@@ -70,21 +76,31 @@ func (sc *LuaSplitCache) Split(c *model.Config) *LuaSplit {
 		g := c.Global
 		sc.global, sc.servers = &g, nil
 	}
-	next := make(map[string]*serverSplit, len(c.Servers))
+	if sc.servers == nil {
+		sc.servers = make(map[string]*serverSplit, len(c.Servers))
+	}
+	sc.round++
 	entries := make([]*serverSplit, len(c.Servers))
 	sc.Reused = 0
 	for i := range c.Servers {
 		s := &c.Servers[i]
 		e := sc.servers[s.Hostname]
-		if e != nil && len(s.Locations) > 0 && len(e.locations) == len(s.Locations) && &e.locations[0] == &s.Locations[0] {
+		if e != nil && e.round != sc.round && len(s.Locations) > 0 && len(e.locations) == len(s.Locations) && &e.locations[0] == &s.Locations[0] {
 			sc.Reused++
 		} else {
 			e = newServerSplit(c, s)
+			sc.servers[s.Hostname] = e
 		}
-		next[s.Hostname] = e
+		e.round = sc.round
 		entries[i] = e
 	}
-	sc.servers = next
+	if len(sc.servers) > len(c.Servers) {
+		for host, e := range sc.servers {
+			if e.round != sc.round {
+				delete(sc.servers, host)
+			}
+		}
+	}
 	return splitOf(c, entries)
 }
 
