@@ -76,32 +76,39 @@ func spliceByKey[T any](last, oldPart, newPart []T, key func(T) string, less fun
 			gone[k] = true
 		}
 	}
-	kept := make([]T, 0, len(last))
-	for _, e := range last {
-		if !gone[key(e)] {
-			kept = append(kept, e)
-		}
-	}
-	out := make([]T, 0, len(kept)+len(newPart))
+	// One pass over last and newPart in key order, into one new slice:
+	// at 100,000 backends each copy is 40 MB for the garbage collector.
+	out := make([]T, 0, len(last)+len(newPart))
 	i := 0
 	for _, e := range newPart {
 		k := key(e)
 		if k == model.CatchAllHost {
 			continue // kept
 		}
-		for i < len(kept) && less(key(kept[i]), k) {
-			out = append(out, kept[i])
-			i++
+		for ; i < len(last); i++ {
+			lk := key(last[i])
+			if gone[lk] {
+				continue
+			}
+			if !less(lk, k) {
+				break
+			}
+			out = append(out, last[i])
 		}
-		if i < len(kept) && key(kept[i]) == k {
-			if same == nil || !same(&kept[i], &e) {
+		if i < len(last) && key(last[i]) == k {
+			if same == nil || !same(&last[i], &e) {
 				return nil, strings.TrimSpace(k) + " is built by two groups of Ingresses"
 			}
-			continue // kept[i], alike, comes next
+			continue // last[i], alike, comes next
 		}
 		out = append(out, e)
 	}
-	return append(out, kept[i:]...), ""
+	for ; i < len(last); i++ {
+		if !gone[key(last[i])] {
+			out = append(out, last[i])
+		}
+	}
+	return out, ""
 }
 
 // sharedBackendsChanged returns the Service keys of the backends that
