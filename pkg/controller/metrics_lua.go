@@ -138,15 +138,34 @@ func (p *timedPusher) withBodies() ksync.Pusher {
 // PostBody posts an encoded payload, timed and reported as the payload
 // of its endpoint.
 func (p timedBodyPusher) PostBody(ctx context.Context, path string, body []byte) ([]luaapi.Dropped, error) {
-	bp := p.bodies
-	endpoint := strings.TrimPrefix(path, "/configuration/")
+	return p.timed(ctx, strings.TrimPrefix(path, "/configuration/"), func() ([]luaapi.Dropped, error) {
+		return p.bodies.PostBody(ctx, path, body)
+	})
+}
+
+// timed makes one post to endpoint, timed, and reports its drops when it
+// succeeds.
+func (p timedBodyPusher) timed(ctx context.Context, endpoint string, post func() ([]luaapi.Dropped, error)) ([]luaapi.Dropped, error) {
 	start := time.Now()
-	dropped, err := bp.PostBody(ctx, path, body)
+	dropped, err := post()
 	p.observe(endpoint, start, err)
 	if err == nil {
 		p.report(ctx, endpoint, dropped)
 	}
 	return dropped, err
+}
+
+// PostEncodedBackends posts encoded backends through the next Pusher when
+// it takes them (the luaapi.Client: it then knows the array nginx holds,
+// so that the next push of backends sends only what changed, where it
+// sent the whole array again after every start), else their body; timed
+// and reported as PostBody.
+func (p timedBodyPusher) PostEncodedBackends(ctx context.Context, e *luaapi.EncodedBackends) ([]luaapi.Dropped, error) {
+	ep, ok := p.bodies.(ksync.EncodedPusher)
+	if !ok {
+		return p.PostBody(ctx, luaapi.PathBackends, e.Body)
+	}
+	return p.timed(ctx, luaEndpointBackends, func() ([]luaapi.Dropped, error) { return ep.PostEncodedBackends(ctx, e) })
 }
 
 // post makes one POST to endpoint, through report when next says what

@@ -19,6 +19,7 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginx"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
+	ksync "github.com/kubectl-ingress/kubectl-ingress/pkg/sync"
 )
 
 // luaNginx starts a real nginx with the project's Lua on loopback ports and
@@ -150,3 +151,65 @@ func grepMetric(text, word string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// encodedRecorder is a Pusher that takes encoded backends, recording
+// which way each array came.
+type encodedRecorder struct {
+	fakePusherBase
+	encoded, bodies int
+}
+
+func (r *encodedRecorder) PostBody(context.Context, string, []byte) ([]luaapi.Dropped, error) {
+	r.bodies++
+	return nil, nil
+}
+
+func (r *encodedRecorder) PostEncodedBackends(context.Context, *luaapi.EncodedBackends) ([]luaapi.Dropped, error) {
+	r.encoded++
+	return nil, nil
+}
+
+// TestTimedPusherPassesEncodedBackends: the loop's pusher hands the
+// backends encoded for a start's preload to a Pusher that takes them (the
+// luaapi.Client then knows what nginx holds), timed as a post of backends;
+// one that takes bodies only gets the body.
+func TestTimedPusherPassesEncodedBackends(t *testing.T) {
+	m := newLoopMetrics(MetricsIdentity{})
+	rec := &encodedRecorder{}
+	e, err := luaapi.EncodeBackends([]luaapi.Backend{{Name: "ns-a-80"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, ok := newTimedPusher(rec, m).withBodies().(ksync.EncodedPusher)
+	if !ok {
+		t.Fatal("the loop's pusher does not take encoded backends")
+	}
+	if _, err := ep.PostEncodedBackends(t.Context(), e); err != nil || rec.encoded != 1 || rec.bodies != 0 {
+		t.Fatalf("PostEncodedBackends: %v; %d encoded, %d bodies; want 1, 0", err, rec.encoded, rec.bodies)
+	}
+	if text := scrape(t, m); !strings.Contains(text, `endpoint="backends"`) {
+		t.Errorf("the post is not timed as one of backends:\n%s", grepMetric(text, "lua"))
+	}
+	bodiesOnly := &bodyRecorder{}
+	ep = newTimedPusher(bodiesOnly, newLoopMetrics(MetricsIdentity{})).withBodies().(ksync.EncodedPusher)
+	if _, err := ep.PostEncodedBackends(t.Context(), e); err != nil || bodiesOnly.bodies != 1 {
+		t.Fatalf("to a Pusher of bodies only: %v; %d bodies, want 1", err, bodiesOnly.bodies)
+	}
+}
+
+// bodyRecorder is a Pusher that takes bodies only.
+type bodyRecorder struct {
+	fakePusherBase
+	bodies int
+}
+
+func (r *bodyRecorder) PostBody(context.Context, string, []byte) ([]luaapi.Dropped, error) {
+	r.bodies++
+	return nil, nil
+}
+
+// fakePusherBase is a Pusher that takes every payload and does nothing.
+type fakePusherBase struct{}
+
+func (fakePusherBase) PostBackends(context.Context, []luaapi.Backend) error { return nil }
+func (fakePusherBase) PostServers(context.Context, luaapi.Servers) error    { return nil }
