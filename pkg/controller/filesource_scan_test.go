@@ -21,6 +21,21 @@ const testSettle = 200 * time.Millisecond
 
 func settle() { time.Sleep(testSettle + 50*time.Millisecond) }
 
+// scanOfOneSettledFile writes a.yaml (Ingress a1) into a new directory,
+// lets it settle and reads it once with a fileScan that trusts a stat
+// testSettle after the change.
+func scanOfOneSettledFile(t *testing.T) (*fileScan, string) {
+	t.Helper()
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.yaml")
+	write(t, a, fileIngressYAML("a1", "a.example.com", "/"))
+	settle()
+	sc := newFileScan(dir, FileSourceOptions{})
+	sc.statSettle = testSettle
+	scanExpect(t, sc, "first read", 1, true, "a1")
+	return sc, a
+}
+
 // unknownStats is how many of paths the next read reads again because
 // their stat was taken less than statSettle after their last change: the
 // fact the expectation rests on, not a guess from the sleeps (a loaded
@@ -152,13 +167,7 @@ func TestFileScanReadsFreshFilesAgain(t *testing.T) {
 // A file that does not parse keeps its last good version; while its stat
 // stays, it is not read again and its error stays in force.
 func TestFileScanSkipsABrokenFileByStat(t *testing.T) {
-	dir := t.TempDir()
-	a := filepath.Join(dir, "a.yaml")
-	write(t, a, fileIngressYAML("a1", "a.example.com", "/"))
-	settle()
-	sc := newFileScan(dir, FileSourceOptions{})
-	sc.statSettle = testSettle
-	scanExpect(t, sc, "first read", 1, true, "a1")
+	sc, a := scanOfOneSettledFile(t)
 	write(t, a, "kind: [\n")
 	settle()
 	res := scanExpect(t, sc, "broken", 1, false)
@@ -180,13 +189,7 @@ func TestFileScanBusyFileByStat(t *testing.T) {
 	if !specialfiles.LeasesWork(t) {
 		t.Skip("this system grants no read leases: a file being written is read as it is")
 	}
-	dir := t.TempDir()
-	a := filepath.Join(dir, "a.yaml")
-	write(t, a, fileIngressYAML("a1", "a.example.com", "/"))
-	settle()
-	sc := newFileScan(dir, FileSourceOptions{})
-	sc.statSettle = testSettle
-	scanExpect(t, sc, "first read", 1, true, "a1")
+	sc, a := scanOfOneSettledFile(t)
 	w, err := os.OpenFile(a, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
