@@ -11,8 +11,11 @@
 #     time to first config (/readyz answers 200), the controller's RSS (now
 #     and peak) and nginx's, then the time to apply genmanifests'
 #     "--change endpoints" (dynamic: no reload) and "--change path" (one
-#     reload) pairs, read from /metrics.
-# Usage: [ROUTING=lua] [N=100000] [GO_BENCH=0] hack/bench-controller.sh [OUTDIR] [EDITS]
+#     reload) pairs, read from /metrics;
+#  3. then NEW (default 100; 0 skips) new Ingresses, one after the other:
+#     from the file's rename to the first answer for its host, p50/p90/p99/
+#     max, the reloads (target 0), the controller's RSS and nginx's PSS.
+# Usage: [ROUTING=lua] [N=100000] [GO_BENCH=0] [NEW=100] hack/bench-controller.sh [OUTDIR] [EDITS]
 # (EDITS default 50). ROUTING (nginx or lua, default nginx) is the
 # controller's --routing, also given to the Go benchmarks
 # (KUBECTL_INGRESS_E2E_ROUTING). N is the Ingress count of step 2 (default
@@ -102,6 +105,43 @@ until [ "$(metric kubectl_ingress_reloads_total)" != "$reloads" ] || [ "$(metric
 done
 echo "--change path (one Ingress gains a path): applied in $(since "$start") s; reloads $reloads -> $(metric kubectl_ingress_reloads_total), dynamic updates $dynamic -> $(metric kubectl_ingress_dynamic_updates_total)"
 echo "controller RSS after the changes: $(rss "$pid") (peak $(hwm "$pid"))"
+
+# 3. A new Ingress at a time (a new host on the existing Service
+# team-01/app-00001, port 80: the first also adds that backend), written
+# by rename; the time from the rename to the first answer for its host
+# that is not the catch-all's (status and size), polled every 10 ms.
+new=${NEW:-100}
+if [ "$new" -gt 0 ]; then
+	catchall=$(curl -s -o /dev/null -w '%{http_code}:%{size_download}' -H 'Host: nothing.invalid' "http://127.0.0.1:$http/")
+	reloads=$(metric kubectl_ingress_reloads_total)
+	: >"$out/new-ingress-$n.txt"
+	for i in $(seq 1 "$new"); do
+		host="new$i.example.com"
+		printf '%s\n' "apiVersion: networking.k8s.io/v1" "kind: Ingress" \
+			"metadata: {name: new$i, namespace: team-01}" "spec:" "  ingressClassName: nginx" "  rules:" \
+			"  - host: $host" "    http:" "      paths:" \
+			"      - {path: /, pathType: Prefix, backend: {service: {name: app-00001, port: {number: 80}}}}" >"$work/new$i.tmp"
+		start=$(now)
+		mv "$work/new$i.tmp" "$work/manifests/new$i.yaml"
+		until [ "$(curl -s -o /dev/null -w '%{http_code}:%{size_download}' -H "Host: $host" "http://127.0.0.1:$http/")" != "$catchall" ]; do
+			if [ "$(since "$start" | cut -d. -f1)" -ge 120 ]; then
+				echo "$host not served within 2 minutes"
+				exit 1
+			fi
+			sleep 0.01
+		done
+		since "$start" >>"$out/new-ingress-$n.txt"
+		echo >>"$out/new-ingress-$n.txt"
+	done
+	sort -n "$out/new-ingress-$n.txt" | awk 'NF { t[++n] = $1 * 1000 } END {
+		printf "new Ingress -> served (%d, one after the other): p50 %.0f ms, p90 %.0f ms, p99 %.0f ms, max %.0f ms\n",
+			n, t[int(n * 0.5 + 0.5)], t[int(n * 0.9 + 0.5)], t[int(n * 0.99 + 0.5)], t[n]
+	}'
+	echo "reloads during the new Ingresses: $(($(metric kubectl_ingress_reloads_total) - reloads))"
+	echo "controller RSS after them: $(rss "$pid") (peak $(hwm "$pid"))"
+	pss=$(for p in $(ps -o pid= --pid "$master" --ppid "$master"); do awk '/^Pss:/ { print $2 }' "/proc/$p/smaps_rollup"; done | awk '{ s += $1 } END { print s / 1024 " MiB" }')
+	echo "nginx PSS (master + workers, shared memory counted once): $pss"
+fi
 metrics | grep -E '^kubectl_ingress_sync_duration_seconds_(sum|count)' || true
 
 kill -TERM "$pid"
