@@ -281,11 +281,14 @@ function _M.init_worker()
 end
 
 -- rewrite runs in rewrite_by_lua of every proxying location: 503 when the
--- backend named by $proxy_upstream_name is unknown or has no endpoints;
--- else it picks the primary backend or one of its canaries for the request.
-function _M.rewrite()
+-- backend named by $proxy_upstream_name (or name, which the router passes
+-- to spare a variable lookup) is unknown or has no endpoints; else it
+-- picks the primary backend or one of its canaries for the request. ctx
+-- is the request's ngx.ctx when the caller has it at hand (each lookup of
+-- ngx.ctx is a call into nginx).
+function _M.rewrite(name, ctx)
   sync()
-  local name = ngx.var.proxy_upstream_name
+  name = name or ngx.var.proxy_upstream_name
   local e = name and entry(name)
   if not e then
     ngx_log(ngx_WARN, "balancer: unknown backend ", tostring(name))
@@ -301,10 +304,12 @@ function _M.rewrite()
     if b ~= e.balancer then
       -- the canary label of the request metrics (monitor.lua), as
       -- ingress-nginx's $proxy_alternative_upstream_name
-      ngx.ctx.canary = b.name
+      ctx = ctx or ngx.ctx
+      ctx.canary = b.name
     end
   end
-  ngx.ctx.balancer = b
+  ctx = ctx or ngx.ctx
+  ctx.balancer = b
 end
 
 -- balance runs in balancer_by_lua of the upstream upstream_balancer.
@@ -323,7 +328,7 @@ function _M.balance()
   end
   local tries = (ctx.balancer_tries or 0) + 1
   ctx.balancer_tries = tries
-  local address, port = b:balance(tries)
+  local address, port = b:balance(tries, ctx)
   if not address then
     ngx_log(ngx_ERR, "balancer: backend ", tostring(b.name), " has no endpoints")
     return ngx.exit(ngx.ERROR)
@@ -351,9 +356,10 @@ end
 -- log runs in log_by_lua: implementations that learn from the answer
 -- (ewma) do so here.
 function _M.log()
-  local b = ngx.ctx.balancer
+  local ctx = ngx.ctx
+  local b = ctx.balancer
   if b and b.after_balance then
-    b:after_balance()
+    b:after_balance(ctx)
   end
 end
 

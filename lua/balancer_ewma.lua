@@ -7,13 +7,17 @@
 -- measured (time constant DECAY_TIME); a measurement higher than the score
 -- replaces it at once (the peak), a lower one is blended in. Scores live in
 -- the shared dict balancer_ewma so that both workers see every measurement
--- (a per-worker table, with a log line, when the config has no such dict).
--- Two workers updating one endpoint at the same instant may lose one sample;
--- the pair (score, time) is written by one worker, never torn.
+-- (a per-worker table, with a log line, when the config has no such dict):
+-- one entry per endpoint, the score as its value and the time it was
+-- measured as its flags (milliseconds, modulo 2^32), so that a pick reads
+-- one entry per candidate and a measurement writes one. Two workers
+-- updating one endpoint at the same instant may lose one sample; the pair
+-- (score, time) is written by one worker, never torn.
 --
 -- Measurements come from balancer.log() (log_by_lua) through after_balance:
 -- the last $upstream_response_time, which nginx counts from the start of
--- the connection. An endpoint that joins an existing set starts at the
+-- the connection, for the endpoint the last balance() picked (kept in the
+-- request's ngx.ctx). An endpoint that joins an existing set starts at the
 -- average score of the others (a slow start), as in ingress-nginx. A retry
 -- avoids the endpoints this request already tried. See
 -- balancer_round_robin.lua for the interface.
@@ -27,6 +31,7 @@ local setmetatable = setmetatable
 local ipairs = ipairs
 local tonumber = tonumber
 local math_exp = math.exp
+local math_floor = math.floor
 local math_random = math.random
 
 local DECAY_TIME = 10  -- seconds
@@ -39,14 +44,18 @@ _M.__index = _M
 -- local_store stands in for the shared dict when the config lacks it.
 local local_store = {
   data = {},
-  get = function(self, k) return self.data[k] end,
-  set = function(self, k, v) self.data[k] = v; return true end,
-  safe_add = function(self, k, v)
-    if self.data[k] ~= nil then return nil, "exists" end
-    self.data[k] = v
+  flags = {},
+  get = function(self, k) return self.data[k], self.flags[k] end,
+  set = function(self, k, v, _, f)
+    self.data[k], self.flags[k] = v, f
     return true
   end,
-  delete = function(self, k) self.data[k] = nil end,
+  safe_add = function(self, k, v, _, f)
+    if self.data[k] ~= nil then return nil, "exists" end
+    self.data[k], self.flags[k] = v, f
+    return true
+  end,
+  delete = function(self, k) self.data[k], self.flags[k] = nil, nil end,
 }
 local warned = false
 
@@ -62,23 +71,48 @@ local function store()
   return local_store
 end
 
--- score returns the decayed EWMA of peer now (0 when never measured).
-local function score(dict, peer, now)
-  local ewma = dict:get(peer.ewma_key)
-  if not ewma then
+local WRAP = 4294967296 -- 2^32: the flags of a shared-dict entry are 32 bits
+
+-- stamp is now in milliseconds modulo 2^32, an entry's flags.
+local function stamp(now)
+  return math_floor(now * 1000) % WRAP
+end
+
+-- age returns the seconds from the stamp at to now (0 when at is later: the
+-- other worker's clock was read a little after this one's).
+local function age(now, at)
+  local d = stamp(now) - (at or 0)
+  if d < -WRAP / 2 then
+    d = d + WRAP
+  elseif d > WRAP / 2 then
+    d = d - WRAP
+  end
+  if d <= 0 then
     return 0
   end
-  local at = dict:get(peer.time_key) or now
-  local td = now - at
-  if td <= 0 then
+  return d / 1000
+end
+
+-- decayed returns ewma, measured at stamp at, decayed to now.
+local function decayed(ewma, at, now)
+  local td = age(now, at)
+  if td == 0 then
     return ewma
   end
   return ewma * math_exp(-td / DECAY_TIME)
 end
 
+-- score returns the decayed EWMA of peer now (0 when never measured).
+local function score(dict, peer, now)
+  local ewma, at = dict:get(peer.ewma_key)
+  if not ewma then
+    return 0
+  end
+  return decayed(ewma, at, now)
+end
+
 local function record(dict, peer, ewma, now)
-  dict:set(peer.ewma_key, ewma, EXPIRE)
-  dict:set(peer.time_key, now, EXPIRE)
+  dict:set(peer.ewma_key, ewma, EXPIRE, stamp(now))
 end
 
 function _M.new(backend, peers, fingerprint)
@@ -100,10 +134,7 @@ function _M:sync(backend, peers, fingerprint)
   local fresh, by_key = {}, {}
   for i = 1, #peers do
     local p = peers[i]
-    local peer = {
-      address = p.address, port = p.port, key = p.key,
-      ewma_key = "e " .. prefix .. p.key, time_key = "t " .. prefix .. p.key,
-    }
+    local peer = { address = p.address, port = p.port, key = p.key, ewma_key = "e " .. prefix .. p.key }
     fresh[i] = peer
     by_key[p.key] = peer
   end
@@ -117,14 +148,13 @@ function _M:sync(backend, peers, fingerprint)
       end
     else
       dict:delete(old.ewma_key)
-      dict:delete(old.time_key)
     end
   end
   if count > 0 and self.fingerprint ~= nil then
     local start = total / count
     for _, peer in ipairs(fresh) do
-      if not self.by_key[peer.key] and dict:safe_add(peer.ewma_key, start, EXPIRE) then
-        dict:set(peer.time_key, now, EXPIRE)
+      if not self.by_key[peer.key] then
+        dict:safe_add(peer.ewma_key, start, EXPIRE, stamp(now))
       end
     end
   end
@@ -137,7 +167,7 @@ function _M:size()
   return #self.peers
 end
 
-function _M:balance(try)
+function _M:balance(try, ctx)
   local peers = self.peers
   local n = #peers
   if n == 0 then
@@ -181,31 +211,38 @@ function _M:balance(try)
       end
     end
   end
+  if ctx then
+    ctx.ewma_peer = peer
+  end
   return peer.address, peer.port
 end
 
 -- after_balance runs in the log phase: it blends the response time of the
--- last try into the score of the peer that served it.
-function _M:after_balance()
-  local var = ngx.var
-  local addr = util.last_value(var.upstream_addr)
-  local peer = addr and self.by_key[addr]
-  if not peer then
+-- last try into the score of the peer that served it (the last one
+-- balance() picked, while it is still one of this balancer's peers).
+function _M:after_balance(ctx)
+  local peer = ctx and ctx.ewma_peer
+  if not peer or self.by_key[peer.key] ~= peer then
     return
   end
-  local rtt = tonumber(util.last_value(var.upstream_response_time))
+  local times = ngx.var.upstream_response_time
+  local rtt = tonumber(times) or tonumber(util.last_value(times))
   if not rtt then
     return
   end
   local dict = store()
   local now = ngx_now()
-  local ewma = dict:get(peer.ewma_key)
-  if not ewma or rtt >= score(dict, peer, now) then
-    ewma = rtt
+  local ewma, at = dict:get(peer.ewma_key)
+  if ewma then
+    local td = age(now, at)
+    local w = td > 0 and math_exp(-td / DECAY_TIME) or 1
+    if rtt < ewma * w then
+      ewma = ewma * w + rtt * (1 - w)
+    else
+      ewma = rtt
+    end
   else
-    local at = dict:get(peer.time_key) or now
-    local w = math_exp(-(now - at) / DECAY_TIME)
-    ewma = ewma * w + rtt * (1 - w)
+    ewma = rtt
   end
   record(dict, peer, ewma, now)
 end

@@ -24,7 +24,8 @@
 -- not tried yet and rewrites the cookie; without it the retry goes to the
 -- same endpoint. cookieSessionAffinity.locations maps a host to the paths
 -- of the locations whose Ingress asked for affinity, as in ingress-nginx:
--- the cookie is set only where $location_path (set in every location) is
+-- the cookie is set only where the location's path ($location_path of a
+-- classic location, the route's in Lua routing) is
 -- one of the paths of the request's host (or of its one-label wildcard,
 -- "*.example.com"; "_" in the catch-all server). Another Ingress's
 -- location of the same backend follows a cookie it gets but never sets
@@ -244,7 +245,10 @@ function _M:balance(try)
   if not i then
     i, key = self:pick({})
   end
-  local location_path = ngx.var.location_path
+  -- the route's (the router sets $location_path only where something
+  -- else reads it), else the classic location's
+  local route = ngx.ctx.route
+  local location_path = route and route.location_path or ngx.var.location_path
   if self:should_set_cookie(location_path) then
     self:set_cookie(key, location_path)
   end

@@ -8,14 +8,37 @@ local ipairs = ipairs
 local tostring = tostring
 local string_find = string.find
 local string_sub = string.sub
-local string_match = string.match
-local string_gmatch = string.gmatch
+local string_byte = string.byte
 local table_concat = table.concat
+
+local QUOTE = 34 -- '"'
 
 local _M = {}
 
+-- trim returns s[from..to] without the white space (Lua's %s: space, \t,
+-- \n, \v, \f, \r) at either end.
+local function trim(s, from, to)
+  while from <= to do
+    local b = string_byte(s, from)
+    if b ~= 32 and (b < 9 or b > 13) then
+      break
+    end
+    from = from + 1
+  end
+  while to >= from do
+    local b = string_byte(s, to)
+    if b ~= 32 and (b < 9 or b > 13) then
+      break
+    end
+    to = to - 1
+  end
+  return string_sub(s, from, to)
+end
+
 -- get returns the value of the first cookie called name in the request's
--- Cookie header(s), nil when there is none.
+-- Cookie header(s), nil when there is none. It walks the header with
+-- plain finds (which LuaJIT compiles; patterns it does not): every
+-- request of a sticky backend reads its cookie.
 function _M.get(name)
   local header = ngx.var.http_cookie
   if type(header) ~= "string" or header == "" then
@@ -24,16 +47,19 @@ function _M.get(name)
   if not string_find(header, name, 1, true) then
     return nil
   end
-  for pair in string_gmatch(header, "[^;]+") do
-    local eq = string_find(pair, "=", 1, true)
-    if eq then
-      local k = string_match(string_sub(pair, 1, eq - 1), "^%s*(.-)%s*$")
-      if k == name then
-        local v = string_match(string_sub(pair, eq + 1), "^%s*(.-)%s*$")
-        -- A quoted value is the value without its quotes (RFC 6265).
-        return string_match(v, '^"(.*)"$') or v
+  local pos, n = 1, #header
+  while pos <= n do
+    local semi = string_find(header, ";", pos, true) or n + 1
+    local eq = string_find(header, "=", pos, true)
+    if eq and eq < semi and trim(header, pos, eq - 1) == name then
+      local v = trim(header, eq + 1, semi - 1)
+      -- A quoted value is the value without its quotes (RFC 6265).
+      if #v >= 2 and string_byte(v, 1) == QUOTE and string_byte(v, -1) == QUOTE then
+        return string_sub(v, 2, -2)
       end
+      return v
     end
+    pos = semi + 1
   end
   return nil
 end

@@ -23,9 +23,12 @@
 -- nginx runs next in a classic location: the rate and connection limits
 -- (limit.lua, nginx's preaccess phase) and the source ranges (403, the
 -- access module, before auth_basic). auth-type basic is nginx's own
--- auth_basic of the router location, on the variables rewrite() sets;
--- access() (access_by_lua, after it) drops the credentials before
--- proxying and measures a chunked body; log() ends the request
+-- auth_basic of a named location (BASIC_AUTH_LOCATION, or the route's
+-- shape location), on the variables rewrite() sets; access()
+-- (access_by_lua, after it) drops the credentials before proxying and
+-- measures a chunked body. The router's own location has no access phase
+-- (a handler there would cost every request): rewrite() measures a
+-- chunked body there, last; log() ends the request
 -- limit-connections counted; header_filter() the route's
 -- custom-headers and CORS headers.
 --
@@ -70,6 +73,12 @@ local table_sort = table.sort
 
 local SLASH = 47 -- "/"
 local HTTP_TOO_LARGE = 413
+local NO_LIMIT_RATE = "0k" -- compile_path's limit_rate for none
+-- The named location of the routes with auth-type basic and no shape of
+-- their own: the router's location with nginx's auth_basic and
+-- access_by_lua, which the router's own location leaves out (an access
+-- handler costs every request; see rewrite()).
+local BASIC_AUTH_LOCATION = "@kubectl_ingress_basic_auth"
 local QUESTION = 63 -- "?"
 
 local _M = {}
@@ -82,9 +91,20 @@ local DEFAULT_CACHE = 10000
 -- set_server_name: the access log prints $kubectl_ingress_server_name,
 -- which rewrite() sets to the host entry (classic nginx's $server_name).
 local set_server_name = false
+-- set_labels_always: the access log or the request metrics read the
+-- labels ($namespace, $ingress_name, $service_name, $service_port,
+-- $location_path), so that every route sets them; otherwise only a route
+-- in a shape location does (its error pages and snippet may read them),
+-- as the classic writer sets them only where something reads them.
+local set_labels_always = false
+-- counts_connections: a route of this worker has limit-connections, so
+-- that log() must look for a request to end (nothing else sets
+-- $kubectl_ingress_conn_key).
+local counts_connections = false
 
-function _M.init_worker(size, server_name)
+function _M.init_worker(size, server_name, labels)
   set_server_name = server_name == true
+  set_labels_always = labels == true
   local c, err = lrucache.new(size or DEFAULT_CACHE)
   if not c then
     ngx_log(ngx_ERR, "router: cannot create the route cache: ", err)
@@ -209,6 +229,9 @@ local function compile_path(p)
     r.timeouts = { tonumber(t.connect) or 0, tonumber(t.send) or 0, tonumber(t.read) or 0 }
   end
   r.access = r.deny_all or #r.allow > 0 or #r.deny > 0
+  if r.limits and r.limits.conn > 0 then
+    counts_connections = true
+  end
   return r
 end
 
@@ -448,16 +471,26 @@ local function https_redirect(r)
   return ngx_redirect("https://" .. ngx_var.kubectl_ingress_redirect_host .. uri, r.https_redirect)
 end
 
+-- Each variable write costs a lookup of the name in nginx's variables:
+-- set_labels writes only what differs from the location's "set" and what
+-- something reads.
 local function set_labels(r)
   -- limit-rate and limit-rate-after (the location's limit_rate and
-  -- limit_rate_after read these variables when the answer starts)
-  ngx_var.kubectl_ingress_limit_rate = r.limit_rate
-  ngx_var.kubectl_ingress_limit_rate_after = r.limit_rate_after
-  ngx_var.namespace = r.namespace
-  ngx_var.ingress_name = r.ingress
-  ngx_var.service_name = r.service
-  ngx_var.service_port = r.service_port
-  ngx_var.location_path = r.location_path
+  -- limit_rate_after read these variables when the answer starts; the
+  -- location sets "0", none)
+  if r.limit_rate ~= NO_LIMIT_RATE then
+    ngx_var.kubectl_ingress_limit_rate = r.limit_rate
+  end
+  if r.limit_rate_after ~= NO_LIMIT_RATE then
+    ngx_var.kubectl_ingress_limit_rate_after = r.limit_rate_after
+  end
+  if set_labels_always or r.error_shape then
+    ngx_var.namespace = r.namespace
+    ngx_var.ingress_name = r.ingress
+    ngx_var.service_name = r.service
+    ngx_var.service_port = r.service_port
+    ngx_var.location_path = r.location_path
+  end
   if r.error_backend then
     ngx_var.kubectl_ingress_error_backend = r.error_backend
   end
@@ -533,12 +566,35 @@ local function check_ranges(r)
   end
 end
 
+-- check_chunked_body measures a chunked body against proxy-body-size: it
+-- reads it now (nginx reads it whole before proxying anyway with request
+-- buffering on; a route that streams its body is in a shape location
+-- whose client_max_body_size is its own).
+-- length is the request's $content_length (nil when it has none).
+local function check_chunked_body(r, length)
+  if r.body_limit > 0 and not r.stream_body and not length and ngx_var.http_transfer_encoding then
+    ngx.req.read_body()
+    if body_size() > r.body_limit then
+      ngx_log(ngx.INFO, "router: client intended to send too large chunked body")
+      return ngx_exit(HTTP_TOO_LARGE)
+    end
+  end
+end
+
+-- has_access_phase tells whether r runs in a location with access()
+-- (a shape location, or the basic-auth one); the router's own location
+-- has none, and rewrite() measures a chunked body there (nothing of that
+-- location's access phase would answer first).
+local function has_access_phase(r)
+  return r.error_shape ~= nil or r.basic_auth ~= nil
+end
+
 -- preaccess ends rewrite(): what nginx runs after the rewrite phase and
 -- before the access phase's checks of credentials, as in the classic
 -- location: the rate and connection limits (limit.lua; nginx's
 -- preaccess phase), then the source ranges (nginx's access module, which
 -- runs before auth_basic: a denied client gets 403, never 401).
-local function preaccess(r)
+local function preaccess(r, length)
   if r.limits then
     local status = limit.check(r.limits, ngx_var.binary_remote_addr or "")
     if status then
@@ -548,13 +604,17 @@ local function preaccess(r)
   if r.access then
     check_ranges(r)
   end
+  if not has_access_phase(r) then
+    return check_chunked_body(r, length)
+  end
 end
 
--- access runs in access_by_lua of the Lua location, after nginx's
--- auth_basic accepted the credentials of a route with auth-type basic
--- (lua-nginx-module runs it last in the access phase): the backend never
--- gets them (the classic location's proxy_set_header Authorization "");
--- then a chunked body is measured against proxy-body-size.
+-- access runs in access_by_lua of the shape and basic-auth locations,
+-- after nginx's auth_basic accepted the credentials of a route with
+-- auth-type basic (lua-nginx-module runs it last in the access phase):
+-- the backend never gets them (the classic location's proxy_set_header
+-- Authorization ""); then a chunked body is measured against
+-- proxy-body-size.
 function _M.access()
   local r = ngx.ctx.route
   if not r then
@@ -563,17 +623,7 @@ function _M.access()
   if r.basic_auth then
     ngx.req.clear_header("Authorization")
   end
-  if r.body_limit > 0 and not r.stream_body and not ngx_var.content_length and ngx_var.http_transfer_encoding then
-    -- a chunked body: read it now (nginx reads it whole before proxying
-    -- anyway with request buffering on; a route that streams its body is
-    -- in a shape location whose client_max_body_size is its own) and
-    -- measure it
-    ngx.req.read_body()
-    if body_size() > r.body_limit then
-      ngx_log(ngx.INFO, "router: client intended to send too large chunked body")
-      return ngx_exit(HTTP_TOO_LARGE)
-    end
-  end
+  return check_chunked_body(r, ngx_var.content_length)
 end
 
 -- rewrite runs in rewrite_by_lua of the Lua location.
@@ -597,11 +647,16 @@ function _M.rewrite()
   if not r then
     return ngx_exit(ngx.HTTP_NOT_FOUND)
   end
-  if r.error_shape and ngx_var.kubectl_ingress_error_shape ~= r.error_shape then
-    -- custom-http-errors: the route runs in the named location with its
-    -- error_page lines, from the start (so that every answer of the
-    -- route, nginx's own included, meets them as in a classic location)
-    return ngx.exec(r.error_shape)
+  if r.error_shape then
+    if ngx_var.kubectl_ingress_error_shape ~= r.error_shape then
+      -- custom-http-errors: the route runs in the named location with its
+      -- error_page lines, from the start (so that every answer of the
+      -- route, nginx's own included, meets them as in a classic location)
+      return ngx.exec(r.error_shape)
+    end
+  elseif r.basic_auth and ngx_var.kubectl_ingress_error_shape ~= BASIC_AUTH_LOCATION then
+    -- auth-type basic: the location with auth_basic and access()
+    return ngx.exec(BASIC_AUTH_LOCATION)
   end
   ctx.route = r
   if r.log_off then
@@ -611,8 +666,9 @@ function _M.rewrite()
   -- location, before anything else of it (the router's location has the
   -- largest limit of all routes); a chunked body is checked in access()
   local limit = r.body_limit
+  local length
   if limit > 0 then
-    local length = tonumber(ngx_var.content_length)
+    length = tonumber(ngx_var.content_length)
     if length and length > limit then
       ngx_log(ngx.INFO, "router: client intended to send too large body: ", length, " bytes")
       return ngx_exit(HTTP_TOO_LARGE)
@@ -650,8 +706,8 @@ function _M.rewrite()
     ngx_var.proxy_upstream_name = r.default_backend
     ngx_var.kubectl_ingress_x_code = "404"
     ngx_var.kubectl_ingress_x_format = ngx_var.http_accept or ""
-    balancer.rewrite()
-    return preaccess(r)
+    balancer.rewrite(r.default_backend, ctx)
+    return preaccess(r, length)
   end
   ngx_var.proxy_upstream_name = r.backend
   if r.upstream_vhost ~= "" then
@@ -667,10 +723,10 @@ function _M.rewrite()
     rewrite_target(c, r, uri)
   end
   if r.timeouts then
-    ngx.ctx.balancer_timeouts = r.timeouts
+    ctx.balancer_timeouts = r.timeouts
   end
-  balancer.rewrite()
-  return preaccess(r)
+  balancer.rewrite(r.backend, ctx)
+  return preaccess(r, length)
 end
 
 -- header_filter runs in header_filter_by_lua of the Lua location: the
@@ -704,6 +760,10 @@ end
 
 -- log runs in the http level's log_by_lua: the end of a request that
 -- limit-connections counted.
-_M.log = limit.done
+function _M.log()
+  if counts_connections then
+    return limit.done()
+  end
+end
 
 return _M

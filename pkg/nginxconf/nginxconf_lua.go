@@ -138,17 +138,33 @@ func writeRouterLog(w *confWriter) {
 
 func writeRouterWorker(w *confWriter) {
 	if w.router != nil {
-		args := strconv.Itoa(w.router.RouteCache)
-		if w.routerServerName(w.global().Logging.FormatUpstream) {
-			args += ", true" // set $kubectl_ingress_server_name
-		}
+		// the route cache's size; whether to set $kubectl_ingress_server_name;
+		// whether every route sets the log and metric labels
+		args := strconv.Itoa(w.router.RouteCache) + ", " +
+			strconv.FormatBool(w.routerServerName(w.global().Logging.FormatUpstream)) + ", " +
+			strconv.FormatBool(w.routerLabels())
 		w.raw(`router.init_worker(` + args + `)`)
 	}
 }
 
-// luaLocationVars are the variables the router sets per request, declared
-// empty in its location: the log and metric labels (writeLogLocationVars)
-// and $location_path (writeLocationPath).
+// routerLabels says whether every route must set luaLocationVars: the
+// access log or the request metrics read one of them. Otherwise only the
+// routes of a shape location set them (their error pages and snippets may
+// read them), as the classic writer sets them only where something reads
+// them (writeLogLocationVars); the sticky balancer takes the route's
+// location path from the request's route.
+func (w *confWriter) routerLabels() bool {
+	for _, v := range logIngressVars {
+		if logFormatReads(w.global().Logging.FormatUpstream, v) || (w.monitor && slices.Contains(monitorVars, v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// luaLocationVars are the variables the router may set per request,
+// declared empty in its location: the log and metric labels
+// (writeLogLocationVars) and $location_path (writeLocationPath).
 var luaLocationVars = []string{"$location_path", "$namespace", "$ingress_name", "$service_name", "$service_port"}
 
 // luaHeaderVars are the request headers the router may set, with their
@@ -181,10 +197,13 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	// $proxy_upstream_name is "-" in each router location, not in the
 	// server: an auth subrequest shares the request's variables and runs
 	// the server's rewrite phase, which would reset it
-	writeRouterLocation(w, c, bodyMax, nil)
+	writeRouterLocation(w, c, bodyMax, routerLocation{})
+	// always there, so that the first route with auth-type basic reloads
+	// nothing
+	writeRouterLocation(w, c, bodyMax, routerLocation{basicAuth: true})
 	codes := map[int]bool{}
 	for i := range shapes {
-		writeRouterLocation(w, c, bodyMax, &shapes[i])
+		writeRouterLocation(w, c, bodyMax, routerLocation{shape: &shapes[i]})
 		for _, code := range shapes[i].Errors.Codes {
 			codes[code] = true
 		}
@@ -212,16 +231,43 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 // asks a route's default backend for a page of code.
 func luaErrorPageLocation(code int) string { return "@kubectl_ingress_error_" + strconv.Itoa(code) }
 
-// writeRouterLocation writes the router's location ("/"), or, with shape,
-// the named location of the routes of that shape: the same directives,
-// $kubectl_ingress_error_shape naming it (router.lua enters it once), its
+// luaBasicAuthLocation is the named location of the routes with auth-type
+// basic and no shape (router.lua's BASIC_AUTH_LOCATION).
+const luaBasicAuthLocation = "@kubectl_ingress_basic_auth"
+
+// routerLocation is one location of the router's server: the router's
+// own ("/", the zero value), the basic-auth location, or a shape's.
+type routerLocation struct {
+	shape     *model.LocationShape
+	basicAuth bool
+}
+
+// name is the location's name, "" for the router's own.
+func (l routerLocation) name() string {
+	switch {
+	case l.shape != nil:
+		return l.shape.Location()
+	case l.basicAuth:
+		return luaBasicAuthLocation
+	}
+	return ""
+}
+
+// writeRouterLocation writes the router's location ("/"), or a named
+// location the router enters (ngx.exec, once) for a route that needs it:
+// the basic-auth one, or the one of a shape. Each has the same
+// directives, $kubectl_ingress_error_shape naming it; a shape's has its
 // error_page lines and its proxy tuning, as the classic writer writes
-// them in a location.
-func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *model.LocationShape) {
-	if shape == nil {
+// them in a location. Only the named locations have nginx's auth_basic
+// and the router's access_by_lua: an access handler costs every request
+// of the location (about a microsecond of a worker's CPU), and the
+// router's own location serves the routes that need none.
+func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc routerLocation) {
+	shape := loc.shape
+	if loc.name() == "" {
 		w.open("location", `"/"`)
 	} else {
-		w.open("location", w.q(shape.Location()))
+		w.open("location", w.q(loc.name()))
 	}
 	if shape != nil && shape.Snippet != nil {
 		// the lines of the location that the snippet overrides are left
@@ -246,11 +292,7 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 	w.line("set", "$kubectl_ingress_conn_key", `""`)
 	// custom-http-errors: the named location the router is in ("" here)
 	// and the route's default backend, which the error pages ask
-	if shape == nil {
-		w.line("set", "$kubectl_ingress_error_shape", `""`)
-	} else {
-		w.line("set", "$kubectl_ingress_error_shape", w.q(shape.Location()))
-	}
+	w.line("set", "$kubectl_ingress_error_shape", w.q(loc.name()))
 	w.line("set", "$kubectl_ingress_error_backend", `""`)
 	writeLuaAccessLog(w, c.Global.Logging)
 	// limit-rate and limit-rate-after through variables (nginx 1.17+),
@@ -274,13 +316,17 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 		}
 		writeProxyTuning(w, &c.Global, &shape.Proxy)
 	}
-	// auth-type basic: nginx checks the credentials against the route's
-	// htpasswd file (both values set by the router; "off", which render
-	// never lets a realm be, turns the check off for the other routes)
-	w.line("set", "$kubectl_ingress_auth_basic", `"off"`)
-	w.line("set", "$kubectl_ingress_auth_basic_user_file", `""`)
-	w.line("auth_basic", "$kubectl_ingress_auth_basic")
-	w.line("auth_basic_user_file", "$kubectl_ingress_auth_basic_user_file")
+	access := loc.name() != ""
+	if access {
+		// auth-type basic: nginx checks the credentials against the
+		// route's htpasswd file (both values set by the router; "off",
+		// which render never lets a realm be, turns the check off for
+		// the other routes)
+		w.line("set", "$kubectl_ingress_auth_basic", `"off"`)
+		w.line("set", "$kubectl_ingress_auth_basic_user_file", `""`)
+		w.line("auth_basic", "$kubectl_ingress_auth_basic")
+		w.line("auth_basic_user_file", "$kubectl_ingress_auth_basic_user_file")
+	}
 	if shape != nil && shape.Auth != nil {
 		// auth-url, global-auth-url: the auth request (its error_page
 		// 401 before those of custom-http-errors: nginx takes the first)
@@ -302,9 +348,11 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, shape *
 	w.open("rewrite_by_lua_block")
 	w.raw(`router.rewrite()`)
 	w.close()
-	w.open("access_by_lua_block")
-	w.raw(`router.access()`)
-	w.close()
+	if access {
+		w.open("access_by_lua_block")
+		w.raw(`router.access()`)
+		w.close()
+	}
 	w.open("header_filter_by_lua_block")
 	w.raw(`router.header_filter()`)
 	w.close()

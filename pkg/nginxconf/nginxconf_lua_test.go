@@ -111,7 +111,9 @@ func TestNGINXConfLua(t *testing.T) {
 		"auth_request /_kubectl_ingress_auth_", "location = /_kubectl_ingress_auth_", `${kubectl_ingress_auth_scope}$remote_user";`,
 		"proxy_cache_path tmp/auth_cache", "location @kubectl_ingress_signin_", `proxy_set_header "X-User" $authHeader0;`,
 		`set $kubectl_ingress_auth_target "http://auth.example/check";`,
-		`router = require("router")`, "router.init_worker(10000)", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;"} {
+		`router = require("router")`, "router.init_worker(10000, false, false)", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;",
+		// auth-type basic: the named location the router enters
+		`location "@kubectl_ingress_basic_auth" {`, `set $kubectl_ingress_error_shape "@kubectl_ingress_basic_auth";`} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf has no %q", want)
 		}
@@ -139,6 +141,17 @@ func TestNGINXConfLua(t *testing.T) {
 	}
 	if !strings.Contains(conf, "proxy_set_header X-Forwarded-Prefix $kubectl_ingress_x_forwarded_prefix;") {
 		t.Error("the router's own location lost its X-Forwarded-Prefix")
+	}
+	// Only the named locations have an access phase: the basic-auth one
+	// and every shape's.
+	own := conf[strings.Index(conf, "start server _ (Lua routing"):]
+	own = own[strings.Index(own, `location "/" {`):]
+	own = own[:strings.Index(own, "proxy_pass")]
+	if strings.Contains(own, "access_by_lua") || strings.Contains(own, "auth_basic") || !strings.Contains(own, "router.rewrite()") {
+		t.Errorf("the router's own location has an access phase:\n%s", own)
+	}
+	if named, access := strings.Count(conf, `set $kubectl_ingress_error_shape "@`), strings.Count(conf, "router.access()"); access != named || named < 4 {
+		t.Errorf("%d named router locations, %d with router.access()", named, access)
 	}
 	if strings.Contains(conf, "h1.example.com") || strings.Contains(conf, "/v1/") || strings.Contains(conf, "limit_req") || strings.Contains(conf, "limit_conn") {
 		t.Error("a Lua-routed host reached nginx.conf")
@@ -173,7 +186,7 @@ func TestNGINXConfLuaCatchAllClassic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`server_name "h1.example.com";`, "lua_shared_dict routes_data 16m;", "lua_regex_cache_max_entries 4096;", "router.init_worker(5)"} {
+	for _, want := range []string{`server_name "h1.example.com";`, "lua_shared_dict routes_data 16m;", "lua_regex_cache_max_entries 4096;", "router.init_worker(5, false, false)"} {
 		if !bytes.Contains(conf, []byte(want)) {
 			t.Errorf("nginx.conf has no %q", want)
 		}
@@ -220,6 +233,39 @@ func TestReplaceVar(t *testing.T) {
 	} {
 		if got := replaceVar(in, "server_name", luaServerNameVar); got != want {
 			t.Errorf("replaceVar(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestRouterInitWorkerArgs: the router sets $kubectl_ingress_server_name
+// when the log format prints $server_name, and the labels for every route
+// when the log format or the request metrics read one of them (else only
+// in the shape locations).
+func TestRouterInitWorkerArgs(t *testing.T) {
+	cfg, _ := render.Build(luaSnapshot(2), render.DefaultOptions())
+	metrics := DefaultConfOptions()
+	metrics.RequestMetricBuckets = map[string][]float64{"request_duration_seconds": {0.1, 1}}
+	for _, tc := range []struct {
+		format string
+		o      ConfOptions
+		want   string
+	}{
+		{model.DefaultLogFormatUpstream, DefaultConfOptions(), "router.init_worker(10000, false, false)"},
+		{"$remote_addr $server_name $status", DefaultConfOptions(), "router.init_worker(10000, true, false)"},
+		{"$remote_addr ${namespace}/$ingress_name", DefaultConfOptions(), "router.init_worker(10000, false, true)"},
+		{"$remote_addr $location_path", DefaultConfOptions(), "router.init_worker(10000, false, true)"},
+		{"$remote_addr $service_port $server_name", DefaultConfOptions(), "router.init_worker(10000, true, true)"},
+		{"$remote_addr $namespaces", DefaultConfOptions(), "router.init_worker(10000, false, false)"},
+		{model.DefaultLogFormatUpstream, metrics, "router.init_worker(10000, false, true)"},
+	} {
+		c := *cfg
+		c.Global.Logging.FormatUpstream = tc.format
+		conf, err := NGINXConfLua(&c, tc.o, LuaRouting{RoutesDict: 8 << 20, RouteCache: 10000, RegexCache: 1024})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(conf, []byte(tc.want)) {
+			t.Errorf("log format %q (metrics %v): nginx.conf has no %q", tc.format, tc.o.RequestMetricBuckets != nil, tc.want)
 		}
 	}
 }

@@ -277,7 +277,9 @@ func TestBasicAuthBothModes(t *testing.T) {
 	m += ingressOf("basic", "basic.test", "echo", "2026-01-01T00:00:00Z", auth()) +
 		ingressOf("denied", "denied.test", "echo", "2026-01-01T00:00:01Z", auth("denylist-source-range", "127.0.0.1/32")) +
 		ingressOf("open", "open.test", "echo", "2026-01-01T00:00:02Z", nil) +
-		ingressOf("limited", "limited.test", "echo", "2026-01-01T00:00:03Z", auth("limit-rps", "1", "limit-burst-multiplier", "1"))
+		ingressOf("limited", "limited.test", "echo", "2026-01-01T00:00:03Z", auth("limit-rps", "1", "limit-burst-multiplier", "1")) +
+		ingressOf("small", "small.test", "echo", "2026-01-01T00:00:04Z", auth("proxy-body-size", "1k")) +
+		ingressOf("small-open", "small-open.test", "echo", "2026-01-01T00:00:05Z", map[string]string{"proxy-body-size": "1k"})
 	const realm = `Basic realm="Team area"`
 	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
 		t.Run(mode, func(t *testing.T) {
@@ -325,6 +327,31 @@ func TestBasicAuthBothModes(t *testing.T) {
 			}
 			if statuses[0] != 401 || statuses[1] != 401 || asked > most {
 				t.Errorf("limited.test without credentials: %v, want 401 401 then 503 (at most %d asked for credentials)", statuses, most)
+			}
+			// proxy-body-size 1k: a chunked body is measured after the
+			// credentials (401 first, the body never read), without
+			// authentication as soon as the route is known (in Lua
+			// routing: in the router's own location, which has no access
+			// phase)
+			credentials := func(r *http.Request) { r.SetBasicAuth("alice", "secret") }
+			for _, tc := range []struct {
+				host    string
+				size    int
+				with    []func(*http.Request)
+				want    int
+				chunked bool
+			}{
+				{"small.test", 4096, nil, 401, true},
+				{"small.test", 4096, []func(*http.Request){credentials}, 413, true},
+				{"small.test", 512, []func(*http.Request){credentials}, 200, true},
+				{"small.test", 4096, []func(*http.Request){credentials}, 413, false},
+				{"small-open.test", 4096, nil, 413, true},
+				{"small-open.test", 512, nil, 200, true},
+			} {
+				if got := postBody(t, n, tc.host, tc.size, tc.chunked, tc.with...); got != tc.want {
+					t.Errorf("POST of %d bytes (chunked %v) to %s with %d credentials: status %d, want %d",
+						tc.size, tc.chunked, tc.host, len(tc.with), got, tc.want)
+				}
 			}
 		})
 	}

@@ -327,7 +327,7 @@ func corsAnswer(r *http.Response, body []byte) string {
 
 // postBody POSTs size bytes to http://host/ (with Content-Length, or
 // chunked) and returns the status.
-func postBody(t *testing.T, n *liveNginx, host string, size int, chunked bool) int {
+func postBody(t *testing.T, n *liveNginx, host string, size int, chunked bool, with ...func(*http.Request)) int {
 	t.Helper()
 	body := io.Reader(bytes.NewReader(make([]byte, size)))
 	if chunked {
@@ -340,6 +340,9 @@ func postBody(t *testing.T, n *liveNginx, host string, size int, chunked bool) i
 	req.Host = host
 	if chunked {
 		req.ContentLength = -1
+	}
+	for _, f := range with {
+		f(req)
 	}
 	tr := &http.Transport{Proxy: nil}
 	defer tr.CloseIdleConnections()
