@@ -23,12 +23,13 @@
 -- nginx runs next in a classic location: the rate and connection limits
 -- (limit.lua, nginx's preaccess phase) and the source ranges (403, the
 -- access module, before auth_basic). auth-type basic is nginx's own
--- auth_basic of a named location (BASIC_AUTH_LOCATION, or the route's
+-- auth_basic of a named location (EVERY_PHASE_LOCATION, or the route's
 -- shape location), on the variables rewrite() sets; access()
 -- (access_by_lua, after it) drops the credentials before proxying and
 -- measures a chunked body. The router's own location has no access phase
--- (a handler there would cost every request): rewrite() measures a
--- chunked body there, last; log() ends the request
+-- and no header filter (a handler there would cost every request): a
+-- route that needs either is entered into a named location, and
+-- rewrite() measures a chunked body in the router's own, last; log() ends the request
 -- limit-connections counted; header_filter() the route's
 -- custom-headers and CORS headers.
 --
@@ -74,11 +75,12 @@ local table_sort = table.sort
 local SLASH = 47 -- "/"
 local HTTP_TOO_LARGE = 413
 local NO_LIMIT_RATE = "0k" -- compile_path's limit_rate for none
--- The named location of the routes with auth-type basic and no shape of
--- their own: the router's location with nginx's auth_basic and
--- access_by_lua, which the router's own location leaves out (an access
--- handler costs every request; see rewrite()).
-local BASIC_AUTH_LOCATION = "@kubectl_ingress_basic_auth"
+-- The named location of the routes with auth-type basic, enable-cors or
+-- custom-headers and no shape of their own: the router's location with
+-- nginx's auth_basic, access_by_lua and header_filter_by_lua, which the
+-- router's own location leaves out (each phase handler costs every
+-- request of its location; see rewrite()).
+local EVERY_PHASE_LOCATION = "@kubectl_ingress_every_phase"
 local QUESTION = 63 -- "?"
 
 local _M = {}
@@ -229,6 +231,9 @@ local function compile_path(p)
     r.timeouts = { tonumber(t.connect) or 0, tonumber(t.send) or 0, tonumber(t.read) or 0 }
   end
   r.access = r.deny_all or #r.allow > 0 or #r.deny > 0
+  -- what only a location with the access phase and the header filter
+  -- serves
+  r.every_phase = r.basic_auth ~= nil or r.cors ~= nil or r.headers ~= nil
   if r.limits and r.limits.conn > 0 then
     counts_connections = true
   end
@@ -582,11 +587,11 @@ local function check_chunked_body(r, length)
 end
 
 -- has_access_phase tells whether r runs in a location with access()
--- (a shape location, or the basic-auth one); the router's own location
+-- (a shape location, or EVERY_PHASE_LOCATION); the router's own location
 -- has none, and rewrite() measures a chunked body there (nothing of that
 -- location's access phase would answer first).
 local function has_access_phase(r)
-  return r.error_shape ~= nil or r.basic_auth ~= nil
+  return r.error_shape ~= nil or r.every_phase
 end
 
 -- preaccess ends rewrite(): what nginx runs after the rewrite phase and
@@ -654,9 +659,10 @@ function _M.rewrite()
       -- route, nginx's own included, meets them as in a classic location)
       return ngx.exec(r.error_shape)
     end
-  elseif r.basic_auth and ngx_var.kubectl_ingress_error_shape ~= BASIC_AUTH_LOCATION then
-    -- auth-type basic: the location with auth_basic and access()
-    return ngx.exec(BASIC_AUTH_LOCATION)
+  elseif r.every_phase and ngx_var.kubectl_ingress_error_shape ~= EVERY_PHASE_LOCATION then
+    -- auth-type basic, CORS, custom-headers: the location with auth_basic,
+    -- access() and header_filter()
+    return ngx.exec(EVERY_PHASE_LOCATION)
   end
   ctx.route = r
   if r.log_off then
@@ -729,7 +735,7 @@ function _M.rewrite()
   return preaccess(r, length)
 end
 
--- header_filter runs in header_filter_by_lua of the Lua location: the
+-- header_filter runs in header_filter_by_lua of the named locations: the
 -- route's custom-headers, then the CORS headers of an allowed origin
 -- (the classic location's "if" blocks apply theirs after the location's),
 -- each replacing the backend's, as the classic more_set_headers.

@@ -198,9 +198,8 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	// server: an auth subrequest shares the request's variables and runs
 	// the server's rewrite phase, which would reset it
 	writeRouterLocation(w, c, bodyMax, routerLocation{})
-	// always there, so that the first route with auth-type basic reloads
-	// nothing
-	writeRouterLocation(w, c, bodyMax, routerLocation{basicAuth: true})
+	// always there, so that the first route that needs it reloads nothing
+	writeRouterLocation(w, c, bodyMax, routerLocation{everyPhase: true})
 	codes := map[int]bool{}
 	for i := range shapes {
 		writeRouterLocation(w, c, bodyMax, routerLocation{shape: &shapes[i]})
@@ -231,15 +230,16 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 // asks a route's default backend for a page of code.
 func luaErrorPageLocation(code int) string { return "@kubectl_ingress_error_" + strconv.Itoa(code) }
 
-// luaBasicAuthLocation is the named location of the routes with auth-type
-// basic and no shape (router.lua's BASIC_AUTH_LOCATION).
-const luaBasicAuthLocation = "@kubectl_ingress_basic_auth"
+// luaEveryPhaseLocation is the named location of the routes with
+// auth-type basic, enable-cors or custom-headers and no shape
+// (router.lua's EVERY_PHASE_LOCATION).
+const luaEveryPhaseLocation = "@kubectl_ingress_every_phase"
 
 // routerLocation is one location of the router's server: the router's
-// own ("/", the zero value), the basic-auth location, or a shape's.
+// own ("/", the zero value), the every-phase location, or a shape's.
 type routerLocation struct {
-	shape     *model.LocationShape
-	basicAuth bool
+	shape      *model.LocationShape
+	everyPhase bool
 }
 
 // name is the location's name, "" for the router's own.
@@ -247,21 +247,23 @@ func (l routerLocation) name() string {
 	switch {
 	case l.shape != nil:
 		return l.shape.Location()
-	case l.basicAuth:
-		return luaBasicAuthLocation
+	case l.everyPhase:
+		return luaEveryPhaseLocation
 	}
 	return ""
 }
 
 // writeRouterLocation writes the router's location ("/"), or a named
 // location the router enters (ngx.exec, once) for a route that needs it:
-// the basic-auth one, or the one of a shape. Each has the same
-// directives, $kubectl_ingress_error_shape naming it; a shape's has its
-// error_page lines and its proxy tuning, as the classic writer writes
-// them in a location. Only the named locations have nginx's auth_basic
-// and the router's access_by_lua: an access handler costs every request
-// of the location (about a microsecond of a worker's CPU), and the
-// router's own location serves the routes that need none.
+// the every-phase one (auth-type basic, enable-cors, custom-headers), or
+// the one of a shape. Each has the same directives,
+// $kubectl_ingress_error_shape naming it; a shape's has its error_page
+// lines and its proxy tuning, as the classic writer writes them in a
+// location. Only the named locations have nginx's auth_basic and the
+// router's access_by_lua and header_filter_by_lua: each Lua phase
+// handler costs every request of its location (an access handler about a
+// microsecond of a worker's CPU), and the router's own location serves
+// the routes that need none.
 func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc routerLocation) {
 	shape := loc.shape
 	if loc.name() == "" {
@@ -316,8 +318,8 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 		}
 		writeProxyTuning(w, &c.Global, &shape.Proxy)
 	}
-	access := loc.name() != ""
-	if access {
+	named := loc.name() != ""
+	if named {
 		// auth-type basic: nginx checks the credentials against the
 		// route's htpasswd file (both values set by the router; "off",
 		// which render never lets a realm be, turns the check off for
@@ -348,14 +350,14 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	w.open("rewrite_by_lua_block")
 	w.raw(`router.rewrite()`)
 	w.close()
-	if access {
+	if named {
 		w.open("access_by_lua_block")
 		w.raw(`router.access()`)
 		w.close()
+		w.open("header_filter_by_lua_block")
+		w.raw(`router.header_filter()`)
+		w.close()
 	}
-	w.open("header_filter_by_lua_block")
-	w.raw(`router.header_filter()`)
-	w.close()
 	writeProxyHeadersConn(w, "$kubectl_ingress_upstream_host", "$connection_upgrade")
 	writeBackendHeaders(w, c.Global.BackendHeaders)
 	for _, h := range luaHeaderVars {

@@ -112,8 +112,9 @@ func TestNGINXConfLua(t *testing.T) {
 		"proxy_cache_path tmp/auth_cache", "location @kubectl_ingress_signin_", `proxy_set_header "X-User" $authHeader0;`,
 		`set $kubectl_ingress_auth_target "http://auth.example/check";`,
 		`router = require("router")`, "router.init_worker(10000, false, false)", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;",
-		// auth-type basic: the named location the router enters
-		`location "@kubectl_ingress_basic_auth" {`, `set $kubectl_ingress_error_shape "@kubectl_ingress_basic_auth";`} {
+		// auth-type basic, CORS, custom-headers: the named location the
+		// router enters
+		`location "@kubectl_ingress_every_phase" {`, `set $kubectl_ingress_error_shape "@kubectl_ingress_every_phase";`} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf has no %q", want)
 		}
@@ -142,16 +143,17 @@ func TestNGINXConfLua(t *testing.T) {
 	if !strings.Contains(conf, "proxy_set_header X-Forwarded-Prefix $kubectl_ingress_x_forwarded_prefix;") {
 		t.Error("the router's own location lost its X-Forwarded-Prefix")
 	}
-	// Only the named locations have an access phase: the basic-auth one
-	// and every shape's.
+	// Only the named locations have an access phase and a header filter:
+	// the every-phase one and every shape's.
 	own := conf[strings.Index(conf, "start server _ (Lua routing"):]
 	own = own[strings.Index(own, `location "/" {`):]
 	own = own[:strings.Index(own, "proxy_pass")]
-	if strings.Contains(own, "access_by_lua") || strings.Contains(own, "auth_basic") || !strings.Contains(own, "router.rewrite()") {
-		t.Errorf("the router's own location has an access phase:\n%s", own)
+	if strings.Contains(own, "access_by_lua") || strings.Contains(own, "auth_basic") || strings.Contains(own, "header_filter") || !strings.Contains(own, "router.rewrite()") {
+		t.Errorf("the router's own location has an access phase or a header filter:\n%s", own)
 	}
-	if named, access := strings.Count(conf, `set $kubectl_ingress_error_shape "@`), strings.Count(conf, "router.access()"); access != named || named < 4 {
-		t.Errorf("%d named router locations, %d with router.access()", named, access)
+	named, access, filter := strings.Count(conf, `set $kubectl_ingress_error_shape "@`), strings.Count(conf, "router.access()"), strings.Count(conf, "router.header_filter()")
+	if access != named || filter != named || named < 4 {
+		t.Errorf("%d named router locations, %d with router.access(), %d with router.header_filter()", named, access, filter)
 	}
 	if strings.Contains(conf, "h1.example.com") || strings.Contains(conf, "/v1/") || strings.Contains(conf, "limit_req") || strings.Contains(conf, "limit_conn") {
 		t.Error("a Lua-routed host reached nginx.conf")
