@@ -207,10 +207,14 @@ func BenchmarkLuaBalancers(b *testing.B) {
 		{"ewma", "ewma.bench", map[string]string{"load-balance": "ewma"}},
 		{"chash", "chash.bench", map[string]string{"upstream-hash-by": "$request_uri"}},
 		{"sticky", "sticky.bench", map[string]string{"affinity": "cookie", "session-cookie-name": "route"}},
+		// round_robin on a route the Lua router serves in its every-phase
+		// location (an ngx.exec per request); the classic writer's
+		// location of it has CORS's "if" blocks
+		{"round_robin+cors", "cors.bench", map[string]string{"enable-cors": "true"}},
 	}
 	var manifests string
 	for i, m := range modes {
-		svc := strings.ReplaceAll(m.name, "_", "-")
+		svc := strings.NewReplacer("_", "-", "+", "-").Replace(m.name)
 		manifests += serviceOf(svc, eps...) + ingressOf(svc, m.host, svc, fmt.Sprintf("2026-01-01T00:00:0%dZ", i), m.annotations)
 	}
 	// Both proxies run side by side (an idle nginx costs nothing); the
