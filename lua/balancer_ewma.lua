@@ -73,13 +73,20 @@ end
 
 local WRAP = 4294967296 -- 2^32: the flags of a shared-dict entry are 32 bits
 
--- stamp is now in milliseconds modulo 2^32, an entry's flags.
+-- stamp is now in milliseconds modulo 2^32, as a signed 32-bit number
+-- (resty.core passes the flags to nginx as a C int: LuaJIT would turn a
+-- number of 2^31 or more into INT_MIN on x86-64, every ~25 days).
 local function stamp(now)
-  return math_floor(now * 1000) % WRAP
+  local s = math_floor(now * 1000) % WRAP
+  if s >= WRAP / 2 then
+    return s - WRAP
+  end
+  return s
 end
 
 -- age returns the seconds from the stamp at to now (0 when at is later: the
--- other worker's clock was read a little after this one's).
+-- other worker's clock was read a little after this one's). Both stamps
+-- are modulo 2^32, so the difference is taken modulo 2^32 too.
 local function age(now, at)
   local d = stamp(now) - (at or 0)
   if d < -WRAP / 2 then
@@ -92,6 +99,9 @@ local function age(now, at)
   end
   return d / 1000
 end
+
+-- for TestEWMATimeStamps (test/e2e), through a real shared dict
+_M.stamp, _M.age = stamp, age
 
 -- decayed returns ewma, measured at stamp at, decayed to now.
 local function decayed(ewma, at, now)
@@ -219,10 +229,12 @@ end
 
 -- after_balance runs in the log phase: it blends the response time of the
 -- last try into the score of the peer that served it (the last one
--- balance() picked, while it is still one of this balancer's peers).
+-- balance() picked, while it is still one of this balancer's peers: a
+-- sync meanwhile may have made new peer tables).
 function _M:after_balance(ctx)
-  local peer = ctx and ctx.ewma_peer
-  if not peer or self.by_key[peer.key] ~= peer then
+  local picked = ctx and ctx.ewma_peer
+  local peer = picked and self.by_key[picked.key]
+  if not peer then
     return
   end
   local times = ngx.var.upstream_response_time

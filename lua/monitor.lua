@@ -15,7 +15,10 @@
 -- monitorRecord): six numbers, each followed by "|", then the labels
 -- separated by spaces: host, status, method, path, namespace, ingress,
 -- service. One variable read per request instead of a dozen keeps the
--- log phase cheap. Labels are bounded by the config: namespace, ingress,
+-- log phase cheap. With the Lua router, host is its host entry and path,
+-- namespace, ingress and service come from ngx.ctx.monitor_labels once it
+-- chose a route (router.lua's set_labels): it writes their variables only
+-- where something else reads them. Labels are bounded by the config: namespace, ingress,
 -- service and path are per-location variables the writer sets from the
 -- model ($namespace, $ingress_name, $service_name, $location_path); host
 -- is the server's name ($server_name: "_" for the catch-all server of
@@ -148,7 +151,18 @@ function _M.call()
   local host = ctx.route_host
   if host then
     -- the Lua router's host entry (router.lua) for the server's "_"
-    labels = host .. str_sub(labels, (str_find(labels, SEP, 1, true) or #labels + 1))
+    local after_host = str_find(labels, SEP, 1, true) or #labels + 1
+    local route_labels = ctx.monitor_labels
+    local after_method = route_labels and after_host <= #labels and str_find(labels, SEP, after_host + 1, true)
+    after_method = after_method and str_find(labels, SEP, after_method + 1, true)
+    if after_method then
+      -- and its route's path, namespace, Ingress and Service, from the
+      -- moment the router chose the route (it writes their variables only
+      -- where something else reads them)
+      labels = host .. str_sub(labels, after_host, after_method) .. route_labels
+    else
+      labels = host .. str_sub(labels, after_host)
+    end
   end
   local key = labels .. SEP .. (ctx.canary or "")
   local e = pending[key]

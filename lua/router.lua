@@ -93,11 +93,12 @@ local DEFAULT_CACHE = 10000
 -- set_server_name: the access log prints $kubectl_ingress_server_name,
 -- which rewrite() sets to the host entry (classic nginx's $server_name).
 local set_server_name = false
--- set_labels_always: the access log or the request metrics read the
--- labels ($namespace, $ingress_name, $service_name, $service_port,
--- $location_path), so that every route sets them; otherwise only a route
--- in a shape location does (its error pages and snippet may read them),
--- as the classic writer sets them only where something reads them.
+-- set_labels_always: the access log reads the labels ($namespace,
+-- $ingress_name, $service_name, $service_port, $location_path), so that
+-- every route sets them; otherwise only a route in a shape location does
+-- (its error pages and snippet may read them), as the classic writer sets
+-- them only where something reads them. The request metrics take them
+-- from ngx.ctx (monitor.lua).
 local set_labels_always = false
 -- counts_connections: a route of this worker has limit-connections, so
 -- that log() must look for a request to end (nothing else sets
@@ -231,6 +232,9 @@ local function compile_path(p)
     r.timeouts = { tonumber(t.connect) or 0, tonumber(t.send) or 0, tonumber(t.read) or 0 }
   end
   r.access = r.deny_all or #r.allow > 0 or #r.deny > 0
+  -- the labels of the request metrics after host, status and method
+  -- (monitor.lua), in $kubectl_ingress_monitor's order
+  r.monitor_labels = r.location_path .. " " .. r.namespace .. " " .. r.ingress .. " " .. r.service
   -- what only a location with the access phase and the header filter
   -- serves
   r.every_phase = r.basic_auth ~= nil or r.cors ~= nil or r.headers ~= nil
@@ -479,7 +483,10 @@ end
 -- Each variable write costs a lookup of the name in nginx's variables:
 -- set_labels writes only what differs from the location's "set" and what
 -- something reads.
-local function set_labels(r)
+local function set_labels(ctx, r)
+  -- the request metrics take them from here (monitor.lua), as nginx would
+  -- read the variables from here on
+  ctx.monitor_labels = r.monitor_labels
   -- limit-rate and limit-rate-after (the location's limit_rate and
   -- limit_rate_after read these variables when the answer starts; the
   -- location sets "0", none)
@@ -688,7 +695,7 @@ function _M.rewrite()
     end
     return ngx_redirect(absolute(c, location), 301)
   end
-  set_labels(r)
+  set_labels(ctx, r)
   https_redirect(r)
   if r.denied then
     return ngx_exit(ngx.HTTP_SERVICE_UNAVAILABLE)

@@ -148,14 +148,14 @@ func writeRouterWorker(w *confWriter) {
 }
 
 // routerLabels says whether every route must set luaLocationVars: the
-// access log or the request metrics read one of them. Otherwise only the
-// routes of a shape location set them (their error pages and snippets may
-// read them), as the classic writer sets them only where something reads
-// them (writeLogLocationVars); the sticky balancer takes the route's
-// location path from the request's route.
+// access log reads one of them. Otherwise only the routes of a shape
+// location set them (their error pages and snippets may read them), as
+// the classic writer sets them only where something reads them
+// (writeLogLocationVars); the sticky balancer and the request metrics
+// take them from the request's route (ngx.ctx).
 func (w *confWriter) routerLabels() bool {
 	for _, v := range logIngressVars {
-		if logFormatReads(w.global().Logging.FormatUpstream, v) || (w.monitor && slices.Contains(monitorVars, v)) {
+		if logFormatReads(w.global().Logging.FormatUpstream, v) {
 			return true
 		}
 	}

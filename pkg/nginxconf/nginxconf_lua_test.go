@@ -241,8 +241,8 @@ func TestReplaceVar(t *testing.T) {
 
 // TestRouterInitWorkerArgs: the router sets $kubectl_ingress_server_name
 // when the log format prints $server_name, and the labels for every route
-// when the log format or the request metrics read one of them (else only
-// in the shape locations).
+// when the log format reads one of them (else only in the shape
+// locations; the request metrics take them from the route).
 func TestRouterInitWorkerArgs(t *testing.T) {
 	cfg, _ := render.Build(luaSnapshot(2), render.DefaultOptions())
 	metrics := DefaultConfOptions()
@@ -258,7 +258,8 @@ func TestRouterInitWorkerArgs(t *testing.T) {
 		{"$remote_addr $location_path", DefaultConfOptions(), "router.init_worker(10000, false, true)"},
 		{"$remote_addr $service_port $server_name", DefaultConfOptions(), "router.init_worker(10000, true, true)"},
 		{"$remote_addr $namespaces", DefaultConfOptions(), "router.init_worker(10000, false, false)"},
-		{model.DefaultLogFormatUpstream, metrics, "router.init_worker(10000, false, true)"},
+		// the request metrics take them from the route (monitor.lua)
+		{model.DefaultLogFormatUpstream, metrics, "router.init_worker(10000, false, false)"},
 	} {
 		c := *cfg
 		c.Global.Logging.FormatUpstream = tc.format

@@ -5,7 +5,10 @@ package e2e
 
 import (
 	"fmt"
+	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -141,4 +144,52 @@ func TestConsistentHash(t *testing.T) {
 			t.Errorf("40 keys used only %v of 4 endpoints", all)
 		}
 	})
+}
+
+// TestEWMATimeStamps: the ewma balancer keeps the time of a measurement
+// in the flags of its shared-dict entry, milliseconds modulo 2^32. The
+// flags are a C int: a time stored as 2^31 ms or more (half of every 49.7
+// days) must come back as itself, and an age across either wrap must be
+// the real one, not 24 or 49 days (which would decay every score to 0).
+func TestEWMATimeStamps(t *testing.T) {
+	port := freePort(t)
+	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
+		end := strings.LastIndex(conf, "}")
+		return conf[:end] + fmt.Sprintf(`	server {
+		listen 127.0.0.1:%d;
+		location = /stamps {
+			content_by_lua_block {
+				local ewma = require("balancer_ewma")
+				local dict = ngx.shared.balancer_ewma
+				-- each case: the time of the measurement and of the read, in
+				-- seconds (multiples of 1/8 s: exact in milliseconds);
+				-- 2^31 ms is 2147483.648 s, 2^32 ms 4294967.296 s
+				for _, c in ipairs({
+					{ 1000, 1001.5 },             -- far from both wraps
+					{ 2147483.5, 2147485 },       -- across 2^31 ms
+					{ 2147490, 2147492.5 },       -- above 2^31 ms
+					{ 4294967, 4294968 },         -- across 2^32 ms
+					{ 1001.5, 1000 },             -- the other worker's later clock
+				}) do
+					local ok, err = dict:set("stamp", 1, 0, ewma.stamp(c[1]))
+					if not ok then
+						ngx.say("set: ", err)
+					end
+					local _, flags = dict:get("stamp")
+					ngx.say(string.format("%%.3f", ewma.age(c[2], flags)))
+				end
+			}
+		}
+	}
+`, port) + conf[end:]
+	}})
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/stamps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if want := "1.500\n1.500\n2.500\n1.000\n0.000\n"; string(body) != want {
+		t.Errorf("ages read back from the flags:\n%s\nwant\n%s", body, want)
+	}
 }
