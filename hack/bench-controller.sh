@@ -15,7 +15,10 @@
 #  3. then NEW (default 100; 0 skips) new Ingresses, one after the other:
 #     from the file's rename to the first answer for its host, p50/p90/p99/
 #     max, the reloads (target 0), the controller's RSS and nginx's PSS.
-# Usage: [ROUTING=lua] [N=100000] [GO_BENCH=0] [NEW=100] hack/bench-controller.sh [OUTDIR] [EDITS]
+# With PROFILE=1 the controller runs with --profiling and Go heap profiles
+# are written to OUTDIR/heap-{first,changes,new}-N.pprof at the three
+# points where the RSS is printed (read: go tool pprof -sample_index=inuse_space).
+# Usage: [ROUTING=lua] [N=100000] [GO_BENCH=0] [NEW=100] [PROFILE=1] hack/bench-controller.sh [OUTDIR] [EDITS]
 # (EDITS default 50). ROUTING (nginx or lua, default nginx) is the
 # controller's --routing, also given to the Go benchmarks
 # (KUBECTL_INGRESS_E2E_ROUTING). N is the Ingress count of step 2 (default
@@ -68,6 +71,14 @@ wait_metric() {
 	done
 	since "$start"
 }
+# heap NAME: with PROFILE=1, the controller's heap profile (after a GC) to
+# OUTDIR/heap-NAME-N.pprof.
+heap() {
+	[ "${PROFILE:-0}" = 1 ] || return 0
+	curl -sf -o "$out/heap-$1-$n.pprof" "http://127.0.0.1:$health/debug/pprof/heap?gc=1" && echo "heap profile: $out/heap-$1-$n.pprof"
+}
+profiling=()
+[ "${PROFILE:-0}" = 1 ] && profiling=(--profiling)
 rss() { awk '/^VmRSS/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
 hwm() { awk '/^VmHWM/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
 
@@ -75,7 +86,7 @@ echo "== kubectl-ingress controller --from-files --routing=$routing ($n Ingresse
 start=$(now)
 bin/kubectl-ingress controller --from-files "$work/manifests" --nginx-prefix "$work/nginx" \
 	--http-port "$http" --https-port "$https" --status-address "127.0.0.1:$status" \
-	--health-addr "127.0.0.1:$health" --worker-processes 2 --routing "$routing" --max-manifest-size 1Gi 2>"$out/controller-$n.log" &
+	--health-addr "127.0.0.1:$health" --worker-processes 2 --routing "$routing" --max-manifest-size 1Gi "${profiling[@]}" 2>"$out/controller-$n.log" &
 pid=$!
 until curl -sf "http://127.0.0.1:$health/readyz" >/dev/null 2>&1; do
 	kill -0 "$pid" 2>/dev/null || { echo "the controller exited:"; tail -20 "$out/controller-$n.log"; exit 1; }
@@ -83,6 +94,7 @@ until curl -sf "http://127.0.0.1:$health/readyz" >/dev/null 2>&1; do
 done
 echo "time to first config: $(since "$start") s"
 echo "controller RSS: $(rss "$pid") (peak $(hwm "$pid"))"
+heap first
 master=$(cat "$work/nginx/nginx.pid")
 nginx_rss=$(ps -o rss= --pid "$master" --ppid "$master" | awk '{ s += $1 } END { print s / 1024 " MiB" }')
 echo "nginx RSS (master + workers): $nginx_rss; nginx.conf $(wc -c <"$work/nginx/nginx.conf") bytes"
@@ -105,6 +117,7 @@ until [ "$(metric kubectl_ingress_reloads_total)" != "$reloads" ] || [ "$(metric
 done
 echo "--change path (one Ingress gains a path): applied in $(since "$start") s; reloads $reloads -> $(metric kubectl_ingress_reloads_total), dynamic updates $dynamic -> $(metric kubectl_ingress_dynamic_updates_total)"
 echo "controller RSS after the changes: $(rss "$pid") (peak $(hwm "$pid"))"
+heap changes
 
 # 3. A new Ingress at a time (a new host on the existing Service
 # team-01/app-00001, port 80: the first also adds that backend), written
@@ -139,6 +152,7 @@ if [ "$new" -gt 0 ]; then
 	}'
 	echo "reloads during the new Ingresses: $(($(metric kubectl_ingress_reloads_total) - reloads))"
 	echo "controller RSS after them: $(rss "$pid") (peak $(hwm "$pid"))"
+	heap new
 	pss=$(for p in $(ps -o pid= --pid "$master" --ppid "$master"); do awk '/^Pss:/ { print $2 }' "/proc/$p/smaps_rollup"; done | awk '{ s += $1 } END { print s / 1024 " MiB" }')
 	echo "nginx PSS (master + workers, shared memory counted once): $pss"
 fi

@@ -53,8 +53,8 @@ func TestDictsCacheMatchesNeeds(t *testing.T) {
 		if dc.Encoded != encoded {
 			t.Errorf("%s: encoded %d backends, want %d", what, dc.Encoded, encoded)
 		}
-		if len(dc.backends) != len(c.Backends) {
-			t.Errorf("%s: the cache holds %d backends, want %d", what, len(dc.backends), len(c.Backends))
+		if len(dc.entries) != len(c.Backends) {
+			t.Errorf("%s: the cache holds %d backends, want %d", what, len(dc.entries), len(c.Backends))
 		}
 	}
 	// change returns a copy of the last Config with its backends copied

@@ -16,6 +16,12 @@ import (
 // Global and DefaultBackend: all that HostRoutesOf reads. The entries hold
 // their arrays, so an address is not reused for another while cached.
 //
+// The entries are in the order of the last call's servers (the Config's:
+// by hostname, the catch-all first), and a call walks them in step with
+// the new servers: no map of 100,000 hosts per sync. Servers in another
+// order get the same payloads, only encoded again more often. The cache
+// also counts the distinct path regexes of its entries (RegexCacheSize).
+//
 // A RoutesCache is not safe for concurrent use. Its zero value is empty.
 type RoutesCache struct {
 	// Reused is the number of payloads the last RoutesFromModel took
@@ -24,9 +30,11 @@ type RoutesCache struct {
 
 	global         *model.Global
 	defaultBackend string
-	hosts          map[string]*cachedRoutes
-	// round marks the entries the last call used; the others are dropped.
-	round uint64
+	entries        []*cachedRoutes
+	// spare is the slice before entries, filled again by the next call.
+	spare []*cachedRoutes
+	// regexes counts, for each path regex, the entries that have it.
+	regexes map[string]int
 	// need is RoutesNeeds's sum (before overhead) over the last call's
 	// hosts, err its first error.
 	need int64
@@ -34,55 +42,92 @@ type RoutesCache struct {
 }
 
 type cachedRoutes struct {
+	host      string
 	appRoot   string
 	tls       bool
 	locations []model.Location
 	routes    HostRoutes
-	need      int64
-	err       error
-	round     uint64
+	// regexes are the distinct path regexes of routes.
+	regexes []string
+	need    int64
+	err     error
 }
 
 // RoutesFromModel is the package's RoutesFromModel, reusing the entries of
-// the last call's servers that did not change. The cache is updated in
-// place: no new map of 100,000 hosts per call.
+// the last call's servers that did not change.
 func (rc *RoutesCache) RoutesFromModel(c *model.Config, hosts []string) []HostRoutes {
 	if rc.global == nil || rc.defaultBackend != c.DefaultBackend || !reflect.DeepEqual(*rc.global, c.Global) {
 		g := c.Global
-		rc.global, rc.defaultBackend, rc.hosts = &g, c.DefaultBackend, nil
+		rc.global, rc.defaultBackend = &g, c.DefaultBackend
+		clear(rc.entries)
+		rc.entries, rc.regexes = rc.entries[:0], nil
 	}
-	if rc.hosts == nil {
-		rc.hosts = make(map[string]*cachedRoutes, len(hosts))
+	if rc.regexes == nil {
+		rc.regexes = map[string]int{}
 	}
-	rc.round++
 	servers := serversNamed(c, hosts)
 	out := make([]HostRoutes, 0, len(servers))
+	last, next := rc.entries, rc.spare[:0]
 	rc.need, rc.err, rc.Reused = 0, nil, 0
+	j := 0
 	for _, s := range servers {
-		e := rc.hosts[s.Hostname]
-		if e != nil && e.serves(s) {
-			rc.Reused++
-		} else {
-			e = &cachedRoutes{appRoot: s.AppRoot, tls: s.TLS, locations: s.Locations, routes: HostRoutesOf(c, s)}
-			e.need, e.err = hostNeeds(&e.routes)
-			rc.hosts[s.Hostname] = e
+		for j < len(last) && model.HostBefore(last[j].host, s.Hostname) {
+			rc.release(last[j])
+			j++
 		}
-		e.round = rc.round
+		var e *cachedRoutes
+		if j < len(last) && last[j].host == s.Hostname {
+			if e = last[j]; e.serves(s) {
+				rc.Reused++
+			} else {
+				rc.release(e)
+				e = nil
+			}
+			j++
+		}
+		if e == nil {
+			e = rc.newEntry(c, s)
+		}
+		next = append(next, e)
 		out = append(out, e.routes)
 		rc.need += e.need
 		if rc.err == nil {
 			rc.err = e.err
 		}
 	}
-	if len(rc.hosts) > len(servers) {
-		for host, e := range rc.hosts {
-			if e.round != rc.round {
-				delete(rc.hosts, host)
-			}
-		}
+	for ; j < len(last); j++ {
+		rc.release(last[j])
 	}
+	clear(last)
+	rc.entries, rc.spare = next, last[:0]
 	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
 	return out
+}
+
+// newEntry encodes the payload of s and counts its regexes.
+func (rc *RoutesCache) newEntry(c *model.Config, s *model.Server) *cachedRoutes {
+	e := &cachedRoutes{host: s.Hostname, appRoot: s.AppRoot, tls: s.TLS, locations: s.Locations, routes: HostRoutesOf(c, s)}
+	e.need, e.err = hostNeeds(&e.routes)
+	e.regexes = pathRegexes(&e.routes, nil)
+	for _, re := range e.regexes {
+		rc.regexes[re]++
+	}
+	return e
+}
+
+// release uncounts the regexes of an entry that leaves the cache.
+func (rc *RoutesCache) release(e *cachedRoutes) {
+	for _, re := range e.regexes {
+		if rc.regexes[re]--; rc.regexes[re] <= 0 {
+			delete(rc.regexes, re)
+		}
+	}
+}
+
+// RegexCacheSize is the package's RegexCacheSize for the routes of the
+// last RoutesFromModel, from the regexes counted with its entries.
+func (rc *RoutesCache) RegexCacheSize(current int) int {
+	return regexCacheSize(len(rc.regexes), current)
 }
 
 // serversNamed returns the servers of c whose hostnames hosts lists, once
@@ -114,7 +159,7 @@ func serversNamed(c *model.Config, hosts []string) []*model.Server {
 	return out
 }
 
-// serves says whether e was made of a server like s.
+// serves says whether e was made of a server like s (of the same host).
 func (e *cachedRoutes) serves(s *model.Server) bool {
 	if e.appRoot != s.AppRoot || e.tls != s.TLS || len(e.locations) != len(s.Locations) {
 		return false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Sizing of the Lua router (--routing=lua): the shared dict routes_data
@@ -73,15 +74,28 @@ func routesDictSize(need int64, err error, current int64) (int64, error) {
 func RegexCacheSize(routes []HostRoutes, current int) int {
 	seen := map[string]bool{}
 	for i := range routes {
-		for _, p := range routes[i].Paths {
-			for _, m := range p.Matchers {
-				if m.Kind == MatchRegex {
-					seen[m.Value] = true
-				}
+		for _, re := range pathRegexes(&routes[i], nil) {
+			seen[re] = true
+		}
+	}
+	return regexCacheSize(len(seen), current)
+}
+
+// pathRegexes appends the distinct path regexes of h to out.
+func pathRegexes(h *HostRoutes, out []string) []string {
+	for _, p := range h.Paths {
+		for _, m := range p.Matchers {
+			if m.Kind == MatchRegex && !slices.Contains(out, m.Value) {
+				out = append(out, m.Value)
 			}
 		}
 	}
-	need := 2 * len(seen)
+	return out
+}
+
+// regexCacheSize is RegexCacheSize for distinct regexes.
+func regexCacheSize(distinct, current int) int {
+	need := 2 * distinct
 	target := DefaultRegexCache
 	for target < need {
 		target *= 2

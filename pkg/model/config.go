@@ -38,6 +38,15 @@ const DefaultBackendName = "upstream-default-backend"
 // CatchAllHost is the server name of the default server.
 const CatchAllHost = "_"
 
+// HostBefore says whether a server of hostname a comes before one of b in
+// Config.Servers: the catch-all first, then by name.
+func HostBefore(a, b string) bool {
+	if a == CatchAllHost || b == CatchAllHost {
+		return a == CatchAllHost && b != CatchAllHost
+	}
+	return a < b
+}
+
 // Server returns the server for hostname, or nil.
 func (c *Config) Server(hostname string) *Server {
 	for i := range c.Servers {

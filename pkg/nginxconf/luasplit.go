@@ -40,7 +40,9 @@ func LuaSplitOf(c *model.Config) *LuaSplit {
 // arrays, so an address is not reused for another while cached. A server
 // without locations is looked at every time.
 //
-// The cache is updated in place: no new map of 100,000 hosts per Split.
+// The entries are in the order of the last Config's servers (by hostname,
+// the catch-all first), and a Split walks them in step with the new
+// Config's: no map of 100,000 hosts per sync.
 //
 // A LuaSplitCache is not safe for concurrent use. Its zero value is empty.
 type LuaSplitCache struct {
@@ -48,14 +50,12 @@ type LuaSplitCache struct {
 	Reused int
 
 	global  *model.Global
-	servers map[string]*serverSplit
-	// round marks the entries the last Split used; the others are
-	// dropped.
-	round uint64
+	entries []*serverSplit
 }
 
 // serverSplit is what the split takes from one server.
 type serverSplit struct {
+	host      string
 	locations []model.Location
 	// reasons are LuaRoutable's.
 	reasons []ClassicReason
@@ -67,45 +67,43 @@ type serverSplit struct {
 	zeroBody string
 	maxBody  string
 	maxBytes int64
-	round    uint64
 }
 
 // Split is LuaSplitOf(c), from the cache where the server did not change.
 func (sc *LuaSplitCache) Split(c *model.Config) *LuaSplit {
 	if sc.global == nil || !reflect.DeepEqual(*sc.global, c.Global) {
 		g := c.Global
-		sc.global, sc.servers = &g, nil
+		sc.global, sc.entries = &g, nil
 	}
-	if sc.servers == nil {
-		sc.servers = make(map[string]*serverSplit, len(c.Servers))
-	}
-	sc.round++
+	last := sc.entries
 	entries := make([]*serverSplit, len(c.Servers))
 	sc.Reused = 0
+	j := 0
 	for i := range c.Servers {
 		s := &c.Servers[i]
-		e := sc.servers[s.Hostname]
-		if e != nil && e.round != sc.round && len(s.Locations) > 0 && len(e.locations) == len(s.Locations) && &e.locations[0] == &s.Locations[0] {
-			sc.Reused++
-		} else {
-			e = newServerSplit(c, s)
-			sc.servers[s.Hostname] = e
+		for j < len(last) && model.HostBefore(last[j].host, s.Hostname) {
+			j++
 		}
-		e.round = sc.round
+		var e *serverSplit
+		if j < len(last) && last[j].host == s.Hostname {
+			if e = last[j]; len(s.Locations) > 0 && len(e.locations) == len(s.Locations) && &e.locations[0] == &s.Locations[0] {
+				sc.Reused++
+			} else {
+				e = nil
+			}
+			j++
+		}
+		if e == nil {
+			e = newServerSplit(c, s)
+		}
 		entries[i] = e
 	}
-	if len(sc.servers) > len(c.Servers) {
-		for host, e := range sc.servers {
-			if e.round != sc.round {
-				delete(sc.servers, host)
-			}
-		}
-	}
+	sc.entries = entries
 	return splitOf(c, entries)
 }
 
 func newServerSplit(c *model.Config, s *model.Server) *serverSplit {
-	e := &serverSplit{locations: s.Locations, reasons: LuaRoutable(c, s)}
+	e := &serverSplit{host: s.Hostname, locations: s.Locations, reasons: LuaRoutable(c, s)}
 	for j := range s.Locations {
 		if shape := model.ShapeOf(c, &s.Locations[j]); shape.Location() != "" {
 			if e.shapes == nil {
@@ -133,6 +131,9 @@ func newServerSplit(c *model.Config, s *model.Server) *serverSplit {
 // server, in order).
 func splitOf(c *model.Config, entries []*serverSplit) *LuaSplit {
 	classic := map[string][]ClassicReason{}
+	// isClassic[i] says whether c.Servers[i] is in classic: looked up by
+	// index, not by name, at 100,000 hosts.
+	isClassic := make([]bool, len(entries))
 	catchAll := false
 	var wildcards []string
 	for i, e := range entries {
@@ -141,6 +142,7 @@ func splitOf(c *model.Config, entries []*serverSplit) *LuaSplit {
 		}
 		h := c.Servers[i].Hostname
 		classic[h] = e.reasons
+		isClassic[i] = true
 		catchAll = catchAll || h == model.CatchAllHost
 		if isRegexName(h) {
 			wildcards = append(wildcards, h)
@@ -149,26 +151,28 @@ func splitOf(c *model.Config, entries []*serverSplit) *LuaSplit {
 	if len(wildcards) > 0 {
 		for i := range c.Servers {
 			h := c.Servers[i].Hostname
-			if classic[h] == nil && h != model.CatchAllHost {
+			if !isClassic[i] && h != model.CatchAllHost {
 				for _, wc := range wildcards {
 					if coversOneLabel(wc, h) {
 						classic[h] = append(slices.Clip(classic[h]), ClassicReason{Setting: WildcardClassic + wc})
+						isClassic[i] = true
 					}
 				}
 			}
 		}
 	}
-	split := &LuaSplit{Classic: classic}
+	split := &LuaSplit{Classic: classic, Lua: make([]string, 0, len(c.Servers)-len(classic))}
 	for i := range c.Servers {
 		h := c.Servers[i].Hostname
 		switch {
 		case catchAll && h != model.CatchAllHost:
 			classic[h] = sortReasons(append(slices.Clip(classic[h]), ClassicReason{Setting: CatchAllClassic}))
-		case classic[h] == nil:
+			isClassic[i] = true
+		case !isClassic[i]:
 			split.Lua = append(split.Lua, h)
 		}
 	}
-	split.shapes, split.bodyMax = luaLocations(c, entries, classic)
+	split.shapes, split.bodyMax = luaLocations(c, entries, isClassic)
 	return split
 }
 
@@ -179,13 +183,13 @@ func splitOf(c *model.Config, entries []*serverSplit) *LuaSplit {
 // Content-Length (router.lua); "" when that is the ConfigMap's, which the
 // location inherits. Only the largest value reaches nginx.conf, never one
 // per host.
-func luaLocations(c *model.Config, entries []*serverSplit, classic map[string][]ClassicReason) ([]model.LocationShape, string) {
+func luaLocations(c *model.Config, entries []*serverSplit, isClassic []bool) ([]model.LocationShape, string) {
 	g := c.Global.ProxyBodySize
 	best, bestBytes := g, sizeOf(g)
 	zero := ""
 	seen := map[string]model.LocationShape{}
 	for i, e := range entries {
-		if len(classic[c.Servers[i].Hostname]) > 0 {
+		if isClassic[i] {
 			continue
 		}
 		maps.Copy(seen, e.shapes)

@@ -217,9 +217,9 @@ func TestLuaBodyMax(t *testing.T) {
 			s.Locations = append(s.Locations, model.Location{Path: "/", Settings: model.LocationSettings{Proxy: model.ProxySettings{BodySize: b}}})
 		}
 		c.Servers = []model.Server{s, {Hostname: "classic", Locations: []model.Location{{Settings: model.LocationSettings{Proxy: model.ProxySettings{BodySize: "99m"}}}}}}
-		classic := map[string][]ClassicReason{"classic": {{Setting: "x"}}}
+		isClassic := []bool{false, true} // the second server keeps a server block
 		entries := []*serverSplit{newServerSplit(c, &c.Servers[0]), newServerSplit(c, &c.Servers[1])}
-		if _, got := luaLocations(c, entries, classic); got != tc.want {
+		if _, got := luaLocations(c, entries, isClassic); got != tc.want {
 			t.Errorf("global %s, locations %v: %q, want %q", tc.global, tc.sizes, got, tc.want)
 		}
 	}

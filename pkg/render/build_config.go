@@ -91,12 +91,7 @@ func (b *builder) sslRedirect(l *model.Location) bool {
 }
 
 // serverLess sorts the catch-all server first, then by hostname.
-func serverLess(a, b string) bool {
-	if a == model.CatchAllHost || b == model.CatchAllHost {
-		return a == model.CatchAllHost && b != model.CatchAllHost
-	}
-	return a < b
-}
+func serverLess(a, b string) bool { return model.HostBefore(a, b) }
 
 // attachAliases adds each server-alias to its host, unless a server of its
 // own has that name (a real host wins over an alias).

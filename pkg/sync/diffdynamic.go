@@ -154,7 +154,7 @@ func certsByID(c *model.Config) map[string]*model.Certificate {
 }
 
 func hostCertificates(c *model.Config) map[string]string {
-	m := map[string]string{}
+	m := make(map[string]string, len(c.Servers))
 	for _, s := range c.Servers {
 		if s.CertificateID == "" {
 			continue

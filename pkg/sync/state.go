@@ -48,7 +48,7 @@ func DesiredStateWith(c *model.Config, o nginxconf.ConfOptions, cache *StateCach
 		}
 		o.LuaRouting = nginxconf.LuaRouting{
 			RoutesDict: size,
-			RegexCache: luaapi.RegexCacheSize(payloads, o.LuaRouting.RegexCache),
+			RegexCache: routes.RegexCacheSize(o.LuaRouting.RegexCache),
 			RouteCache: o.LuaRouting.RouteCache,
 		}
 	}

@@ -1,0 +1,121 @@
+package luaapi
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
+
+// TestRoutesCacheFollowsEdits runs a RoutesCache through random edits of
+// a Config (hosts added, removed, changed, kept; regex paths shared
+// between hosts) as render.Incremental makes them: unchanged servers keep
+// their Locations arrays. After each, the payloads, the routes dict's
+// need and the distinct regexes equal the uncached functions', and only
+// the changed hosts were encoded again.
+func TestRoutesCacheFollowsEdits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 14))
+	ing := model.ObjectRef{Kind: "Ingress", Namespace: "team", Name: "web"}
+	server := func(host string) model.Server {
+		s := model.Server{Hostname: host}
+		for range 1 + rng.IntN(3) {
+			l := model.Location{Path: fmt.Sprintf("/p%d", rng.IntN(5)), PathType: model.PathPrefix, Backend: "team-web-80", Ingress: ing}
+			if rng.IntN(2) == 0 {
+				// few distinct regexes: hosts share them
+				l.Path, l.PathType, l.Regex = fmt.Sprintf("/r%d/(.*)", rng.IntN(4)), model.PathImplementationSpecific, true
+			}
+			s.Locations = append(s.Locations, l)
+		}
+		return s
+	}
+	c := &model.Config{Global: model.DefaultGlobal(), DefaultBackend: model.DefaultBackendName}
+	c.Servers = append(c.Servers, model.Server{Hostname: model.CatchAllHost})
+	for i := range 40 {
+		c.Servers = append(c.Servers, server(fmt.Sprintf("h%03d.example.com", i*2)))
+	}
+	// hostsOf lists the Lua-routed hosts: the catch-all now and then (it
+	// counts as changed when it comes back).
+	withCatchAll := false
+	hostsOf := func(c *model.Config, changed *int) []string {
+		var hosts []string
+		was := withCatchAll
+		withCatchAll = rng.IntN(2) == 0
+		if withCatchAll && !was {
+			*changed++
+		}
+		for _, s := range c.Servers {
+			if s.Hostname != model.CatchAllHost || withCatchAll {
+				hosts = append(hosts, s.Hostname)
+			}
+		}
+		return hosts
+	}
+	var rc RoutesCache
+	for step := range 300 {
+		next := *c
+		next.Servers = slices.Clone(c.Servers)
+		changed := 0
+		for range rng.IntN(4) {
+			i := 1 + rng.IntN(len(next.Servers)-1)
+			switch rng.IntN(3) {
+			case 0: // removed
+				next.Servers = slices.Delete(next.Servers, i, i+1)
+			case 1: // changed
+				next.Servers[i] = server(next.Servers[i].Hostname)
+				changed++
+			default: // added, in order
+				host := fmt.Sprintf("h%03d.example.com", rng.IntN(100))
+				if j, found := slices.BinarySearchFunc(next.Servers[1:], host, func(s model.Server, h string) int {
+					return cmpStrings(s.Hostname, h)
+				}); !found {
+					next.Servers = slices.Insert(next.Servers, j+1, server(host))
+					changed++
+				}
+			}
+			if len(next.Servers) < 2 {
+				next.Servers = append(next.Servers, server("h999.example.com"))
+			}
+		}
+		c = &next
+		hosts := hostsOf(c, &changed)
+		got := rc.RoutesFromModel(c, hosts)
+		want := RoutesFromModel(c, hosts)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: payloads differ from RoutesFromModel's", step)
+		}
+		if step > 0 && len(hosts)-rc.Reused > changed {
+			t.Errorf("step %d: encoded %d hosts, %d changed", step, len(hosts)-rc.Reused, changed)
+		}
+		distinct := map[string]bool{}
+		for i := range want {
+			for _, re := range pathRegexes(&want[i], nil) {
+				distinct[re] = true
+			}
+		}
+		if len(rc.regexes) != len(distinct) {
+			t.Fatalf("step %d: the cache counts %d regexes, the payloads have %d", step, len(rc.regexes), len(distinct))
+		}
+		for _, cur := range []int{0, 1024, 4096, 1 << 20} {
+			if g, w := rc.RegexCacheSize(cur), RegexCacheSize(want, cur); g != w {
+				t.Fatalf("step %d: RegexCacheSize(%d) %d, want %d", step, cur, g, w)
+			}
+		}
+		wantSize, werr := SizeRoutesDict(want, 0)
+		if gotSize, err := rc.SizeRoutesDict(0); gotSize != wantSize || (err == nil) != (werr == nil) {
+			t.Fatalf("step %d: routes dict %d, %v; want %d, %v", step, gotSize, err, wantSize, werr)
+		}
+	}
+}
+
+func cmpStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
