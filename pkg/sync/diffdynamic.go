@@ -10,10 +10,10 @@ import (
 
 // diffBackends compares the backends, which go to Lua: endpoints, balancing,
 // affinity and canary settings change without a reload.
-func diffBackends(old, cur *model.Config) ([]Reason, Changes) {
+func diffBackends(old, cur *model.Config, sorted bool) ([]Reason, Changes) {
 	var rs []Reason
 	var ch Changes
-	pairBackends(old.Backends, cur.Backends, func(name string, o, c *model.Backend) {
+	pairBackends(old.Backends, cur.Backends, sorted, func(name string, o, c *model.Backend) {
 		switch {
 		case o == nil:
 			ch.Added = append(ch.Added, name)
@@ -31,11 +31,11 @@ func diffBackends(old, cur *model.Config) ([]Reason, Changes) {
 
 // pairBackends calls f for each backend name of old or cur, in name order,
 // with the backend of each (nil where absent). Backends are sorted by name
-// (model.Config), so it walks the two in step, without a map of 100,000
-// names per sync; unsorted input is paired through maps.
-func pairBackends(old, cur []model.Backend, f func(name string, o, c *model.Backend)) {
-	byName := func(a, b model.Backend) int { return strings.Compare(a.Name, b.Name) }
-	if !slices.IsSortedFunc(old, byName) || !slices.IsSortedFunc(cur, byName) {
+// (model.Config): when sorted says both are, it walks the two in step,
+// without a map of 100,000 names per sync; unsorted input is paired
+// through maps.
+func pairBackends(old, cur []model.Backend, sorted bool, f func(name string, o, c *model.Backend)) {
+	if !sorted {
 		ob, cb := backendsByName(old), backendsByName(cur)
 		for _, name := range unionKeys(ob, cb) {
 			f(name, ob[name], cb[name])
@@ -100,7 +100,7 @@ func backendsByName(backends []model.Backend) map[string]*model.Backend {
 
 // diffCertificates compares the certificates and which host serves which:
 // both go to Lua (/configuration/servers), so a rotation needs no reload.
-func diffCertificates(old, cur *model.Config) ([]Reason, Changes, bool) {
+func diffCertificates(old, cur *model.Config, sortedServers bool) ([]Reason, Changes, bool) {
 	oc, cc := certsByID(old), certsByID(cur)
 	var rs []Reason
 	var ch Changes
@@ -118,22 +118,9 @@ func diffCertificates(old, cur *model.Config) ([]Reason, Changes, bool) {
 			rs = append(rs, Reason{Object: c.Secret, Message: fmt.Sprintf("certificate rotated (expires %s)", c.NotAfter.Format("2006-01-02"))})
 		}
 	}
-	oh, chosts := hostCertificates(old), hostCertificates(cur)
-	// Only the hosts that differ are sorted, not the union of 100,000.
-	var hosts []string
-	for host, id := range oh {
-		if chosts[host] != id {
-			hosts = append(hosts, host)
-		}
-	}
-	for host := range chosts {
-		if _, ok := oh[host]; !ok {
-			hosts = append(hosts, host)
-		}
-	}
-	slices.Sort(hosts)
-	for _, host := range hosts {
-		rs = append(rs, Reason{Message: fmt.Sprintf("server %s: certificate %s → %s", host, orNone(oh[host]), orNone(chosts[host]))})
+	hosts := hostCertificateChanges(old, cur, sortedServers)
+	for _, hc := range hosts {
+		rs = append(rs, Reason{Message: fmt.Sprintf("server %s: certificate %s → %s", hc.host, orNone(hc.old), orNone(hc.cur))})
 	}
 	return rs, ch, len(hosts) > 0 || !ch.Empty() || old.DefaultCertificate != cur.DefaultCertificate
 }
@@ -151,6 +138,88 @@ func certsByID(c *model.Config) map[string]*model.Certificate {
 		m[c.Certificates[i].ID] = &c.Certificates[i]
 	}
 	return m
+}
+
+// hostCertificate is a host (or server alias) whose certificate differs:
+// old and cur are the IDs ("" for none).
+type hostCertificate struct {
+	host, old, cur string
+}
+
+// hostCertificateChanges returns the hosts and aliases whose certificate
+// differs between old and cur, sorted. When sortedServers says both
+// Configs keep their servers in order (model.HostBefore) and no server
+// has aliases, it walks the two in step: a hostname names one server, so
+// only the servers that differ count, and no map of 100,000 hosts is
+// made per sync. Otherwise it compares the maps of host to certificate.
+func hostCertificateChanges(old, cur *model.Config, sortedServers bool) []hostCertificate {
+	if sortedServers {
+		if out, ok := stepHostCertificates(old.Servers, cur.Servers); ok {
+			return out
+		}
+	}
+	oh, chosts := hostCertificates(old), hostCertificates(cur)
+	// Only the hosts that differ are sorted, not the union of 100,000.
+	var hosts []string
+	for host, id := range oh {
+		if chosts[host] != id {
+			hosts = append(hosts, host)
+		}
+	}
+	for host := range chosts {
+		if _, ok := oh[host]; !ok {
+			hosts = append(hosts, host)
+		}
+	}
+	slices.Sort(hosts)
+	out := make([]hostCertificate, 0, len(hosts))
+	for _, h := range hosts {
+		out = append(out, hostCertificate{h, oh[h], chosts[h]})
+	}
+	return out
+}
+
+// stepHostCertificates is hostCertificateChanges for servers in order;
+// false when a server has aliases (an alias may name the host of another
+// server, and which wins depends on the order of all).
+func stepHostCertificates(old, cur []model.Server) ([]hostCertificate, bool) {
+	var out []hostCertificate
+	i, j := 0, 0
+	for i < len(old) || j < len(cur) {
+		var o, c *model.Server
+		switch {
+		case j == len(cur) || i < len(old) && model.HostBefore(old[i].Hostname, cur[j].Hostname):
+			o = &old[i]
+			i++
+		case i == len(old) || model.HostBefore(cur[j].Hostname, old[i].Hostname):
+			c = &cur[j]
+			j++
+		default:
+			o, c = &old[i], &cur[j]
+			i++
+			j++
+		}
+		var host, oid, cid string
+		if o != nil {
+			if len(o.Aliases) > 0 {
+				return nil, false
+			}
+			host, oid = o.Hostname, o.CertificateID
+		}
+		if c != nil {
+			if len(c.Aliases) > 0 {
+				return nil, false
+			}
+			host, cid = c.Hostname, c.CertificateID
+		}
+		if oid != cid {
+			out = append(out, hostCertificate{host, oid, cid})
+		}
+	}
+	// The catch-all comes first in server order; the reasons list hosts
+	// by name, as the maps give them.
+	slices.SortFunc(out, func(a, b hostCertificate) int { return strings.Compare(a.host, b.host) })
+	return out, true
 }
 
 func hostCertificates(c *model.Config) map[string]string {

@@ -18,6 +18,9 @@ type State struct {
 	// Routes are the route payloads of the hosts the Lua router serves
 	// (--routing=lua), sorted by host; nil in classic mode.
 	Routes []luaapi.HostRoutes
+
+	// order is set by DesiredState: see stateOrder.
+	order *stateOrder
 }
 
 // Verdict says what applying a change costs.
@@ -143,8 +146,10 @@ func NewPlan(running, desired State) Plan {
 		}
 		p.Reasons = append(p.Reasons, rs...)
 	}
-	backendReasons, bc := diffBackends(running.Config, desired.Config)
-	certReasons, cc, serversChanged := diffCertificates(running.Config, desired.Config)
+	runningBackends, runningServers := running.ordered()
+	desiredBackends, desiredServers := desired.ordered()
+	backendReasons, bc := diffBackends(running.Config, desired.Config, runningBackends && desiredBackends)
+	certReasons, cc, serversChanged := diffCertificates(running.Config, desired.Config, runningServers && desiredServers)
 	p.Backends, p.Certificates = bc, cc
 	p.PushBackends = !bc.Empty()
 	p.PushServers = serversChanged

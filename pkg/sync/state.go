@@ -56,7 +56,7 @@ func DesiredStateWith(c *model.Config, o nginxconf.ConfOptions, cache *StateCach
 	if err != nil {
 		return State{}, fmt.Errorf("writing nginx.conf: %w", err)
 	}
-	return State{Config: c, NGINXConf: conf, Routes: payloads}, nil
+	return State{Config: c, NGINXConf: conf, Routes: payloads, order: &stateOrder{}}, nil
 }
 
 // RunningLuaRouting gives the router's sizes in the nginx.conf conf (zero
