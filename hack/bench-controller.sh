@@ -79,6 +79,18 @@ heap() {
 }
 profiling=()
 [ "${PROFILE:-0}" = 1 ] && profiling=(--profiling)
+# settle: until no sync has ended for 2 s (a change of two files may take
+# two syncs: the first applied is what the steps above wait for), so that
+# the next step does not start while the controller still works.
+settle() {
+	local last now_count stable=0
+	last=$(metrics | awk '/^kubectl_ingress_sync_duration_seconds_count/ { s += $2 } END { print s }')
+	while [ "$stable" -lt 200 ]; do
+		sleep 0.01
+		now_count=$(metrics | awk '/^kubectl_ingress_sync_duration_seconds_count/ { s += $2 } END { print s }')
+		if [ "$now_count" = "$last" ]; then stable=$((stable + 1)); else stable=0 last=$now_count; fi
+	done
+}
 rss() { awk '/^VmRSS/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
 hwm() { awk '/^VmHWM/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
 
@@ -116,6 +128,7 @@ until [ "$(metric kubectl_ingress_reloads_total)" != "$reloads" ] || [ "$(metric
 	sleep 0.01
 done
 echo "--change path (one Ingress gains a path): applied in $(since "$start") s; reloads $reloads -> $(metric kubectl_ingress_reloads_total), dynamic updates $dynamic -> $(metric kubectl_ingress_dynamic_updates_total)"
+settle
 echo "controller RSS after the changes: $(rss "$pid") (peak $(hwm "$pid"))"
 heap changes
 
