@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -69,7 +70,7 @@ func TestRoutesCacheFollowsEdits(t *testing.T) {
 			default: // added, in order
 				host := fmt.Sprintf("h%03d.example.com", rng.IntN(100))
 				if j, found := slices.BinarySearchFunc(next.Servers[1:], host, func(s model.Server, h string) int {
-					return cmpStrings(s.Hostname, h)
+					return strings.Compare(s.Hostname, h)
 				}); !found {
 					next.Servers = slices.Insert(next.Servers, j+1, server(host))
 					changed++
@@ -108,14 +109,4 @@ func TestRoutesCacheFollowsEdits(t *testing.T) {
 			t.Fatalf("step %d: routes dict %d, %v; want %d, %v", step, gotSize, err, wantSize, werr)
 		}
 	}
-}
-
-func cmpStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
