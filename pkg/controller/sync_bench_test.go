@@ -25,23 +25,7 @@ import (
 //
 //	BENCH_INGRESSES=100000 go test ./pkg/controller -run '^$' -bench BenchmarkSyncNewIngress -benchtime 20x -benchmem
 func BenchmarkSyncNewIngress(b *testing.B) {
-	n := 10000
-	if v := os.Getenv("BENCH_INGRESSES"); v != "" {
-		if _, err := fmt.Sscan(v, &n); err != nil {
-			b.Fatalf("BENCH_INGRESSES: %v", err)
-		}
-	}
-	dir := b.TempDir()
-	o := genmanifests.DefaultOptions()
-	o.Ingresses = n
-	if err := genmanifests.Write(dir, o); err != nil {
-		b.Fatal(err)
-	}
-	res, err := manifest.Read([]string{dir}, manifest.Options{MaxFileSize: 1 << 30})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := res.Snapshot
+	s := benchSnapshot(b)
 	added := s.Ingresses[1].DeepCopy()
 	added.Name += "-added"
 	added.Spec.Rules = added.Spec.Rules[:1]
@@ -51,8 +35,7 @@ func BenchmarkSyncNewIngress(b *testing.B) {
 	withAdded.Ingresses = append(append([]*networkingv1.Ingress(nil), s.Ingresses...), added)
 
 	opts := render.DefaultOptions()
-	conf := nginxconf.DefaultConfOptions()
-	conf.Routing = nginxconf.RoutingLua
+	conf := luaConfOptions()
 	var (
 		inc     render.Incremental
 		dicts   luaapi.DictsCache
@@ -91,4 +74,51 @@ func BenchmarkSyncNewIngress(b *testing.B) {
 			b.Fatalf("plan %v, %d hosts posted, %d deleted: %v", plan.Verdict, len(plan.Routes.Hosts), len(plan.Routes.Delete), plan.Reasons)
 		}
 	}
+}
+
+// BenchmarkDesiredStateFirst measures the desired State of the first sync
+// (an empty StateCache: every route payload encoded and sized) on the
+// same generated cluster, as the controller computes it before nginx
+// starts. Run:
+//
+//	BENCH_INGRESSES=100000 go test ./pkg/controller -run '^$' -bench BenchmarkDesiredStateFirst -benchtime 5x -benchmem
+func BenchmarkDesiredStateFirst(b *testing.B) {
+	cfg, _ := render.Build(benchSnapshot(b), render.DefaultOptions())
+	conf := luaConfOptions()
+	b.ResetTimer()
+	for range b.N {
+		var cache ksync.StateCache
+		if _, err := ksync.DesiredStateWith(cfg, conf, &cache); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchSnapshot reads a genmanifests cluster of BENCH_INGRESSES Ingresses
+// (default 10,000).
+func benchSnapshot(b *testing.B) render.Snapshot {
+	b.Helper()
+	n := 10000
+	if v := os.Getenv("BENCH_INGRESSES"); v != "" {
+		if _, err := fmt.Sscan(v, &n); err != nil {
+			b.Fatalf("BENCH_INGRESSES: %v", err)
+		}
+	}
+	dir := b.TempDir()
+	o := genmanifests.DefaultOptions()
+	o.Ingresses = n
+	if err := genmanifests.Write(dir, o); err != nil {
+		b.Fatal(err)
+	}
+	res, err := manifest.Read([]string{dir}, manifest.Options{MaxFileSize: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res.Snapshot
+}
+
+func luaConfOptions() nginxconf.ConfOptions {
+	conf := nginxconf.DefaultConfOptions()
+	conf.Routing = nginxconf.RoutingLua
+	return conf
 }

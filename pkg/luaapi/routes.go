@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -285,6 +286,14 @@ func RoutesFromModel(c *model.Config, hosts []string) []HostRoutes {
 // It reads c.Global, c.DefaultBackend and s's Hostname, AppRoot, TLS and
 // Locations, nothing else: RoutesCache reuses a payload while these stay.
 func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
+	h, _ := hostRoutesOf(c, s)
+	return h
+}
+
+// hostRoutesOf is HostRoutesOf, with the shape of the payload's JSON that
+// sizes its routes_data entry (the JSON that gives the version, whose
+// "version" is empty: the same but for the version's hex digits).
+func hostRoutesOf(c *model.Config, s *model.Server) (HostRoutes, encodedShape) {
 	h := HostRoutes{Host: s.Hostname, AppRoot: s.AppRoot, Paths: []RoutePath{}}
 	exact := map[string]bool{}
 	hasRoot := false
@@ -307,8 +316,9 @@ func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 		h.Paths = append(h.Paths, fallbackPath(c, s))
 	}
 	markAutoRedirects(h.Paths)
-	h.Version = routesVersion(h)
-	return h
+	var shape encodedShape
+	h.Version, shape = routesVersion(h)
+	return h, shape
 }
 
 func matchers(l *model.Location, exact map[string]bool) []RouteMatcher {
@@ -494,15 +504,16 @@ func httpRedirectCode(g *model.Global) int {
 }
 
 // routesVersion is the hex SHA-256 (first 16 bytes) of h's JSON without
-// its Version.
-func routesVersion(h HostRoutes) string {
+// its Version, and the shape of that JSON.
+func routesVersion(h HostRoutes) (string, encodedShape) {
 	h.Version = ""
 	data, err := json.Marshal(h)
 	if err != nil {
-		return "" // never: the payload holds strings, numbers and bools only
+		// never: the payload holds strings, numbers and bools only
+		return "", encodedShape{err: fmt.Errorf("encoding the routes of %s: %w", h.Host, err)}
 	}
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:16])
+	return hex.EncodeToString(sum[:16]), shapeOf(data)
 }
 
 // RoutesUpdate is the body of POST /configuration/routes: the hosts to

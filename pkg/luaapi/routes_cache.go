@@ -106,8 +106,10 @@ func (rc *RoutesCache) RoutesFromModel(c *model.Config, hosts []string) []HostRo
 
 // newEntry encodes the payload of s and counts its regexes.
 func (rc *RoutesCache) newEntry(c *model.Config, s *model.Server) *cachedRoutes {
-	e := &cachedRoutes{host: s.Hostname, appRoot: s.AppRoot, tls: s.TLS, locations: s.Locations, routes: HostRoutesOf(c, s)}
-	e.need, e.err = hostNeeds(&e.routes)
+	routes, shape := hostRoutesOf(c, s)
+	e := &cachedRoutes{host: s.Hostname, appRoot: s.AppRoot, tls: s.TLS, locations: s.Locations, routes: routes}
+	// sized from the JSON that gave the version: not encoded again
+	e.need, e.err = shape.withVersion(&e.routes).entryNeeds(&e.routes), shape.err
 	e.regexes = pathRegexes(&e.routes, nil)
 	for _, re := range e.regexes {
 		rc.regexes[re]++

@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -104,9 +105,40 @@ func TestRoutesCacheFollowsEdits(t *testing.T) {
 				t.Fatalf("step %d: RegexCacheSize(%d) %d, want %d", step, cur, g, w)
 			}
 		}
+		// the need summed from the version's JSON is hostNeeds's, byte
+		// for byte (the entries are not encoded again to size them)
+		var wantNeed int64
+		for i := range want {
+			n, err := hostNeeds(&want[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantNeed += n
+		}
+		if rc.need != wantNeed {
+			t.Fatalf("step %d: the cache needs %d bytes, hostNeeds %d", step, rc.need, wantNeed)
+		}
 		wantSize, werr := SizeRoutesDict(want, 0)
 		if gotSize, err := rc.SizeRoutesDict(0); gotSize != wantSize || (err == nil) != (werr == nil) {
 			t.Fatalf("step %d: routes dict %d, %v; want %d, %v", step, gotSize, err, wantSize, werr)
+		}
+	}
+}
+
+// TestHostRoutesShape: the shape of the JSON that gives a payload its
+// version, with the version's digits added, is the shape of the payload's
+// own JSON (which routes_data stores), so that RoutesCache sizes an entry
+// without encoding it again.
+func TestHostRoutesShape(t *testing.T) {
+	c := routesModel()
+	for i := range c.Servers {
+		h, shape := hostRoutesOf(c, &c.Servers[i])
+		data, err := json.Marshal(h)
+		if err != nil || shape.err != nil {
+			t.Fatal(err, shape.err)
+		}
+		if got, want := shape.withVersion(&h), shapeOf(data); got != want || want.slashes == 0 || len(h.Version) != 32 {
+			t.Errorf("%s: shape %+v, the payload's JSON %+v (version %q)", h.Host, got, want, h.Version)
 		}
 	}
 }

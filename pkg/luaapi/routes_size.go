@@ -44,8 +44,34 @@ func hostNeeds(h *HostRoutes) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("encoding the routes of %s: %w", h.Host, err)
 	}
+	return shapeOf(data).entryNeeds(h), nil
+}
+
+// encodedShape is what sizing an entry reads of a payload's JSON: its
+// length and its slashes (lua-cjson writes each "/" as "\/").
+type encodedShape struct {
+	length, slashes int
+	// err is the encoding's error (never for a payload of strings,
+	// numbers and bools; then the shape is zero).
+	err error
+}
+
+func shapeOf(data []byte) encodedShape {
+	return encodedShape{length: len(data), slashes: bytes.Count(data, []byte("/"))}
+}
+
+// withVersion is the shape of the same JSON with h's Version where this
+// one has an empty "version" (routesVersion's): the hex digits are all
+// that differs.
+func (e encodedShape) withVersion(h *HostRoutes) encodedShape {
+	e.length += len(h.Version)
+	return e
+}
+
+// entryNeeds is hostNeeds for h, whose JSON has shape e.
+func (e encodedShape) entryNeeds(h *HostRoutes) int64 {
 	key := 2 + len(h.Host)
-	return slab(key, len(data)+bytes.Count(data, []byte("/"))) + slab(key, len(h.Version)), nil
+	return slab(key, e.length+e.slashes) + slab(key, len(h.Version))
 }
 
 // SizeRoutesDict returns the size of routes_data for routes given the size
