@@ -43,6 +43,9 @@ and with --profiling Go's pprof under /debug/pprof/ on the metrics server. In a 
 Problem is a Warning Event on its object, each reload a RELOAD Event on the controller's pod
 (POD_NAMESPACE/POD_NAME), and each new or changed Ingress of the class a "Sync" Event.
 
+The Go heap is collected at GOGC=50, half of Go's default: less memory for the model of a large
+cluster. The GOGC and GOMEMLIMIT environment variables, Go's own, win.
+
 In a cluster every replica serves traffic; the one holding the --election-id Lease (in
 POD_NAMESPACE) writes status.loadBalancer.ingress of the Ingresses of its class: the addresses of
 --publish-status-address, else of --publish-service, else of the nodes running the controller's
@@ -299,6 +302,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	if err := checkPorts(o.listenedPorts()); err != nil {
 		return err
 	}
+	setControllerGC(os.Getenv)
 	// Which nginx, and where its modules are (nginx -V): Debian's,
 	// OpenResty's, Homebrew's.
 	found, err := detectNginx(ctx, o.NginxBinary)
