@@ -14,7 +14,8 @@ import (
 // error pages (custom-http-errors: proxy_intercept_errors and error_page
 // lines), the proxy tuning (buffering, buffers, the HTTP version,
 // retries, cookie rewrites, the request body buffer), the external
-// authentication and the configuration-snippet. Its zero value is
+// authentication, the configuration-snippet and a gRPC backend (grpc_pass
+// and its directives). Its zero value is
 // the router's own location. Locations with equal shapes share one named
 // location, so nginx.conf grows with the distinct shapes, never with the
 // hosts.
@@ -41,6 +42,11 @@ type LocationShape struct {
 	// directives written in the shape location as in a classic location;
 	// one whose ShapeBlocker is not "" keeps its host classic instead.
 	Snippet *Snippet
+	// Protocol is "GRPC" or "GRPCS" for a gRPC backend (backend-protocol):
+	// the location passes with grpc_pass and sets the request headers with
+	// grpc_set_header; "" for proxy_pass (HTTP, or HTTPS through the
+	// router's scheme variable).
+	Protocol string
 }
 
 // ShapeOf returns the shape of l in c.
@@ -49,6 +55,9 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 	s := LocationShape{Auth: c.AuthOf(l), Snippet: l.Settings.Snippet, Errors: ErrorPages{Codes: l.Settings.ErrorPages.Codes, Intercept: l.Settings.ErrorPages.Intercept}}
 	if len(s.Errors.Codes) == 0 {
 		s.Errors = ErrorPages{}
+	}
+	if p := strings.ToUpper(l.Settings.BackendProtocol); p == "GRPC" || p == "GRPCS" {
+		s.Protocol = p
 	}
 	p, out := &l.Settings.Proxy, &s.Proxy
 	out.Buffering = ownPtr(p.Buffering, g.ProxyBuffering)
@@ -96,9 +105,13 @@ func ownPtr[T comparable](v *T, def T) *T {
 
 // StreamsBody says whether a location of this shape sends the request
 // body on as it arrives (request buffering off, its own or the
-// ConfigMap's): nginx then checks a chunked body's size while it reads it,
-// and the router must not read it first.
+// ConfigMap's; always with grpc_pass, which has no request buffering and
+// carries client streams): nginx then checks a chunked body's size while
+// it reads it, and the router must not read it first.
 func (s LocationShape) StreamsBody(g *Global) bool {
+	if s.Protocol != "" {
+		return true
+	}
 	if s.Proxy.RequestBuffering != nil {
 		return !*s.Proxy.RequestBuffering
 	}
@@ -168,6 +181,9 @@ func (s LocationShape) Settings() []string {
 	if s.Snippet != nil {
 		out = append(out, "configuration-snippet ("+strings.Join(s.Snippet.DirectiveNames(), ", ")+")")
 	}
+	if s.Protocol != "" {
+		out = append(out, "backend-protocol "+s.Protocol)
+	}
 	return out
 }
 
@@ -181,19 +197,23 @@ func (s LocationShape) authKey() string {
 }
 
 // Hash names the shape in nginx.conf: 16 hex digits of the hash of its
-// error pages, tuning, authentication and snippet ("" for the router's
-// own location).
+// error pages, tuning, authentication, snippet and protocol ("" for the
+// router's own location).
 func (s LocationShape) Hash() string {
-	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey())
+	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey(), s.Protocol)
 }
 
-func shapeHash(errors, tuning, auth, snippet string) string {
-	if errors == "" && tuning == "" && auth == "" && snippet == "" {
+func shapeHash(errors, tuning, auth, snippet, protocol string) string {
+	if errors == "" && tuning == "" && auth == "" && snippet == "" && protocol == "" {
 		return ""
 	}
 	text := errors + "\x00" + tuning + "\x00" + auth
-	if snippet != "" { // the names of the shapes without one are unchanged
+	// the names of the shapes without a snippet or a protocol are unchanged
+	if snippet != "" || protocol != "" {
 		text += "\x00" + snippet
+	}
+	if protocol != "" {
+		text += "\x00" + protocol
 	}
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])
@@ -207,13 +227,13 @@ func shapeHash(errors, tuning, auth, snippet string) string {
 // sync.
 func (s LocationShape) Location() string {
 	errors, tuning, auth, snippet := s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey()
-	if tuning == "" && auth == "" && snippet == "" {
+	if tuning == "" && auth == "" && snippet == "" && s.Protocol == "" {
 		if errors != "" {
 			return "@kubectl_ingress_errors_" + errors
 		}
 		return ""
 	}
-	return "@kubectl_ingress_shape_" + shapeHash(errors, tuning, auth, snippet)
+	return "@kubectl_ingress_shape_" + shapeHash(errors, tuning, auth, snippet, s.Protocol)
 }
 
 // AuthPath is the URI of the internal location that asks the auth

@@ -21,7 +21,8 @@ import (
 // proxy-request-buffering, proxy-buffer-size, proxy-buffers-number,
 // proxy-busy-buffers-size, proxy-max-temp-file-size, proxy-http-version,
 // proxy-next-upstream(-tries, -timeout), proxy-cookie-domain,
-// proxy-cookie-path, client-body-buffer-size, auth-url and a
+// proxy-cookie-path, client-body-buffer-size, auth-url, backend-protocol
+// GRPC and GRPCS (grpc_pass and grpc_set_header) and a
 // configuration-snippet but for the directives model.Snippet.ShapeBlocker
 // names; rewrite-target as the classic writer, on regex locations only),
 // and keeps a classic server block of
@@ -74,9 +75,10 @@ var classicLocationSettings = []struct {
 	{"default-backend", func(_ *model.Config, l *model.Location) bool { return l.Settings.ErrorPages.Fallback }},
 	{"mirror-target", func(_ *model.Config, l *model.Location) bool { return l.Settings.Mirror != nil }},
 	{"backend-protocol", func(_ *model.Config, l *model.Location) bool {
-		// HTTPS through the router location's $kubectl_ingress_upstream_scheme
+		// HTTPS through the router location's $kubectl_ingress_upstream_scheme,
+		// GRPC and GRPCS in a shape location with grpc_pass
 		p := strings.ToUpper(l.Settings.BackendProtocol)
-		return p != "" && p != "HTTP" && p != "HTTPS"
+		return p != "" && p != "HTTP" && p != "HTTPS" && !isGRPC(p)
 	}},
 	{"proxy-ssl-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ProxySSL != nil }},
 	{"enable-rewrite-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.Rewrite }},

@@ -37,7 +37,8 @@ func TestLuaRoutable(t *testing.T) {
 			want: []string{"server-alias on Ingress team/web", "ssl-ciphers on Ingress team/web"}},
 		{name: "location settings", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
-			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, BackendProtocol: "GRPC"}},
+			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, BackendProtocol: "FCGI"}},
+			{Path: "/g", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{BackendProtocol: "grpcs"}},
 		}}, want: []string{"backend-protocol on Ingress team/other", "enable-rewrite-log on Ingress team/other", "enable-rewrite-log on Ingress team/web"}},
 		{name: "body size without request buffering: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Proxy: model.ProxySettings{BodySize: "8m"}})}},

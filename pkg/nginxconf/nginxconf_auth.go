@@ -285,11 +285,7 @@ func writeAuthRequestHeaders(w *confWriter, c *model.Config, l *model.Location) 
 	if a == nil {
 		return
 	}
-	directive := "proxy_set_header"
-	if p := strings.ToUpper(l.Settings.BackendProtocol); p == "GRPC" || p == "GRPCS" {
-		directive = "grpc_set_header" // as ingress-nginx's $proxySetHeader
-	}
-	writeAuthHeadersOf(w, a, directive)
+	writeAuthHeadersOf(w, a, upstreamHeaderDirective(l.Settings.BackendProtocol))
 }
 
 // writeAuthHeadersOf sends the headers of the auth service's answer

@@ -1,8 +1,6 @@
 package nginxconf
 
 import (
-	"strings"
-
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
@@ -30,10 +28,7 @@ func authProxyHeaders(st *model.LocationSettings) bool {
 // authentication (the backend never sees the password), and the result
 // of the client certificate verification.
 func writeAuthProxyHeaders(w *confWriter, st *model.LocationSettings) {
-	directive := "proxy_set_header"
-	if p := strings.ToUpper(st.BackendProtocol); p == "GRPC" || p == "GRPCS" {
-		directive = "grpc_set_header" // as ingress-nginx's $proxySetHeader
-	}
+	directive := upstreamHeaderDirective(st.BackendProtocol)
 	if st.BasicAuth != nil {
 		w.line(directive, "Authorization", `""`)
 	}

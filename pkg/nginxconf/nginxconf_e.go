@@ -72,8 +72,14 @@ func writeResponseHeaders(w *confWriter, hs []model.Header) {
 // every writeProxyHeaders, since a location that sets one header inherits
 // none.
 func writeBackendHeaders(w *confWriter, hs []model.Header) {
+	writeBackendHeadersWith(w, "proxy_set_header", hs)
+}
+
+// writeBackendHeadersWith is writeBackendHeaders with the directive that
+// sets them (upstreamHeaderDirective).
+func writeBackendHeadersWith(w *confWriter, directive string, hs []model.Header) {
 	for _, h := range hs {
-		w.line("proxy_set_header", w.q(h.Name), w.q(headerValue(h)))
+		w.line(directive, w.q(h.Name), w.q(headerValue(h)))
 	}
 }
 

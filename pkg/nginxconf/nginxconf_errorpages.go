@@ -3,7 +3,6 @@ package nginxconf
 import (
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
@@ -64,12 +63,7 @@ func writeErrorPages(w *confWriter, l *model.Location) {
 		return
 	}
 	if ep.Intercept {
-		switch strings.ToUpper(l.Settings.BackendProtocol) {
-		case "GRPC", "GRPCS":
-			w.line("grpc_intercept_errors", "on")
-		default:
-			w.line("proxy_intercept_errors", "on")
-		}
+		w.line(interceptErrorsDirective(l.Settings.BackendProtocol), "on")
 	}
 	for _, code := range ep.Codes {
 		w.line("error_page", strconv.Itoa(code), "=", w.q(errorPageLocation(ep.Backend, code)))
@@ -84,11 +78,22 @@ func writeErrorPageHeaders(w *confWriter, l *model.Location) {
 	if !l.Settings.ErrorPages.Fallback {
 		return
 	}
-	w.line("proxy_set_header", "X-Code", "503")
-	w.line("proxy_set_header", "X-Format", "$http_accept")
+	directive := upstreamHeaderDirective(l.Settings.BackendProtocol)
+	w.line(directive, "X-Code", "503")
+	w.line(directive, "X-Format", "$http_accept")
 	for _, v := range errorPageVars {
-		w.line("proxy_set_header", v.header, v.variable)
+		w.line(directive, v.header, v.variable)
 	}
+}
+
+// interceptErrorsDirective is the directive that has nginx answer a
+// backend's error codes with its error_page lines: grpc_intercept_errors
+// for gRPC, proxy_intercept_errors otherwise.
+func interceptErrorsDirective(protocol string) string {
+	if isGRPC(protocol) {
+		return "grpc_intercept_errors"
+	}
+	return "proxy_intercept_errors"
 }
 
 // writeNoRuleHeaders writes the request headers of the default backend

@@ -2,6 +2,7 @@ package nginxconf
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
@@ -130,30 +131,49 @@ func writeHSTS(w *confWriter, g model.Global) {
 // proxy_set_header only into locations that set none, so a location that
 // overrides one header writes them all again.
 func writeProxyHeaders(w *confWriter, host string) {
-	writeProxyHeadersConn(w, host, "$connection_upgrade")
+	writeUpstreamHeaders(w, "proxy_set_header", host, "$connection_upgrade")
 }
 
-// writeProxyHeadersConn is writeProxyHeaders with the Connection header's
-// value (connection-proxy-header, quoted, or a variable of the writer).
-func writeProxyHeadersConn(w *confWriter, host, connection string) {
+// isGRPC says whether a backend-protocol is gRPC (GRPC or GRPCS, any
+// case): nginx speaks to it with grpc_pass, which has directives of its
+// own (grpc_set_header, grpc_*_timeout, grpc_intercept_errors).
+func isGRPC(protocol string) bool {
+	return strings.EqualFold(protocol, "GRPC") || strings.EqualFold(protocol, "GRPCS")
+}
+
+// upstreamHeaderDirective is the directive that sets a request header
+// towards a backend of protocol: grpc_set_header for gRPC (grpc_pass
+// ignores proxy_set_header), as ingress-nginx's template writes its
+// headers with $proxySetHeader; proxy_set_header otherwise.
+func upstreamHeaderDirective(protocol string) string {
+	if isGRPC(protocol) {
+		return "grpc_set_header"
+	}
+	return "proxy_set_header"
+}
+
+// writeUpstreamHeaders is writeProxyHeaders with the directive that sets
+// them (upstreamHeaderDirective) and the Connection header's value
+// (connection-proxy-header, quoted, or a variable of the writer).
+func writeUpstreamHeaders(w *confWriter, directive, host, connection string) {
 	hostValue := "$best_http_host"
 	if host != "" {
 		hostValue = w.q(host)
 	}
-	w.line("proxy_set_header", "Host", hostValue)
-	w.line("proxy_set_header", "X-Request-ID", "$req_id")
-	w.line("proxy_set_header", "X-Real-IP", "$remote_addr")
-	w.line("proxy_set_header", "X-Forwarded-For", forwardedForValue(w.global()))
-	w.line("proxy_set_header", "X-Forwarded-Host", "$best_http_host")
-	w.line("proxy_set_header", "X-Forwarded-Port", "$pass_port")
-	w.line("proxy_set_header", "X-Forwarded-Proto", "$pass_access_scheme")
-	w.line("proxy_set_header", "X-Forwarded-Scheme", "$pass_access_scheme")
-	w.line("proxy_set_header", "X-Scheme", "$pass_access_scheme")
-	w.line("proxy_set_header", "X-Original-URI", "$request_uri")
-	w.line("proxy_set_header", "X-Original-Forwarded-For", "$http_x_forwarded_for")
-	w.line("proxy_set_header", "X-Original-Forwarded-Host", "$http_x_forwarded_host")
+	w.line(directive, "Host", hostValue)
+	w.line(directive, "X-Request-ID", "$req_id")
+	w.line(directive, "X-Real-IP", "$remote_addr")
+	w.line(directive, "X-Forwarded-For", forwardedForValue(w.global()))
+	w.line(directive, "X-Forwarded-Host", "$best_http_host")
+	w.line(directive, "X-Forwarded-Port", "$pass_port")
+	w.line(directive, "X-Forwarded-Proto", "$pass_access_scheme")
+	w.line(directive, "X-Forwarded-Scheme", "$pass_access_scheme")
+	w.line(directive, "X-Scheme", "$pass_access_scheme")
+	w.line(directive, "X-Original-URI", "$request_uri")
+	w.line(directive, "X-Original-Forwarded-For", "$http_x_forwarded_for")
+	w.line(directive, "X-Original-Forwarded-Host", "$http_x_forwarded_host")
 	// httpoxy: a client's Proxy header never reaches a backend.
-	w.line("proxy_set_header", "Proxy", `""`)
-	w.line("proxy_set_header", "Upgrade", "$http_upgrade")
-	w.line("proxy_set_header", "Connection", connection)
+	w.line(directive, "Proxy", `""`)
+	w.line(directive, "Upgrade", "$http_upgrade")
+	w.line(directive, "Connection", connection)
 }

@@ -312,12 +312,19 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	case bodyMax != "":
 		w.line("client_max_body_size", w.q(bodyMax))
 	}
+	protocol := ""
 	if shape != nil {
+		protocol = shape.Protocol
 		if b := shape.Proxy.ClientBodyBufferSize; b != "" {
 			w.line("client_body_buffer_size", w.q(b))
 		}
+		if isGRPC(protocol) {
+			// the ConfigMap's; a route's own through the balancer
+			writeGRPCTimeouts(w, &c.Global, nil)
+		}
 		writeProxyTuning(w, &c.Global, &shape.Proxy)
 	}
+	directive := upstreamHeaderDirective(protocol)
 	named := loc.name() != ""
 	if named {
 		// auth-type basic: nginx checks the credentials against the
@@ -341,7 +348,7 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	}
 	if shape != nil {
 		if shape.Errors.Intercept {
-			w.line("proxy_intercept_errors", "on")
+			w.line(interceptErrorsDirective(protocol), "on")
 		}
 		for _, code := range shape.Errors.Codes {
 			w.line("error_page", strconv.Itoa(code), "=", w.q(luaErrorPageLocation(code)))
@@ -358,18 +365,27 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 		w.raw(`router.header_filter()`)
 		w.close()
 	}
-	writeProxyHeadersConn(w, "$kubectl_ingress_upstream_host", "$connection_upgrade")
-	writeBackendHeaders(w, c.Global.BackendHeaders)
+	writeUpstreamHeaders(w, directive, "$kubectl_ingress_upstream_host", "$connection_upgrade")
+	writeBackendHeadersWith(w, directive, c.Global.BackendHeaders)
 	for _, h := range luaHeaderVars {
-		w.line("proxy_set_header", h.header, h.variable)
+		w.line(directive, h.header, h.variable)
 	}
 	if shape != nil && shape.Auth != nil {
-		writeAuthHeadersOf(w, shape.Auth, "proxy_set_header")
+		writeAuthHeadersOf(w, shape.Auth, directive)
 	}
 	if shape != nil && shape.Snippet != nil {
 		writeShapeSnippet(w, c, shape)
 	}
-	w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
+	switch protocol {
+	case "GRPC":
+		w.line("grpc_pass", "grpc://upstream_balancer")
+	case "GRPCS":
+		// without proxy-ssl-* (a host with them is classic): nginx's
+		// grpc_ssl_* defaults, as the classic location's
+		w.line("grpc_pass", "grpcs://upstream_balancer")
+	default:
+		w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
+	}
 	w.close()
 }
 

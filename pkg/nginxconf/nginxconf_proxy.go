@@ -223,3 +223,34 @@ func writeRedirectURIMap(w *confWriter, c *model.Config) {
 		}
 	}
 }
+
+// writeGRPCTimeouts writes the timeouts of a gRPC location: its
+// proxy-connect-timeout, proxy-send-timeout and proxy-read-timeout (else
+// the ConfigMap's) as grpc_connect_timeout, grpc_send_timeout and
+// grpc_read_timeout, which grpc_pass reads instead of proxy_*_timeout, as
+// ingress-nginx writes them in every gRPC location. p is nil in a location
+// that has only the ConfigMap's (the Lua router's gRPC location, whose
+// routes set their own through the balancer).
+func writeGRPCTimeouts(w *confWriter, g *model.Global, p *model.ProxySettings) {
+	connect, send, read := g.ProxyConnectTimeout, g.ProxySendTimeout, g.ProxyReadTimeout
+	if p != nil {
+		connect, send, read = ownTimeout(p.ConnectTimeout, connect), ownTimeout(p.SendTimeout, send), ownTimeout(p.ReadTimeout, read)
+	}
+	for _, t := range []struct {
+		directive string
+		seconds   int
+	}{{"grpc_connect_timeout", connect}, {"grpc_send_timeout", send}, {"grpc_read_timeout", read}} {
+		if t.seconds > 0 {
+			w.line(t.directive, strconv.Itoa(t.seconds)+"s")
+		}
+	}
+}
+
+// ownTimeout is a location's timeout v when set (> 0), else the
+// ConfigMap's def.
+func ownTimeout(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}

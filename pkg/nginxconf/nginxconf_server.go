@@ -218,12 +218,19 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	if p.ReadTimeout > 0 && p.ReadTimeout != g.ProxyReadTimeout {
 		w.line("proxy_read_timeout", strconv.Itoa(p.ReadTimeout)+"s")
 	}
+	grpc := isGRPC(st.BackendProtocol)
+	if grpc {
+		writeGRPCTimeouts(w, g, p)
+	}
 	writeProxyTuning(w, g, p)
-	if st.UpstreamVhost != "" || st.XForwardedPrefix != "" || st.ErrorPages.Fallback || authProxyHeaders(st) || authRequestHeaders(c, l) || p.ConnectionHeader != "" || snippetProxyHeaders(w, l) {
-		writeProxyHeadersConn(w, st.UpstreamVhost, connectionHeader(w, p))
-		writeBackendHeaders(w, g.BackendHeaders)
+	// grpc_pass inherits no proxy_set_header: a gRPC location sets the
+	// whole set with grpc_set_header, as ingress-nginx's location does
+	if grpc || st.UpstreamVhost != "" || st.XForwardedPrefix != "" || st.ErrorPages.Fallback || authProxyHeaders(st) || authRequestHeaders(c, l) || p.ConnectionHeader != "" || snippetProxyHeaders(w, l) {
+		directive := upstreamHeaderDirective(st.BackendProtocol)
+		writeUpstreamHeaders(w, directive, st.UpstreamVhost, connectionHeader(w, p))
+		writeBackendHeadersWith(w, directive, g.BackendHeaders)
 		if st.XForwardedPrefix != "" {
-			w.line("proxy_set_header", "X-Forwarded-Prefix", w.q(st.XForwardedPrefix))
+			w.line(directive, "X-Forwarded-Prefix", w.q(st.XForwardedPrefix))
 		}
 		writeErrorPageHeaders(w, l)
 		writeAuthProxyHeaders(w, st)
