@@ -28,7 +28,8 @@ type LocationShape struct {
 	// Buffering, RequestBuffering, BufferSize, BuffersNumber,
 	// BusyBuffersSize, MaxTempFileSize, HTTPVersion, NextUpstream,
 	// NextUpstreamTries, NextUpstreamTimeout, CookieDomain, CookiePath and
-	// ClientBodyBufferSize; and BodySize, the location's proxy-body-size
+	// ClientBodyBufferSize; the location's ConnectionHeader and Redirect
+	// (proxy-redirect-from and -to but "default" and "off"); and BodySize, the location's proxy-body-size
 	// (else the ConfigMap's), when the body is streamed (request buffering
 	// off, the location's or the ConfigMap's): nginx checks a streamed body
 	// against client_max_body_size as it reads it.
@@ -75,6 +76,14 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 	out.CookieDomain = ownPtr(p.CookieDomain, g.ProxyCookieDomain)
 	out.CookiePath = ownPtr(p.CookiePath, g.ProxyCookiePath)
 	out.ClientBodyBufferSize = own(p.ClientBodyBufferSize, g.ClientBodyBufferSize)
+	// written in the location only (neither has an http-level line): the
+	// location's whole value
+	out.ConnectionHeader = p.ConnectionHeader
+	if r := p.Redirect; r != nil && !r.Off && !r.Default && s.Protocol == "" && !strings.EqualFold(l.Settings.BackendProtocol, "FCGI") {
+		// "default" needs a proxy_pass without variables: its host is
+		// classic (nginxconf's classicLocationSettings)
+		out.Redirect = r
+	}
 	if s.StreamsBody(g) {
 		// the router's location has the largest limit of all routes
 		out.BodySize = g.ProxyBodySize
@@ -155,6 +164,12 @@ func (s LocationShape) tuningKey() string {
 	}
 	if p.CookiePath != nil {
 		field("proxy-cookie-path", rewriteText(*p.CookiePath))
+	}
+	if p.Redirect != nil {
+		field("proxy-redirect", rewriteText(*p.Redirect))
+	}
+	if p.ConnectionHeader != "" {
+		field("connection-proxy-header", p.ConnectionHeader)
 	}
 	return b.String()
 }

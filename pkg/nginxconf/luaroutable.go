@@ -21,7 +21,8 @@ import (
 // proxy-request-buffering, proxy-buffer-size, proxy-buffers-number,
 // proxy-busy-buffers-size, proxy-max-temp-file-size, proxy-http-version,
 // proxy-next-upstream(-tries, -timeout), proxy-cookie-domain,
-// proxy-cookie-path, client-body-buffer-size, auth-url, backend-protocol
+// proxy-cookie-path, client-body-buffer-size, connection-proxy-header,
+// proxy-redirect-from and -to (but "default"), auth-url, backend-protocol
 // GRPC and GRPCS (grpc_pass and grpc_set_header) and a
 // configuration-snippet but for the directives model.Snippet.ShapeBlocker
 // names; rewrite-target as the classic writer, on regex locations only),
@@ -84,11 +85,10 @@ var classicLocationSettings = []struct {
 	{"enable-rewrite-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.Rewrite }},
 	{"enable-modsecurity", func(_ *model.Config, l *model.Location) bool { return l.Settings.ModSecurity != nil }},
 	{"proxy-redirect-from", func(_ *model.Config, l *model.Location) bool {
+		// "default" needs a proxy_pass without variables; any other is
+		// the shape's proxy_redirect
 		r := l.Settings.Proxy.Redirect
-		return r != nil && !r.Off
-	}},
-	{"connection-proxy-header", func(_ *model.Config, l *model.Location) bool {
-		return l.Settings.Proxy.ConnectionHeader != ""
+		return r != nil && r.Default
 	}},
 }
 

@@ -365,7 +365,11 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 		w.raw(`router.header_filter()`)
 		w.close()
 	}
-	writeUpstreamHeaders(w, directive, "$kubectl_ingress_upstream_host", "$connection_upgrade")
+	connection := "$connection_upgrade"
+	if shape != nil && shape.Proxy.ConnectionHeader != "" {
+		connection = w.q(shape.Proxy.ConnectionHeader)
+	}
+	writeUpstreamHeaders(w, directive, "$kubectl_ingress_upstream_host", connection)
 	writeBackendHeadersWith(w, directive, c.Global.BackendHeaders)
 	for _, h := range luaHeaderVars {
 		w.line(directive, h.header, h.variable)
@@ -385,6 +389,9 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 		w.line("grpc_pass", "grpcs://upstream_balancer")
 	default:
 		w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
+		if shape != nil && shape.Proxy.Redirect != nil {
+			writeTextRewrite(w, "proxy_redirect", *shape.Proxy.Redirect)
+		}
 	}
 	w.close()
 }

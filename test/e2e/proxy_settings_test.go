@@ -111,6 +111,7 @@ func TestProxyCookieAndRedirect(t *testing.T) {
 			"proxy-redirect-to":   "https://app.test/app/",
 		})+
 		ingressOf("plain", "plain.test", "app", "2026-01-01T00:00:01Z", nil))
+	n.requireLuaRouted(t, "app.test", "plain.test")
 	resp := n.rawGet(t, "app.test", "/")
 	if got, want := resp.Header.Get("Set-Cookie"), "sid=1; Path=/app/sub; Domain=app.test"; got != want {
 		t.Errorf("Set-Cookie %q, want %q", got, want)
@@ -183,7 +184,7 @@ func TestConnectionProxyHeaderAndHTTPVersion(t *testing.T) {
 		ingressOf("keepalive", "keep.test", "echo", "2026-01-01T00:00:00Z", map[string]string{"connection-proxy-header": "keep-alive"})+
 		ingressOf("http10", "old.test", "echo", "2026-01-01T00:00:01Z", map[string]string{"proxy-http-version": "1.0"})+
 		ingressOf("plain", "plain.test", "echo", "2026-01-01T00:00:02Z", nil))
-	n.requireLuaRouted(t, "old.test", "plain.test") // keep.test: connection-proxy-header keeps it classic
+	n.requireLuaRouted(t, "keep.test", "old.test", "plain.test")
 	for host, want := range map[string]string{
 		"keep.test":  "HTTP/1.1|keep-alive",
 		"old.test":   "HTTP/1.0|",
