@@ -48,6 +48,10 @@ type LocationShape struct {
 	// grpc_set_header; "" for proxy_pass (HTTP, or HTTPS through the
 	// router's scheme variable).
 	Protocol string
+	// Mirror is the location's mirror-target (nil for none): the mirror
+	// lines, and an internal location of the router's server per distinct
+	// target (MirrorPath), shared by the Ingresses that mirror to it.
+	Mirror *Mirror
 }
 
 // ShapeOf returns the shape of l in c.
@@ -59,6 +63,9 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 	}
 	if p := strings.ToUpper(l.Settings.BackendProtocol); p == "GRPC" || p == "GRPCS" {
 		s.Protocol = p
+	}
+	if l.Settings.Denied == "" { // a denied location answers 503 first
+		s.Mirror = l.Settings.Mirror
 	}
 	p, out := &l.Settings.Proxy, &s.Proxy
 	out.Buffering = ownPtr(p.Buffering, g.ProxyBuffering)
@@ -199,6 +206,9 @@ func (s LocationShape) Settings() []string {
 	if s.Protocol != "" {
 		out = append(out, "backend-protocol "+s.Protocol)
 	}
+	if m := s.Mirror; m != nil {
+		out = append(out, "mirror-target "+m.Scheme+"://"+m.HostPort+m.URI)
+	}
 	return out
 }
 
@@ -215,20 +225,24 @@ func (s LocationShape) authKey() string {
 // error pages, tuning, authentication, snippet and protocol ("" for the
 // router's own location).
 func (s LocationShape) Hash() string {
-	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey(), s.Protocol)
+	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey(), s.Protocol, s.Mirror.key())
 }
 
-func shapeHash(errors, tuning, auth, snippet, protocol string) string {
-	if errors == "" && tuning == "" && auth == "" && snippet == "" && protocol == "" {
+func shapeHash(errors, tuning, auth, snippet, protocol, mirror string) string {
+	if errors == "" && tuning == "" && auth == "" && snippet == "" && protocol == "" && mirror == "" {
 		return ""
 	}
 	text := errors + "\x00" + tuning + "\x00" + auth
-	// the names of the shapes without a snippet or a protocol are unchanged
-	if snippet != "" || protocol != "" {
+	// the names of the shapes without a snippet, a protocol or a mirror
+	// are unchanged
+	if snippet != "" || protocol != "" || mirror != "" {
 		text += "\x00" + snippet
 	}
 	if protocol != "" {
 		text += "\x00" + protocol
+	}
+	if mirror != "" {
+		text += "\x00mirror\x00" + mirror
 	}
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])
@@ -241,14 +255,14 @@ func shapeHash(errors, tuning, auth, snippet, protocol string) string {
 // computed once: the route payload asks it of every location at every
 // sync.
 func (s LocationShape) Location() string {
-	errors, tuning, auth, snippet := s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey()
-	if tuning == "" && auth == "" && snippet == "" && s.Protocol == "" {
+	errors, tuning, auth, snippet, mirror := s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey(), s.Mirror.key()
+	if tuning == "" && auth == "" && snippet == "" && s.Protocol == "" && mirror == "" {
 		if errors != "" {
 			return "@kubectl_ingress_errors_" + errors
 		}
 		return ""
 	}
-	return "@kubectl_ingress_shape_" + shapeHash(errors, tuning, auth, snippet, s.Protocol)
+	return "@kubectl_ingress_shape_" + shapeHash(errors, tuning, auth, snippet, s.Protocol, mirror)
 }
 
 // AuthPath is the URI of the internal location that asks the auth
@@ -257,6 +271,27 @@ func (s LocationShape) Location() string {
 func (s LocationShape) AuthPath() string { return "/_kubectl_ingress_auth_" + s.Hash() }
 
 func (s LocationShape) AuthSignin() string { return "@kubectl_ingress_signin_" + s.Hash() }
+
+// key is a canonical text of the mirror's target, Host and body setting
+// ("" for none): equal mirrors of different Ingresses share a location.
+func (m *Mirror) key() string {
+	if m == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%s\x00%t", m.Scheme, m.HostPort, m.URI, m.Host, m.RequestBody)
+}
+
+// MirrorPath is the URI of the internal location of the router's server
+// that sends the copies of the routes of this shape to their mirror-target
+// ("" without one): 16 hex digits of the hash of the mirror's key.
+func (s LocationShape) MirrorPath() string {
+	k := s.Mirror.key()
+	if k == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(k))
+	return "/_kubectl_ingress_mirror_" + hex.EncodeToString(sum[:8])
+}
 
 // rewriteText spells a proxy_cookie_* rewrite as nginx's arguments.
 func rewriteText(r TextRewrite) string {

@@ -22,7 +22,8 @@ import (
 // proxy-busy-buffers-size, proxy-max-temp-file-size, proxy-http-version,
 // proxy-next-upstream(-tries, -timeout), proxy-cookie-domain,
 // proxy-cookie-path, client-body-buffer-size, connection-proxy-header,
-// proxy-redirect-from and -to (but "default"), auth-url, backend-protocol
+// proxy-redirect-from and -to (but "default"), mirror-target (an internal
+// location per distinct mirror), auth-url, backend-protocol
 // GRPC and GRPCS (grpc_pass and grpc_set_header) and a
 // configuration-snippet but for the directives model.Snippet.ShapeBlocker
 // names; rewrite-target as the classic writer, on regex locations only),
@@ -74,7 +75,6 @@ var classicLocationSettings = []struct {
 	}},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
 	{"default-backend", func(_ *model.Config, l *model.Location) bool { return l.Settings.ErrorPages.Fallback }},
-	{"mirror-target", func(_ *model.Config, l *model.Location) bool { return l.Settings.Mirror != nil }},
 	{"backend-protocol", func(_ *model.Config, l *model.Location) bool {
 		// HTTPS through the router location's $kubectl_ingress_upstream_scheme,
 		// GRPC and GRPCS in a shape location with grpc_pass

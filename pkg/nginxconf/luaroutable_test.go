@@ -146,7 +146,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"RewriteTarget": "lua", "XForwardedPrefix": "lua", "AppRoot": "model", "SSLRedirect": "lua", "ForceSSLRedirect": "lua",
 			"BackendProtocol": "backend-protocol", "UpstreamVhost": "lua", "Proxy": "model", "Redirect": "lua", "Access": "lua",
 			"CORS": "lua", "Limits": "model", "CustomDefaultBackend": "model", "ErrorPages": "lua",
-			"Mirror": "mirror-target", "CustomHeaders": "lua", "FastCGI": "backend-protocol", "Denied": "lua",
+			"Mirror": "lua", "CustomHeaders": "lua", "FastCGI": "backend-protocol", "Denied": "lua",
 			"ExternalAuth": "lua", "GlobalAuthOff": "lua", "Satisfy": "satisfy", "BasicAuth": "lua",
 			"ClientAuth": "auth-tls-secret", "ProxySSL": "proxy-ssl-secret", "Logs": "model", "PreserveTrailingSlash": "lua",
 			"ModSecurity": "enable-modsecurity", "Snippet": "configuration-snippet",

@@ -219,6 +219,15 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 			writeAuthSignin(w, a, shapes[i].AuthSignin())
 		}
 	}
+	mirrors := map[string]bool{}
+	for i := range shapes {
+		path := shapes[i].MirrorPath()
+		if path == "" || mirrors[path] {
+			continue
+		}
+		mirrors[path] = true
+		writeMirrorLocation(w, path, shapes[i].Mirror)
+	}
 	for _, code := range slices.Sorted(maps.Keys(codes)) {
 		writeLuaErrorPageLocation(w, code)
 	}
@@ -352,6 +361,9 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 		}
 		for _, code := range shape.Errors.Codes {
 			w.line("error_page", strconv.Itoa(code), "=", w.q(luaErrorPageLocation(code)))
+		}
+		if shape.Mirror != nil {
+			writeMirrorTo(w, shape.MirrorPath(), shape.Mirror)
 		}
 	}
 	w.open("rewrite_by_lua_block")

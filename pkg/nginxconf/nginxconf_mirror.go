@@ -25,7 +25,13 @@ func writeMirror(w *confWriter, m *model.Mirror) {
 	if m == nil {
 		return
 	}
-	w.line("mirror", w.q(mirrorLocation(m)))
+	writeMirrorTo(w, mirrorLocation(m), m)
+}
+
+// writeMirrorTo writes the mirror lines that copy a request to the
+// internal location path.
+func writeMirrorTo(w *confWriter, path string, m *model.Mirror) {
+	w.line("mirror", w.q(path))
 	w.line("mirror_request_body", onOff(m.RequestBody))
 }
 
@@ -41,27 +47,34 @@ func writeMirrorLocations(w *confWriter, s *model.Server) {
 		}
 		seen[m.ID] = true
 		block := w.beginOwned(s.Hostname, "= "+mirrorLocation(m), []model.ObjectRef{l.Ingress})
-		w.open("location", "=", w.q(mirrorLocation(m)))
-		w.line("internal")
-		// The copy shares the request's variables: it sets none but
-		// mirrorTargetVar, and runs no balancer (the server's
-		// rewrite_by_lua would pick the request's backend).
-		w.open("rewrite_by_lua_block")
-		w.raw("return")
-		w.close()
-		w.line("proxy_set_header", "Host", w.q(m.Host))
-		if !m.RequestBody {
-			// Without the body the copy must not announce one: the
-			// mirror would wait for the request's Content-Length bytes.
-			w.line("proxy_pass_request_body", "off")
-			w.line("proxy_set_header", "Content-Length", `""`)
-		}
-		if m.Scheme == "https" {
-			w.line("proxy_ssl_server_name", "on")
-		}
-		w.line("set", mirrorTargetVar, w.q(m.Scheme+"://"+m.HostPort+m.URI))
-		w.line("proxy_pass", mirrorTargetVar)
-		w.close()
+		writeMirrorLocation(w, mirrorLocation(m), m)
 		w.endOwned(block)
 	}
+}
+
+// writeMirrorLocation writes the internal location path that proxies the
+// copies of the requests to mirror m (a classic server's, or the Lua
+// router's for a shape with a mirror).
+func writeMirrorLocation(w *confWriter, path string, m *model.Mirror) {
+	w.open("location", "=", w.q(path))
+	w.line("internal")
+	// The copy shares the request's variables: it sets none but
+	// mirrorTargetVar, and runs no balancer (the server's
+	// rewrite_by_lua would pick the request's backend).
+	w.open("rewrite_by_lua_block")
+	w.raw("return")
+	w.close()
+	w.line("proxy_set_header", "Host", w.q(m.Host))
+	if !m.RequestBody {
+		// Without the body the copy must not announce one: the
+		// mirror would wait for the request's Content-Length bytes.
+		w.line("proxy_pass_request_body", "off")
+		w.line("proxy_set_header", "Content-Length", `""`)
+	}
+	if m.Scheme == "https" {
+		w.line("proxy_ssl_server_name", "on")
+	}
+	w.line("set", mirrorTargetVar, w.q(m.Scheme+"://"+m.HostPort+m.URI))
+	w.line("proxy_pass", mirrorTargetVar)
+	w.close()
 }

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/http/fcgi"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/annotations"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 )
 
 // mirrored is one request a mirror server got.
@@ -79,6 +81,7 @@ func TestMirror(t *testing.T) {
 	if len(n.problems) != 0 {
 		t.Fatalf("problems: %v", n.problems)
 	}
+	n.requireLuaRouted(t, "mirror.example.com", "nobody.example.com")
 
 	status, body, _ := n.sendBody(t, http.MethodPost, "mirror.example.com", "/orders?id=7", "hello mirror")
 	if status != 200 || body != "main /orders" {
@@ -98,9 +101,17 @@ func TestMirror(t *testing.T) {
 		t.Errorf("mirror got %+v, want /copy/upload for copies.example.com without the body", m)
 	}
 
-	id := annotations.MirrorID(model.ObjectRef{Kind: "Ingress", Namespace: "e2e", Name: "mirrored"})
-	if status, _ := n.get(t, "mirror.example.com", "/_mirror-"+id); status != http.StatusNotFound {
-		t.Errorf("GET of the internal mirror location: %d, want 404", status)
+	internal := "/_mirror-" + annotations.MirrorID(model.ObjectRef{Kind: "Ingress", Namespace: "e2e", Name: "mirrored"})
+	if e2eRouting(t) == nginxconf.RoutingLua {
+		// the router's server has one internal location per distinct mirror
+		found := regexp.MustCompile(`location = "(/_kubectl_ingress_mirror_[0-9a-f]{16})"`).FindAllSubmatch(n.conf, -1)
+		if len(found) != 2 {
+			t.Fatalf("%d mirror locations in the Lua nginx.conf, want 2 (one per distinct mirror)", len(found))
+		}
+		internal = string(found[0][1])
+	}
+	if status, _ := n.get(t, "mirror.example.com", internal); status != http.StatusNotFound {
+		t.Errorf("GET of the internal mirror location %s: %d, want 404", internal, status)
 	}
 }
 
