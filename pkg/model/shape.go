@@ -52,6 +52,11 @@ type LocationShape struct {
 	// lines, and an internal location of the router's server per distinct
 	// target (MirrorPath), shared by the Ingresses that mirror to it.
 	Mirror *Mirror
+	// Unavailable is ErrorPages.Fallback: the route's Service has no
+	// endpoints and its default-backend answers, told X-Code 503,
+	// X-Format and the route's Ingress, Service and port in headers, as
+	// the classic location's.
+	Unavailable bool
 }
 
 // ShapeOf returns the shape of l in c.
@@ -67,6 +72,7 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 	if l.Settings.Denied == "" { // a denied location answers 503 first
 		s.Mirror = l.Settings.Mirror
 	}
+	s.Unavailable = l.Settings.ErrorPages.Fallback
 	p, out := &l.Settings.Proxy, &s.Proxy
 	out.Buffering = ownPtr(p.Buffering, g.ProxyBuffering)
 	out.RequestBuffering = ownPtr(p.RequestBuffering, g.ProxyRequestBuffering)
@@ -209,6 +215,9 @@ func (s LocationShape) Settings() []string {
 	if m := s.Mirror; m != nil {
 		out = append(out, "mirror-target "+m.Scheme+"://"+m.HostPort+m.URI)
 	}
+	if s.Unavailable {
+		out = append(out, "default-backend for a Service without endpoints")
+	}
 	return out
 }
 
@@ -225,24 +234,34 @@ func (s LocationShape) authKey() string {
 // error pages, tuning, authentication, snippet and protocol ("" for the
 // router's own location).
 func (s LocationShape) Hash() string {
-	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey(), s.Protocol, s.Mirror.key())
+	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey(), s.Protocol, s.otherKey())
 }
 
-func shapeHash(errors, tuning, auth, snippet, protocol, mirror string) string {
-	if errors == "" && tuning == "" && auth == "" && snippet == "" && protocol == "" && mirror == "" {
+// otherKey is a canonical text of the shape's mirror and Unavailable
+// ("" for neither).
+func (s LocationShape) otherKey() string {
+	k := s.Mirror.key()
+	if s.Unavailable {
+		k += "\x00unavailable"
+	}
+	return k
+}
+
+func shapeHash(errors, tuning, auth, snippet, protocol, other string) string {
+	if errors == "" && tuning == "" && auth == "" && snippet == "" && protocol == "" && other == "" {
 		return ""
 	}
 	text := errors + "\x00" + tuning + "\x00" + auth
-	// the names of the shapes without a snippet, a protocol or a mirror
-	// are unchanged
-	if snippet != "" || protocol != "" || mirror != "" {
+	// the names of the shapes without a snippet, a protocol, a mirror or
+	// Unavailable are unchanged
+	if snippet != "" || protocol != "" || other != "" {
 		text += "\x00" + snippet
 	}
 	if protocol != "" {
 		text += "\x00" + protocol
 	}
-	if mirror != "" {
-		text += "\x00mirror\x00" + mirror
+	if other != "" {
+		text += "\x00mirror\x00" + other
 	}
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])
@@ -255,14 +274,14 @@ func shapeHash(errors, tuning, auth, snippet, protocol, mirror string) string {
 // computed once: the route payload asks it of every location at every
 // sync.
 func (s LocationShape) Location() string {
-	errors, tuning, auth, snippet, mirror := s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey(), s.Mirror.key()
-	if tuning == "" && auth == "" && snippet == "" && s.Protocol == "" && mirror == "" {
+	errors, tuning, auth, snippet, other := s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey(), s.otherKey()
+	if tuning == "" && auth == "" && snippet == "" && s.Protocol == "" && other == "" {
 		if errors != "" {
 			return "@kubectl_ingress_errors_" + errors
 		}
 		return ""
 	}
-	return "@kubectl_ingress_shape_" + shapeHash(errors, tuning, auth, snippet, s.Protocol, mirror)
+	return "@kubectl_ingress_shape_" + shapeHash(errors, tuning, auth, snippet, s.Protocol, other)
 }
 
 // AuthPath is the URI of the internal location that asks the auth

@@ -23,7 +23,8 @@ import (
 // proxy-next-upstream(-tries, -timeout), proxy-cookie-domain,
 // proxy-cookie-path, client-body-buffer-size, connection-proxy-header,
 // proxy-redirect-from and -to (but "default"), mirror-target (an internal
-// location per distinct mirror), auth-url, backend-protocol
+// location per distinct mirror), a default-backend answering for a
+// Service without endpoints, auth-url, backend-protocol
 // GRPC and GRPCS (grpc_pass and grpc_set_header) and a
 // configuration-snippet but for the directives model.Snippet.ShapeBlocker
 // names; rewrite-target as the classic writer, on regex locations only),
@@ -74,7 +75,6 @@ var classicLocationSettings = []struct {
 		return l.Settings.Satisfy == "any" && !l.Settings.Access.DenyAll
 	}},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
-	{"default-backend", func(_ *model.Config, l *model.Location) bool { return l.Settings.ErrorPages.Fallback }},
 	{"backend-protocol", func(_ *model.Config, l *model.Location) bool {
 		// HTTPS through the router location's $kubectl_ingress_upstream_scheme,
 		// GRPC and GRPCS in a shape location with grpc_pass

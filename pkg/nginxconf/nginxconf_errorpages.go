@@ -78,7 +78,14 @@ func writeErrorPageHeaders(w *confWriter, l *model.Location) {
 	if !l.Settings.ErrorPages.Fallback {
 		return
 	}
-	directive := upstreamHeaderDirective(l.Settings.BackendProtocol)
+	writeUnavailableHeaders(w, upstreamHeaderDirective(l.Settings.BackendProtocol))
+}
+
+// writeUnavailableHeaders writes with directive what a default backend
+// answering for a Service without endpoints is told: X-Code 503, X-Format
+// and the variables of errorPageVars (the location's, or the router's
+// route's).
+func writeUnavailableHeaders(w *confWriter, directive string) {
 	w.line(directive, "X-Code", "503")
 	w.line(directive, "X-Format", "$http_accept")
 	for _, v := range errorPageVars {

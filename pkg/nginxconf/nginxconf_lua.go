@@ -383,8 +383,16 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	}
 	writeUpstreamHeaders(w, directive, "$kubectl_ingress_upstream_host", connection)
 	writeBackendHeadersWith(w, directive, c.Global.BackendHeaders)
+	unavailable := shape != nil && shape.Unavailable
 	for _, h := range luaHeaderVars {
+		if unavailable && (h.header == "X-Code" || h.header == "X-Format") {
+			continue // writeUnavailableHeaders's
+		}
 		w.line(directive, h.header, h.variable)
+	}
+	if unavailable {
+		// the route's labels, which the router sets in a shape location
+		writeUnavailableHeaders(w, directive)
 	}
 	if shape != nil && shape.Auth != nil {
 		writeAuthHeadersOf(w, shape.Auth, directive)

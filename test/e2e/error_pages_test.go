@@ -158,6 +158,7 @@ func TestErrorPages(t *testing.T) {
 	opts := render.DefaultOptions()
 	opts.DefaultBackendService = "e2e/errors"
 	n := startNginxWith(t, errorPagesManifests(appPort, errs.port), nginxOptions{build: &opts})
+	n.requireLuaRouted(t, "pages.example.com", "raw.example.com", "down.example.com", "down-pages.example.com", "global.example.com")
 	for _, p := range n.problems {
 		t.Errorf("problem: %s", p)
 	}
