@@ -45,9 +45,14 @@ type LocationShape struct {
 	Snippet *Snippet
 	// Protocol is "GRPC" or "GRPCS" for a gRPC backend (backend-protocol):
 	// the location passes with grpc_pass and sets the request headers with
-	// grpc_set_header; "" for proxy_pass (HTTP, or HTTPS through the
-	// router's scheme variable).
+	// grpc_set_header; "HTTPS" for an HTTPS backend with ProxySSL; "" for
+	// proxy_pass (HTTP, or HTTPS through the router's scheme variable).
 	Protocol string
+	// ProxySSL is the TLS client side of an HTTPS or GRPCS backend
+	// (proxy-ssl-*; nil for nginx's defaults): the location's
+	// proxy_ssl_* or grpc_ssl_* lines and its own upstream block, as the
+	// classic location's.
+	ProxySSL *ProxySSL
 	// Mirror is the location's mirror-target (nil for none): the mirror
 	// lines, and an internal location of the router's server per distinct
 	// target (MirrorPath), shared by the Ingresses that mirror to it.
@@ -66,8 +71,16 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 	if len(s.Errors.Codes) == 0 {
 		s.Errors = ErrorPages{}
 	}
-	if p := strings.ToUpper(l.Settings.BackendProtocol); p == "GRPC" || p == "GRPCS" {
+	switch p := strings.ToUpper(l.Settings.BackendProtocol); p {
+	case "GRPC", "GRPCS":
 		s.Protocol = p
+		if p == "GRPCS" {
+			s.ProxySSL = l.Settings.ProxySSL
+		}
+	case "HTTPS":
+		if l.Settings.ProxySSL != nil {
+			s.Protocol, s.ProxySSL = p, l.Settings.ProxySSL
+		}
 	}
 	if l.Settings.Denied == "" { // a denied location answers 503 first
 		s.Mirror = l.Settings.Mirror
@@ -92,7 +105,7 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 	// written in the location only (neither has an http-level line): the
 	// location's whole value
 	out.ConnectionHeader = p.ConnectionHeader
-	if r := p.Redirect; r != nil && !r.Off && !r.Default && s.Protocol == "" && !strings.EqualFold(l.Settings.BackendProtocol, "FCGI") {
+	if r := p.Redirect; r != nil && !r.Off && !r.Default && !s.isGRPC() && !strings.EqualFold(l.Settings.BackendProtocol, "FCGI") {
 		// "default" needs a proxy_pass without variables: its host is
 		// classic (nginxconf's classicLocationSettings)
 		out.Redirect = r
@@ -131,7 +144,7 @@ func ownPtr[T comparable](v *T, def T) *T {
 // carries client streams): nginx then checks a chunked body's size while
 // it reads it, and the router must not read it first.
 func (s LocationShape) StreamsBody(g *Global) bool {
-	if s.Protocol != "" {
+	if s.isGRPC() {
 		return true
 	}
 	if s.Proxy.RequestBuffering != nil {
@@ -139,6 +152,9 @@ func (s LocationShape) StreamsBody(g *Global) bool {
 	}
 	return !g.ProxyRequestBuffering
 }
+
+// isGRPC says whether the shape passes with grpc_pass.
+func (s LocationShape) isGRPC() bool { return s.Protocol == "GRPC" || s.Protocol == "GRPCS" }
 
 // tuningKey is a canonical text of the proxy tuning ("" for none).
 func (s LocationShape) tuningKey() string {
@@ -218,6 +234,9 @@ func (s LocationShape) Settings() []string {
 	if s.Unavailable {
 		out = append(out, "default-backend for a Service without endpoints")
 	}
+	if ps := s.ProxySSL; ps != nil {
+		out = append(out, "proxy-ssl-secret "+ps.Secret.Namespace+"/"+ps.Secret.Name)
+	}
 	return out
 }
 
@@ -237,12 +256,15 @@ func (s LocationShape) Hash() string {
 	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey(), s.Protocol, s.otherKey())
 }
 
-// otherKey is a canonical text of the shape's mirror and Unavailable
-// ("" for neither).
+// otherKey is a canonical text of the shape's mirror, Unavailable and
+// ProxySSL ("" for none).
 func (s LocationShape) otherKey() string {
 	k := s.Mirror.key()
 	if s.Unavailable {
 		k += "\x00unavailable"
+	}
+	if s.ProxySSL != nil {
+		k += fmt.Sprintf("\x00proxy-ssl\x00%+v", *s.ProxySSL)
 	}
 	return k
 }

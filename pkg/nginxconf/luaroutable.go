@@ -24,7 +24,9 @@ import (
 // proxy-cookie-path, client-body-buffer-size, connection-proxy-header,
 // proxy-redirect-from and -to (but "default"), mirror-target (an internal
 // location per distinct mirror), a default-backend answering for a
-// Service without endpoints, auth-url, backend-protocol
+// Service without endpoints, proxy-ssl-* (the TLS lines and an upstream
+// block per distinct setting, as the classic writer's), auth-url,
+// backend-protocol
 // GRPC and GRPCS (grpc_pass and grpc_set_header) and a
 // configuration-snippet but for the directives model.Snippet.ShapeBlocker
 // names; rewrite-target as the classic writer, on regex locations only),
@@ -81,7 +83,6 @@ var classicLocationSettings = []struct {
 		p := strings.ToUpper(l.Settings.BackendProtocol)
 		return p != "" && p != "HTTP" && p != "HTTPS" && !isGRPC(p)
 	}},
-	{"proxy-ssl-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ProxySSL != nil }},
 	{"enable-rewrite-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.Rewrite }},
 	{"enable-modsecurity", func(_ *model.Config, l *model.Location) bool { return l.Settings.ModSecurity != nil }},
 	{"proxy-redirect-from", func(_ *model.Config, l *model.Location) bool {

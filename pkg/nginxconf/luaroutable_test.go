@@ -148,7 +148,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"CORS": "lua", "Limits": "model", "CustomDefaultBackend": "model", "ErrorPages": "lua",
 			"Mirror": "lua", "CustomHeaders": "lua", "FastCGI": "backend-protocol", "Denied": "lua",
 			"ExternalAuth": "lua", "GlobalAuthOff": "lua", "Satisfy": "satisfy", "BasicAuth": "lua",
-			"ClientAuth": "auth-tls-secret", "ProxySSL": "proxy-ssl-secret", "Logs": "model", "PreserveTrailingSlash": "lua",
+			"ClientAuth": "auth-tls-secret", "ProxySSL": "lua", "Logs": "model", "PreserveTrailingSlash": "lua",
 			"ModSecurity": "enable-modsecurity", "Snippet": "configuration-snippet",
 		},
 		reflect.TypeOf(model.ProxySettings{}): {

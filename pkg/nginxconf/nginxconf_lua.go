@@ -400,13 +400,23 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	if shape != nil && shape.Snippet != nil {
 		writeShapeSnippet(w, c, shape)
 	}
+	var ps *model.ProxySSL
+	if shape != nil {
+		ps = shape.ProxySSL
+	}
+	// proxy-ssl-*: the lines and the upstream block of the classic
+	// location's (nginx's defaults without them)
+	writeProxySSL(w, ps, protocol)
 	switch protocol {
 	case "GRPC":
 		w.line("grpc_pass", "grpc://upstream_balancer")
 	case "GRPCS":
-		// without proxy-ssl-* (a host with them is classic): nginx's
-		// grpc_ssl_* defaults, as the classic location's
-		w.line("grpc_pass", "grpcs://upstream_balancer")
+		w.line("grpc_pass", "grpcs://"+balancerUpstream(ps, protocol))
+	case "HTTPS":
+		w.line("proxy_pass", "https://"+balancerUpstream(ps, protocol))
+		if shape.Proxy.Redirect != nil {
+			writeTextRewrite(w, "proxy_redirect", *shape.Proxy.Redirect)
+		}
 	default:
 		w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
 		if shape != nil && shape.Proxy.Redirect != nil {

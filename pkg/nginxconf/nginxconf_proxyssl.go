@@ -74,9 +74,15 @@ func balancerUpstream(ps *model.ProxySSL, protocol string) string {
 }
 
 // writeProxySSLUpstreams writes the upstream of each distinct backend TLS
-// setting of the locations, sorted by name.
+// setting of the locations and of the Lua router's shape locations,
+// sorted by name.
 func writeProxySSLUpstreams(w *confWriter, c *model.Config) {
 	names := map[string]bool{}
+	for _, shape := range w.shapes { // the Lua router's (none in classic mode)
+		if name := balancerUpstream(shape.ProxySSL, shape.Protocol); name != "upstream_balancer" {
+			names[name] = true
+		}
+	}
 	for i := range c.Servers {
 		for j := range c.Servers[i].Locations {
 			st := &c.Servers[i].Locations[j].Settings

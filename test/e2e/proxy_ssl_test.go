@@ -99,6 +99,7 @@ data:
 	if len(n.problems) > 0 {
 		t.Fatalf("problems: %v", n.problems)
 	}
+	n.requireLuaRouted(t, "noverify.example.com", "verified.example.com", "wrongname.example.com", "wrongca.example.com", "mtls.example.com")
 	for _, tc := range []struct {
 		host   string
 		status int
