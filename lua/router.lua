@@ -666,6 +666,10 @@ function _M.rewrite()
       -- route, nginx's own included, meets them as in a classic location)
       return ngx.exec(r.error_shape)
     end
+    if not set_server_name then
+      -- a shape location may read it (a FastCGI backend's SERVER_NAME)
+      ngx_var.kubectl_ingress_server_name = c.host
+    end
   elseif r.every_phase and ngx_var.kubectl_ingress_error_shape ~= EVERY_PHASE_LOCATION then
     -- auth-type basic, CORS, custom-headers: the location with auth_basic,
     -- access() and header_filter()

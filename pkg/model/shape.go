@@ -45,7 +45,8 @@ type LocationShape struct {
 	Snippet *Snippet
 	// Protocol is "GRPC" or "GRPCS" for a gRPC backend (backend-protocol):
 	// the location passes with grpc_pass and sets the request headers with
-	// grpc_set_header; "HTTPS" for an HTTPS backend with ProxySSL; "" for
+	// grpc_set_header; "HTTPS" for an HTTPS backend with ProxySSL; "FCGI"
+	// for a FastCGI backend (fastcgi_pass); "" for
 	// proxy_pass (HTTP, or HTTPS through the router's scheme variable).
 	Protocol string
 	// ProxySSL is the TLS client side of an HTTPS or GRPCS backend
@@ -53,6 +54,9 @@ type LocationShape struct {
 	// proxy_ssl_* or grpc_ssl_* lines and its own upstream block, as the
 	// classic location's.
 	ProxySSL *ProxySSL
+	// FastCGI are the FastCGI settings of a Protocol "FCGI" shape (nil for
+	// none): the location's fastcgi_param lines and fastcgi_pass.
+	FastCGI *FastCGI
 	// Mirror is the location's mirror-target (nil for none): the mirror
 	// lines, and an internal location of the router's server per distinct
 	// target (MirrorPath), shared by the Ingresses that mirror to it.
@@ -81,6 +85,8 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 		if l.Settings.ProxySSL != nil {
 			s.Protocol, s.ProxySSL = p, l.Settings.ProxySSL
 		}
+	case "FCGI":
+		s.Protocol, s.FastCGI = p, l.Settings.FastCGI
 	}
 	if l.Settings.Denied == "" { // a denied location answers 503 first
 		s.Mirror = l.Settings.Mirror
@@ -256,8 +262,8 @@ func (s LocationShape) Hash() string {
 	return shapeHash(s.Errors.ShapeKey(), s.tuningKey(), s.authKey(), s.Snippet.ShapeKey(), s.Protocol, s.otherKey())
 }
 
-// otherKey is a canonical text of the shape's mirror, Unavailable and
-// ProxySSL ("" for none).
+// otherKey is a canonical text of the shape's mirror, Unavailable,
+// ProxySSL and FastCGI ("" for none).
 func (s LocationShape) otherKey() string {
 	k := s.Mirror.key()
 	if s.Unavailable {
@@ -265,6 +271,9 @@ func (s LocationShape) otherKey() string {
 	}
 	if s.ProxySSL != nil {
 		k += fmt.Sprintf("\x00proxy-ssl\x00%+v", *s.ProxySSL)
+	}
+	if s.FastCGI != nil {
+		k += fmt.Sprintf("\x00fastcgi\x00%+v", *s.FastCGI)
 	}
 	return k
 }

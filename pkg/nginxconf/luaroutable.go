@@ -26,7 +26,7 @@ import (
 // location per distinct mirror), a default-backend answering for a
 // Service without endpoints, proxy-ssl-* (the TLS lines and an upstream
 // block per distinct setting, as the classic writer's), auth-url,
-// backend-protocol
+// backend-protocol FCGI (fastcgi_pass and its params), backend-protocol
 // GRPC and GRPCS (grpc_pass and grpc_set_header) and a
 // configuration-snippet but for the directives model.Snippet.ShapeBlocker
 // names; rewrite-target as the classic writer, on regex locations only),
@@ -77,12 +77,6 @@ var classicLocationSettings = []struct {
 		return l.Settings.Satisfy == "any" && !l.Settings.Access.DenyAll
 	}},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
-	{"backend-protocol", func(_ *model.Config, l *model.Location) bool {
-		// HTTPS through the router location's $kubectl_ingress_upstream_scheme,
-		// GRPC and GRPCS in a shape location with grpc_pass
-		p := strings.ToUpper(l.Settings.BackendProtocol)
-		return p != "" && p != "HTTP" && p != "HTTPS" && !isGRPC(p)
-	}},
 	{"enable-rewrite-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.Rewrite }},
 	{"enable-modsecurity", func(_ *model.Config, l *model.Location) bool { return l.Settings.ModSecurity != nil }},
 	{"proxy-redirect-from", func(_ *model.Config, l *model.Location) bool {

@@ -39,7 +39,7 @@ func TestLuaRoutable(t *testing.T) {
 			loc(model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
 			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, BackendProtocol: "FCGI"}},
 			{Path: "/g", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{BackendProtocol: "grpcs"}},
-		}}, want: []string{"backend-protocol on Ingress team/other", "enable-rewrite-log on Ingress team/other", "enable-rewrite-log on Ingress team/web"}},
+		}}, want: []string{"enable-rewrite-log on Ingress team/other", "enable-rewrite-log on Ingress team/web"}},
 		{name: "body size without request buffering: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Proxy: model.ProxySettings{BodySize: "8m"}})}},
 			global: func(g *model.Global) { g.ProxyRequestBuffering = false }},
@@ -144,9 +144,9 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 		},
 		reflect.TypeOf(model.LocationSettings{}): {
 			"RewriteTarget": "lua", "XForwardedPrefix": "lua", "AppRoot": "model", "SSLRedirect": "lua", "ForceSSLRedirect": "lua",
-			"BackendProtocol": "backend-protocol", "UpstreamVhost": "lua", "Proxy": "model", "Redirect": "lua", "Access": "lua",
+			"BackendProtocol": "lua", "UpstreamVhost": "lua", "Proxy": "model", "Redirect": "lua", "Access": "lua",
 			"CORS": "lua", "Limits": "model", "CustomDefaultBackend": "model", "ErrorPages": "lua",
-			"Mirror": "lua", "CustomHeaders": "lua", "FastCGI": "backend-protocol", "Denied": "lua",
+			"Mirror": "lua", "CustomHeaders": "lua", "FastCGI": "lua", "Denied": "lua",
 			"ExternalAuth": "lua", "GlobalAuthOff": "lua", "Satisfy": "satisfy", "BasicAuth": "lua",
 			"ClientAuth": "auth-tls-secret", "ProxySSL": "lua", "Logs": "model", "PreserveTrailingSlash": "lua",
 			"ModSecurity": "enable-modsecurity", "Snippet": "configuration-snippet",

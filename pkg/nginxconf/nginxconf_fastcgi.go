@@ -39,6 +39,13 @@ var fastCGIStandardParams = [][]string{
 // writeFastCGI writes the FastCGI lines of a location; f may be nil (FCGI
 // without index or params).
 func writeFastCGI(w *confWriter, f *model.FastCGI) {
+	writeFastCGIServer(w, f, "$server_name")
+}
+
+// writeFastCGIServer is writeFastCGI with the value of SERVER_NAME: the
+// Lua router's server is "_", its shape location passes the host entry
+// the router chose ($kubectl_ingress_server_name).
+func writeFastCGIServer(w *confWriter, f *model.FastCGI, serverName string) {
 	own := map[string]bool{}
 	if f != nil {
 		for _, p := range f.Params {
@@ -46,9 +53,13 @@ func writeFastCGI(w *confWriter, f *model.FastCGI) {
 		}
 	}
 	for _, p := range fastCGIStandardParams {
-		if !own[p[0]] {
-			w.line(append([]string{"fastcgi_param"}, p...)...)
+		if own[p[0]] {
+			continue
 		}
+		if p[0] == "SERVER_NAME" {
+			p = []string{p[0], serverName}
+		}
+		w.line(append([]string{"fastcgi_param"}, p...)...)
 	}
 	if f != nil {
 		if f.Index != "" {

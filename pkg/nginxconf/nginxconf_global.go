@@ -188,9 +188,11 @@ func writeAccessLog(w *confWriter, g model.Global) {
 	// checked against the allowlist of pkg/annotations), and q escapes its
 	// quotes and backslashes.
 	w.line(append(format, w.q(logFormatOf(w, l.FormatUpstream)))...)
-	if w.routerServerName(l.FormatUpstream) {
+	if w.router != nil {
 		// The Lua router's server is "_": the router sets the host entry
-		// that classic nginx's $server_name would be (router.lua).
+		// that classic nginx's $server_name would be (router.lua), for the
+		// access log and the shape locations (a FastCGI backend's
+		// SERVER_NAME).
 		w.open("map", `""`, "$"+luaServerNameVar)
 		w.line("default", "$server_name")
 		w.close()

@@ -412,6 +412,8 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 		w.line("grpc_pass", "grpc://upstream_balancer")
 	case "GRPCS":
 		w.line("grpc_pass", "grpcs://"+balancerUpstream(ps, protocol))
+	case "FCGI":
+		writeFastCGIServer(w, shape.FastCGI, "$"+luaServerNameVar)
 	case "HTTPS":
 		w.line("proxy_pass", "https://"+balancerUpstream(ps, protocol))
 		if shape.Proxy.Redirect != nil {

@@ -283,7 +283,8 @@ data:
 
 // TestFastCGI: backend-protocol FCGI talks FastCGI to the endpoint (a Go
 // net/http/fcgi server) through the Lua balancer, with nginx's standard
-// params, fastcgi-index and the params of fastcgi-params-configmap.
+// params (SERVER_NAME the host, also from the Lua router's server "_"),
+// fastcgi-index and the params of fastcgi-params-configmap.
 func TestFastCGI(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -298,6 +299,7 @@ func TestFastCGI(t *testing.T) {
 			_ = json.NewEncoder(w).Encode(map[string]string{
 				"method": r.Method, "uri": r.URL.RequestURI(), "body": string(b),
 				"SCRIPT_FILENAME": env["SCRIPT_FILENAME"], "APP_ENV": env["APP_ENV"], "host": r.Host,
+				"SERVER_NAME": env["SERVER_NAME"],
 			})
 		}))
 	}()
@@ -316,11 +318,12 @@ data:
 	if len(n.problems) != 0 {
 		t.Fatalf("problems: %v", n.problems)
 	}
+	n.requireLuaRouted(t, "php.example.com")
 	for _, tc := range []struct {
 		method, path, body string
 		want               map[string]string
 	}{
-		{"GET", "/app/?a=1", "", map[string]string{"method": "GET", "uri": "/app/?a=1", "SCRIPT_FILENAME": "/srv/www/app/index.php", "APP_ENV": "prod; {x}", "host": "php.example.com"}},
+		{"GET", "/app/?a=1", "", map[string]string{"method": "GET", "uri": "/app/?a=1", "SCRIPT_FILENAME": "/srv/www/app/index.php", "APP_ENV": "prod; {x}", "host": "php.example.com", "SERVER_NAME": "php.example.com"}},
 		{"POST", "/form.php", "name=x", map[string]string{"method": "POST", "uri": "/form.php", "body": "name=x", "SCRIPT_FILENAME": "/srv/www/form.php"}},
 	} {
 		status, body, _ := n.sendBody(t, tc.method, "php.example.com", tc.path, tc.body)
