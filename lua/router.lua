@@ -202,6 +202,7 @@ local function compile_path(p)
     r.error_shape = s.shape
   end
   r.stream_body = s.streamBody == true
+  r.server_name = s.serverName == true
   if type(s.authScope) == "string" and s.authScope ~= "" then
     r.auth_scope = s.authScope
   end
@@ -666,8 +667,8 @@ function _M.rewrite()
       -- route, nginx's own included, meets them as in a classic location)
       return ngx.exec(r.error_shape)
     end
-    if not set_server_name then
-      -- a shape location may read it (a FastCGI backend's SERVER_NAME)
+    if r.server_name and not set_server_name then
+      -- the shape location reads it (a FastCGI backend's SERVER_NAME)
       ngx_var.kubectl_ingress_server_name = c.host
     end
   elseif r.every_phase and ngx_var.kubectl_ingress_error_shape ~= EVERY_PHASE_LOCATION then

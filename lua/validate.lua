@@ -441,6 +441,9 @@ local function check_settings(s)
   if not is_null(s.streamBody) and type(s.streamBody) ~= "boolean" then
     return "streamBody", "must be true or false"
   end
+  if not is_null(s.serverName) and type(s.serverName) ~= "boolean" then
+    return "serverName", "must be true or false"
+  end
   if not is_null(s.errorPages) then
     local ep = s.errorPages
     if type(ep.backend) ~= "string" then

@@ -157,6 +157,10 @@ type RouteSettings struct {
 	// body against its shape's client_max_body_size while reading it, and
 	// the router does not read the body first.
 	StreamBody bool `json:"streamBody,omitempty"`
+	// ServerName is true when the route's Shape reads the host entry the
+	// router chose as $kubectl_ingress_server_name (a FastCGI backend's
+	// SERVER_NAME, where the router's server says "_"): the router sets it.
+	ServerName bool `json:"serverName,omitempty"`
 	// AuthScope starts the key of the auth service's answers cached for
 	// the route (auth-cache-key): its host, path type and path, so that an
 	// answer cached for one route never lets a request in on another of
@@ -401,6 +405,7 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 	shape := model.ShapeOf(c, l)
 	rs.Shape = shape.Location()
 	rs.StreamBody = shape.StreamsBody(g)
+	rs.ServerName = shape.Protocol == "FCGI"
 	if shape.Auth != nil && shape.Auth.CacheKey != "" {
 		// HostRoutesOf puts the host before it
 		rs.AuthScope = string(l.PathType) + " " + l.Path

@@ -15,3 +15,18 @@ type LocationModSecurity struct {
 	// variables ("$request_id"), validated by annotations.
 	TransactionID string
 }
+
+// Writes says whether m gives its locations a line of their own beside
+// the ConfigMap's ModSecurity g (nginxconf's writeLocationModSecurity): it
+// turns g's off, turns it on, adds the Core Rule Set or a transaction id.
+func (m *LocationModSecurity) Writes(g ModSecurity) bool {
+	switch {
+	case m == nil:
+		return false
+	case m.EnableSet && !m.Enable:
+		return g.Enable
+	case !m.Enable && !g.Enable:
+		return false
+	}
+	return !g.Enable || (m.OWASPRules && !g.OWASPCoreRules) || m.TransactionID != ""
+}

@@ -57,6 +57,10 @@ type LocationShape struct {
 	// FastCGI are the FastCGI settings of a Protocol "FCGI" shape (nil for
 	// none): the location's fastcgi_param lines and fastcgi_pass.
 	FastCGI *FastCGI
+	// ModSecurity is the location's enable-modsecurity,
+	// enable-owasp-core-rules and modsecurity-transaction-id when they
+	// write a line beside the ConfigMap's (nil otherwise).
+	ModSecurity *LocationModSecurity
 	// Mirror is the location's mirror-target (nil for none): the mirror
 	// lines, and an internal location of the router's server per distinct
 	// target (MirrorPath), shared by the Ingresses that mirror to it.
@@ -92,6 +96,9 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 		s.Mirror = l.Settings.Mirror
 	}
 	s.Unavailable = l.Settings.ErrorPages.Fallback
+	if m := l.Settings.ModSecurity; m.Writes(g.ModSecurity) {
+		s.ModSecurity = m
+	}
 	p, out := &l.Settings.Proxy, &s.Proxy
 	out.Buffering = ownPtr(p.Buffering, g.ProxyBuffering)
 	out.RequestBuffering = ownPtr(p.RequestBuffering, g.ProxyRequestBuffering)
@@ -243,6 +250,9 @@ func (s LocationShape) Settings() []string {
 	if ps := s.ProxySSL; ps != nil {
 		out = append(out, "proxy-ssl-secret "+ps.Secret.Namespace+"/"+ps.Secret.Name)
 	}
+	if s.ModSecurity != nil {
+		out = append(out, "enable-modsecurity")
+	}
 	return out
 }
 
@@ -263,7 +273,7 @@ func (s LocationShape) Hash() string {
 }
 
 // otherKey is a canonical text of the shape's mirror, Unavailable,
-// ProxySSL and FastCGI ("" for none).
+// ProxySSL, FastCGI and ModSecurity ("" for none).
 func (s LocationShape) otherKey() string {
 	k := s.Mirror.key()
 	if s.Unavailable {
@@ -274,6 +284,9 @@ func (s LocationShape) otherKey() string {
 	}
 	if s.FastCGI != nil {
 		k += fmt.Sprintf("\x00fastcgi\x00%+v", *s.FastCGI)
+	}
+	if s.ModSecurity != nil {
+		k += fmt.Sprintf("\x00modsecurity\x00%+v", *s.ModSecurity)
 	}
 	return k
 }

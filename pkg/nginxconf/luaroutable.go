@@ -26,7 +26,8 @@ import (
 // location per distinct mirror), a default-backend answering for a
 // Service without endpoints, proxy-ssl-* (the TLS lines and an upstream
 // block per distinct setting, as the classic writer's), auth-url,
-// backend-protocol FCGI (fastcgi_pass and its params), backend-protocol
+// backend-protocol FCGI (fastcgi_pass and its params), enable-modsecurity,
+// enable-owasp-core-rules, modsecurity-transaction-id, backend-protocol
 // GRPC and GRPCS (grpc_pass and grpc_set_header) and a
 // configuration-snippet but for the directives model.Snippet.ShapeBlocker
 // names; rewrite-target as the classic writer, on regex locations only),
@@ -78,7 +79,6 @@ var classicLocationSettings = []struct {
 	}},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
 	{"enable-rewrite-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.Rewrite }},
-	{"enable-modsecurity", func(_ *model.Config, l *model.Location) bool { return l.Settings.ModSecurity != nil }},
 	{"proxy-redirect-from", func(_ *model.Config, l *model.Location) bool {
 		// "default" needs a proxy_pass without variables; any other is
 		// the shape's proxy_redirect

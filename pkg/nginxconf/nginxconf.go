@@ -156,7 +156,7 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 	loadModule(w, o, "ngx_http_headers_more_filter_module.so")
 	writeStreamModules(w, c, o)
 	writeGlobalModules(w, c.Global, o)
-	if modSecurityLoaded(c) {
+	if modSecurityLoaded(c, w.shapes) {
 		loadModule(w, o, modSecurityModule)
 	}
 	writeGeoIP2Module(w, &c.Global, o)

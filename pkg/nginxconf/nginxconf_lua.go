@@ -324,6 +324,7 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	protocol := ""
 	if shape != nil {
 		protocol = shape.Protocol
+		writeLocationModSecurity(w, &c.Global, shape.ModSecurity)
 		if b := shape.Proxy.ClientBodyBufferSize; b != "" {
 			w.line("client_body_buffer_size", w.q(b))
 		}

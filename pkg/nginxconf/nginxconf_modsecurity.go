@@ -52,11 +52,17 @@ const (
 )
 
 // modSecurityLoaded says whether nginx.conf loads the ModSecurity module:
-// with the ConfigMap's enable-modsecurity or an Ingress's, and only then,
+// with the ConfigMap's enable-modsecurity or an Ingress's (of a location of
+// c or of the Lua router's shapes), and only then,
 // so that a config without them needs no ModSecurity package.
-func modSecurityLoaded(c *model.Config) bool {
+func modSecurityLoaded(c *model.Config, shapes []model.LocationShape) bool {
 	if c.Global.ModSecurity.Enable {
 		return true
+	}
+	for i := range shapes { // the Lua router's
+		if m := shapes[i].ModSecurity; m != nil && m.Enable {
+			return true
+		}
 	}
 	for i := range c.Servers {
 		for j := range c.Servers[i].Locations {
@@ -74,9 +80,8 @@ func modSecurityLoaded(c *model.Config) bool {
 // not set them at http level, the Core Rule Set when asked for and not
 // already at http level, the transaction id; and enable-modsecurity
 // "false" turns the ConfigMap's off.
-func writeLocationModSecurity(w *confWriter, g *model.Global, st *model.LocationSettings) {
-	m := st.ModSecurity
-	if m == nil {
+func writeLocationModSecurity(w *confWriter, g *model.Global, m *model.LocationModSecurity) {
+	if !m.Writes(g.ModSecurity) {
 		return
 	}
 	gm := g.ModSecurity

@@ -85,7 +85,7 @@ func TestLocationModSecurityLines(t *testing.T) {
 		loc := tc.loc
 		st := &model.LocationSettings{ModSecurity: &loc}
 		w := &confWriter{}
-		writeLocationModSecurity(w, &g, st)
+		writeLocationModSecurity(w, &g, st.ModSecurity)
 		got := w.b.String()
 		for _, s := range tc.want {
 			if !strings.Contains(got, s) {
@@ -98,7 +98,7 @@ func TestLocationModSecurityLines(t *testing.T) {
 			}
 		}
 		c := &model.Config{Global: g, Servers: []model.Server{{Locations: []model.Location{{Settings: *st}}}}}
-		if l := modSecurityLoaded(c); l != tc.loaded {
+		if l := modSecurityLoaded(c, nil); l != tc.loaded {
 			t.Errorf("%s: module loaded %v, want %v", tc.name, l, tc.loaded)
 		}
 	}

@@ -144,7 +144,7 @@ func writeLocationClient(w *confWriter, g *model.Global, st *model.LocationSetti
 	if st.Logs.Rewrite {
 		w.line("rewrite_log", "on")
 	}
-	writeLocationModSecurity(w, g, st)
+	writeLocationModSecurity(w, g, st.ModSecurity)
 	if b := st.Proxy.ClientBodyBufferSize; b != "" && b != g.ClientBodyBufferSize {
 		w.line("client_body_buffer_size", w.q(b))
 	}

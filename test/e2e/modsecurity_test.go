@@ -102,6 +102,7 @@ spec:
 	if len(n.problems) != 0 {
 		t.Fatalf("problems: %v", n.problems)
 	}
+	n.requireLuaRouted(t, "waf.example.com", "plain.example.com")
 	errorLog := filepath.Join(n.inst.Prefix(), "logs", "error.log")
 	if a := n.send(t, false, "plain.example.com", "/?q=<script>alert(2)</script>"); a.status != 200 {
 		t.Fatalf("plain host: status %d", a.status)
