@@ -218,6 +218,7 @@ local function compile_path(p)
   if type(s.rewriteTarget) == "string" and s.rewriteTarget ~= "" and type(p.path) == "string" then
     r.rewrite_target = s.rewriteTarget
     r.rewrite_regex = "^" .. p.path
+    r.rewrite_log = s.rewriteLog == true
   end
   if type(s.cors) == "table" then
     r.cors = compile_cors(s.cors)
@@ -423,6 +424,11 @@ end
 -- when the request's path was (quoted); those of the path are not.
 local function rewrite_target(c, r, uri)
   local m = re_match(uri, r.rewrite_regex, "ijo")
+  if r.rewrite_log then
+    -- enable-rewrite-log: the notices of nginx's rewrite log for the
+    -- classic location's "rewrite (?i)^path target break"
+    ngx_log(ngx.NOTICE, '"(?i)', r.rewrite_regex, m and '" matches "' or '" does not match "', uri, '"')
+  end
   if not m then
     return
   end
@@ -456,11 +462,17 @@ local function rewrite_target(c, r, uri)
     elseif args ~= "" then
       target = target .. "?" .. args
     end
+    if r.rewrite_log then
+      ngx_log(ngx.NOTICE, 'rewritten redirect: "', target, '"')
+    end
     return ngx_redirect(target, 302)
   end
   if path == "" then
     ngx_log(ngx_ERR, "router: rewrite-target gave an empty URI for ", uri)
     return ngx_exit(ngx.HTTP_INTERNAL_SERVER_ERROR)
+  end
+  if r.rewrite_log then
+    ngx_log(ngx.NOTICE, 'rewritten data: "', path, '", args: "', new_args or args, '"')
   end
   ngx.req.set_uri(path, false)
   if new_args then

@@ -444,6 +444,9 @@ local function check_settings(s)
   if not is_null(s.serverName) and type(s.serverName) ~= "boolean" then
     return "serverName", "must be true or false"
   end
+  if not is_null(s.rewriteLog) and type(s.rewriteLog) ~= "boolean" then
+    return "rewriteLog", "must be true or false"
+  end
   if not is_null(s.errorPages) then
     local ep = s.errorPages
     if type(ep.backend) ~= "string" then

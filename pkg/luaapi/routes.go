@@ -107,6 +107,10 @@ type RouteSettings struct {
 	// RewriteTarget replaces the URI sent upstream; $1..$9 are the
 	// captures of "(?i)^" + Path.
 	RewriteTarget string `json:"rewriteTarget,omitempty"`
+	// RewriteLog is enable-rewrite-log: the router writes the notices of
+	// nginx's rewrite log for RewriteTarget ("… matches …", "rewritten
+	// data: …").
+	RewriteLog bool `json:"rewriteLog,omitempty"`
 	// UpstreamVhost is the Host header sent upstream ("": the client's).
 	UpstreamVhost string `json:"upstreamVhost,omitempty"`
 	// BackendProtocol is "HTTPS" for a backend spoken to over TLS
@@ -374,6 +378,7 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 	}
 	if l.Regex {
 		rs.RewriteTarget = st.RewriteTarget
+		rs.RewriteLog = st.Logs.Rewrite
 	}
 	rs.UpstreamVhost = st.UpstreamVhost
 	if strings.EqualFold(st.BackendProtocol, "HTTPS") {

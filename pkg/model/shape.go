@@ -61,6 +61,10 @@ type LocationShape struct {
 	// enable-owasp-core-rules and modsecurity-transaction-id when they
 	// write a line beside the ConfigMap's (nil otherwise).
 	ModSecurity *LocationModSecurity
+	// RewriteLog is enable-rewrite-log: rewrite_log on (the notices of the
+	// location's rewrite directives, a snippet's among them; the router
+	// writes the same notices for a route's rewrite-target).
+	RewriteLog bool
 	// Mirror is the location's mirror-target (nil for none): the mirror
 	// lines, and an internal location of the router's server per distinct
 	// target (MirrorPath), shared by the Ingresses that mirror to it.
@@ -99,6 +103,7 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 	if m := l.Settings.ModSecurity; m.Writes(g.ModSecurity) {
 		s.ModSecurity = m
 	}
+	s.RewriteLog = l.Settings.Logs.Rewrite
 	p, out := &l.Settings.Proxy, &s.Proxy
 	out.Buffering = ownPtr(p.Buffering, g.ProxyBuffering)
 	out.RequestBuffering = ownPtr(p.RequestBuffering, g.ProxyRequestBuffering)
@@ -253,6 +258,9 @@ func (s LocationShape) Settings() []string {
 	if s.ModSecurity != nil {
 		out = append(out, "enable-modsecurity")
 	}
+	if s.RewriteLog {
+		out = append(out, "enable-rewrite-log")
+	}
 	return out
 }
 
@@ -273,7 +281,7 @@ func (s LocationShape) Hash() string {
 }
 
 // otherKey is a canonical text of the shape's mirror, Unavailable,
-// ProxySSL, FastCGI and ModSecurity ("" for none).
+// ProxySSL, FastCGI, ModSecurity and RewriteLog ("" for none).
 func (s LocationShape) otherKey() string {
 	k := s.Mirror.key()
 	if s.Unavailable {
@@ -287,6 +295,9 @@ func (s LocationShape) otherKey() string {
 	}
 	if s.ModSecurity != nil {
 		k += fmt.Sprintf("\x00modsecurity\x00%+v", *s.ModSecurity)
+	}
+	if s.RewriteLog {
+		k += "\x00rewrite-log"
 	}
 	return k
 }

@@ -27,7 +27,8 @@ import (
 // Service without endpoints, proxy-ssl-* (the TLS lines and an upstream
 // block per distinct setting, as the classic writer's), auth-url,
 // backend-protocol FCGI (fastcgi_pass and its params), enable-modsecurity,
-// enable-owasp-core-rules, modsecurity-transaction-id, backend-protocol
+// enable-owasp-core-rules, modsecurity-transaction-id, enable-rewrite-log,
+// backend-protocol
 // GRPC and GRPCS (grpc_pass and grpc_set_header) and a
 // configuration-snippet but for the directives model.Snippet.ShapeBlocker
 // names; rewrite-target as the classic writer, on regex locations only),
@@ -78,7 +79,6 @@ var classicLocationSettings = []struct {
 		return l.Settings.Satisfy == "any" && !l.Settings.Access.DenyAll
 	}},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
-	{"enable-rewrite-log", func(_ *model.Config, l *model.Location) bool { return l.Settings.Logs.Rewrite }},
 	{"proxy-redirect-from", func(_ *model.Config, l *model.Location) bool {
 		// "default" needs a proxy_pass without variables; any other is
 		// the shape's proxy_redirect

@@ -39,7 +39,7 @@ func TestLuaRoutable(t *testing.T) {
 			loc(model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
 			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, BackendProtocol: "FCGI"}},
 			{Path: "/g", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{BackendProtocol: "grpcs"}},
-		}}, want: []string{"enable-rewrite-log on Ingress team/other", "enable-rewrite-log on Ingress team/web"}},
+		}}},
 		{name: "body size without request buffering: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Proxy: model.ProxySettings{BodySize: "8m"}})}},
 			global: func(g *model.Global) { g.ProxyRequestBuffering = false }},
@@ -96,13 +96,13 @@ func TestLuaHosts(t *testing.T) {
 	c := &model.Config{Global: model.DefaultGlobal(), Servers: []model.Server{
 		{Hostname: "_"},
 		{Hostname: "a.example.com"},
-		{Hostname: "b.example.com", Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}}}}},
+		{Hostname: "b.example.com", SSLCiphers: "HIGH", Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing}}},
 	}}
 	lua, classic := LuaHosts(c)
 	if !reflect.DeepEqual(lua, []string{"_", "a.example.com"}) {
 		t.Errorf("lua = %v", lua)
 	}
-	if len(classic) != 1 || len(classic["b.example.com"]) != 1 || classic["b.example.com"][0].Setting != "enable-rewrite-log" {
+	if len(classic) != 1 || len(classic["b.example.com"]) != 1 || classic["b.example.com"][0].Setting != "ssl-ciphers" {
 		t.Errorf("classic = %v", classic)
 	}
 	// A catch-all the router cannot serve keeps every host classic.
@@ -166,7 +166,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"RPS": "lua", "Connections": "lua", "BurstMultiplier": "lua", "Exempt": "lua",
 			"RPM": "lua", "Rate": "lua", "RateAfter": "lua",
 		},
-		reflect.TypeOf(model.LocationLogs{}): {"AccessOff": "lua", "Rewrite": "enable-rewrite-log"},
+		reflect.TypeOf(model.LocationLogs{}): {"AccessOff": "lua", "Rewrite": "lua"},
 	}
 	for typ, known := range fields {
 		for i := 0; i < typ.NumField(); i++ {

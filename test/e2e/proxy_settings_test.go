@@ -231,6 +231,7 @@ func TestAccessAndRewriteLog(t *testing.T) {
 		nsIngressOf("e2e", "logged", "2026-01-01T00:00:01Z", "logs.test", "Prefix", "/logged-path", "web")+
 		nsIngressOf("e2e", "rewritten", "2026-01-01T00:00:02Z", "rewrite.test", "Prefix", "/old-path", "web",
 			"enable-rewrite-log", "true", "rewrite-target", "/new-path"))
+	n.requireLuaRouted(t, "logs.test", "rewrite.test")
 	for _, p := range []string{"/quiet-path", "/logged-path", "/old-path"} {
 		host := "logs.test"
 		if p == "/old-path" {
