@@ -594,10 +594,13 @@ end
 -- check_chunked_body measures a chunked body against proxy-body-size: it
 -- reads it now (nginx reads it whole before proxying anyway with request
 -- buffering on; a route that streams its body is in a shape location
--- whose client_max_body_size is its own).
+-- whose client_max_body_size is its own). An HTTP/2 request without a
+-- Content-Length is read the same way (nginx reads its body as a chunked
+-- one; reading none costs nothing).
 -- length is the request's $content_length (nil when it has none).
 local function check_chunked_body(r, length)
-  if r.body_limit > 0 and not r.stream_body and not length and ngx_var.http_transfer_encoding then
+  if r.body_limit > 0 and not r.stream_body and not length
+    and (ngx_var.http_transfer_encoding or ngx.req.http_version() == 2) then
     ngx.req.read_body()
     if body_size() > r.body_limit then
       ngx_log(ngx.INFO, "router: client intended to send too large chunked body")

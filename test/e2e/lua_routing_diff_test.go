@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net/http"
@@ -154,6 +155,18 @@ data:
 					differ++
 					t.Errorf("POST http://%s/ of %d bytes (chunked %v): classic %d, lua %d", host, size, chunked, cs, ls)
 				}
+			}
+		}
+	}
+	// the same over HTTP/2 without a Content-Length (nginx reads such a
+	// body as it reads a chunked one)
+	for _, host := range []string{"bs.example.com", "bb.example.com", "bst.example.com", "a.example.com"} {
+		for _, size := range []int{500, 2 << 10, 2 << 20, 4 << 20} {
+			cs, ls := postBodyH2(t, classic, host, size), postBodyH2(t, lua.liveNginx, host, size)
+			kinds[fmt.Sprintf("%d body (HTTP/2)", cs)]++
+			if cs != ls {
+				differ++
+				t.Errorf("POST https://%s/ of %d bytes over HTTP/2 without a length: classic %d, lua %d", host, size, cs, ls)
 			}
 		}
 	}
@@ -323,6 +336,32 @@ func corsAnswer(r *http.Response, body []byte) string {
 	}
 	slices.Sort(hs)
 	return fmt.Sprintf("%d %.60q %v", r.StatusCode, body, hs)
+}
+
+// postBodyH2 POSTs size bytes to https://host/ over HTTP/2 without a
+// Content-Length and returns the status (-1 when nginx reset the stream
+// before answering).
+func postBodyH2(t *testing.T, n *liveNginx, host string, size int) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "https://127.0.0.1:"+strconv.Itoa(n.httpsPort)+"/", io.MultiReader(bytes.NewReader(make([]byte, size))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host, req.ContentLength = host, -1
+	tr := &http.Transport{TLSClientConfig: &tls.Config{ServerName: host, InsecureSkipVerify: true}, ForceAttemptHTTP2: true}
+	tr.Protocols = new(http.Protocols)
+	tr.Protocols.SetHTTP2(true)
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: tr}).Do(req)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("answer over %s, want HTTP/2", resp.Proto)
+	}
+	return resp.StatusCode
 }
 
 // postBody POSTs size bytes to http://host/ (with Content-Length, or
