@@ -334,6 +334,8 @@ local ngx_re_find = ngx.re.find
 
 local MATCH_KINDS = { exact = true, prefix = true, regex = true }
 local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
+-- ROUTE_FLAGS are the route settings that are true or false when given.
+local ROUTE_FLAGS = { "streamBody", "serverName", "rewriteLog" }
 
 -- a_header_list accepts [{name, value, vars}, …]: a header name made of
 -- token characters, a string value.
@@ -438,14 +440,10 @@ local function check_settings(s)
   if not is_null(s.authScope) and type(s.authScope) ~= "string" then
     return "authScope", "must be a string"
   end
-  if not is_null(s.streamBody) and type(s.streamBody) ~= "boolean" then
-    return "streamBody", "must be true or false"
-  end
-  if not is_null(s.serverName) and type(s.serverName) ~= "boolean" then
-    return "serverName", "must be true or false"
-  end
-  if not is_null(s.rewriteLog) and type(s.rewriteLog) ~= "boolean" then
-    return "rewriteLog", "must be true or false"
+  for _, flag in ipairs(ROUTE_FLAGS) do
+    if not is_null(s[flag]) and type(s[flag]) ~= "boolean" then
+      return flag, "must be true or false"
+    end
   end
   if not is_null(s.errorPages) then
     local ep = s.errorPages

@@ -351,6 +351,15 @@ func postBodyH2(t *testing.T, n *liveNginx, host string, size int) int {
 	tr := &http.Transport{TLSClientConfig: &tls.Config{ServerName: host, InsecureSkipVerify: true}, ForceAttemptHTTP2: true}
 	tr.Protocols = new(http.Protocols)
 	tr.Protocols.SetHTTP2(true)
+	return postStatus(t, req, tr, 2)
+}
+
+// postStatus sends req through tr (closed after) and returns the answer's
+// status, its body read; -1 when no answer came (nginx may answer 413 and
+// close before the body is sent). major is the HTTP version the answer
+// must have.
+func postStatus(t *testing.T, req *http.Request, tr *http.Transport, major int) int {
+	t.Helper()
 	defer tr.CloseIdleConnections()
 	resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: tr}).Do(req)
 	if err != nil {
@@ -358,8 +367,8 @@ func postBodyH2(t *testing.T, n *liveNginx, host string, size int) int {
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, resp.Body)
-	if resp.ProtoMajor != 2 {
-		t.Fatalf("answer over %s, want HTTP/2", resp.Proto)
+	if resp.ProtoMajor != major {
+		t.Fatalf("answer over %s, want HTTP/%d", resp.Proto, major)
 	}
 	return resp.StatusCode
 }
@@ -383,14 +392,5 @@ func postBody(t *testing.T, n *liveNginx, host string, size int, chunked bool, w
 	for _, f := range with {
 		f(req)
 	}
-	tr := &http.Transport{Proxy: nil}
-	defer tr.CloseIdleConnections()
-	resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: tr}).Do(req)
-	if err != nil {
-		// nginx may answer 413 and close before the body is sent
-		return -1
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode
+	return postStatus(t, req, &http.Transport{Proxy: nil}, 1)
 }
