@@ -171,8 +171,9 @@ func sortReasons(rs []ClassicReason) []ClassicReason {
 const CatchAllClassic = "catch-all server is classic"
 
 // WildcardClassic is the reason of a host that a classic wildcard server
-// covers: nginx would give the request to that server_name before the
-// router's default server sees it.
+// (or wildcard server-alias of a classic server) covers: nginx would give
+// the request to that server_name before the router's default server
+// sees it.
 const WildcardClassic = "covered by the classic wildcard host "
 
 // LuaHosts splits the servers of c: the hostnames that lua/router.lua

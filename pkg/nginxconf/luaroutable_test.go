@@ -116,6 +116,34 @@ func TestLuaHosts(t *testing.T) {
 	}
 }
 
+// TestLuaHostsUnderClassicWildcards: a host of one label under a classic
+// wildcard host, or under a classic server's wildcard server-alias, is
+// classic too (nginx matches that server_name before the router's default
+// server); a deeper host, or one under a Lua-routed wildcard, is not.
+func TestLuaHostsUnderClassicWildcards(t *testing.T) {
+	ing := model.ObjectRef{Kind: "Ingress", Namespace: "team", Name: "web"}
+	loc := []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing}}
+	c := &model.Config{Global: model.DefaultGlobal(), Servers: []model.Server{
+		{Hostname: "_"},
+		{Hostname: "*.wild.example", SSLCiphers: "HIGH", Locations: loc},
+		{Hostname: "*.lua.example", Locations: loc},
+		{Hostname: "a.lua.example", Locations: loc},
+		{Hostname: "a.wild.example", Locations: loc},
+		{Hostname: "aliased.example", Aliases: []string{"*.alias.example"}, SSLCiphers: "HIGH", Locations: loc},
+		{Hostname: "b.alias.example", Locations: loc},
+		{Hostname: "deep.b.alias.example", Locations: loc},
+	}}
+	lua, classic := LuaHosts(c)
+	if want := []string{"_", "*.lua.example", "a.lua.example", "deep.b.alias.example"}; !reflect.DeepEqual(lua, want) {
+		t.Errorf("lua = %v, want %v", lua, want)
+	}
+	for host, wc := range map[string]string{"a.wild.example": "*.wild.example", "b.alias.example": "*.alias.example"} {
+		if got := classic[host]; len(got) != 1 || got[0].Setting != WildcardClassic+wc {
+			t.Errorf("%s: reasons %v, want %q", host, got, WildcardClassic+wc)
+		}
+	}
+}
+
 // TestLuaRoutableCoversModel holds the rule that every setting of the
 // model is either applied by the Lua router (luaapi.RoutesFromModel) or
 // keeps its host classic (a row of classicServerSettings or

@@ -147,6 +147,14 @@ func splitOf(c *model.Config, entries []*serverSplit) *LuaSplit {
 		if isRegexName(h) {
 			wildcards = append(wildcards, h)
 		}
+		// a wildcard server-alias is in the classic server's server_name
+		// too: nginx gives it the names it covers before the router's
+		// default server sees them
+		for _, a := range c.Servers[i].Aliases {
+			if isRegexName(a) {
+				wildcards = append(wildcards, a)
+			}
+		}
 	}
 	if len(wildcards) > 0 {
 		for i := range c.Servers {

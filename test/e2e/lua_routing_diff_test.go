@@ -62,6 +62,11 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 		luaIngress("rz", "rz.example.com", false, map[string]string{"rewrite-target": "/z/$1?"}, "ImplementationSpecific /q/(.*) api") +
 		luaIngress("httpsback", "hb.example.com", false, map[string]string{"backend-protocol": "HTTPS", "upstream-vhost": "inner.example"}, "Exact /s tlsback", "Prefix / tlsback") +
 		luaIngress("rr", "rr.example.com", false, map[string]string{"rewrite-target": "https://new.example.org/$1"}, "ImplementationSpecific /q/(.*) api") +
+		// a classic server's wildcard server-alias covers an exact host
+		// of another Ingress: that host is classic too, the exact name
+		// winning in both modes
+		luaIngress("aliased", "aliased.example.com", false, map[string]string{"server-alias": "*.al.example.com"}, "Prefix / exact") +
+		luaIngress("underalias", "b.al.example.com", false, nil, "Prefix / api") +
 		`apiVersion: v1
 kind: ConfigMap
 metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
@@ -106,7 +111,8 @@ data:
 	}
 	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
 		"redir.example.com", "secure.example.com", "approot.example.com", "allow.example.com", "allowme.example.com",
-		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "ar.example.com", "hb.example.com", "snip.example.com", "unknown.example.org"}
+		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "ar.example.com", "hb.example.com", "snip.example.com", "unknown.example.org",
+		"aliased.example.com", "b.al.example.com", "c.al.example.com"}
 	paths := []string{"/", "/a", "/a/", "/A", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/b/c/", "/a/b/cd", "/a/b/c/d",
 		"/x", "/x/", "/x/y", "/e", "/e/", "/e/x", "/p", "/p/", "/p/abc", "/p/ABC", "/p/x", "/p/1", "/z", "/z/", "/z/1",
 		"/docs", "/docs/", "/docs?q=1", "/api", "/api/", "/api/x?q=1", "/apix", "/exact", "/exact/", "/v1/items",
