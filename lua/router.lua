@@ -301,30 +301,49 @@ local function entry(dict, host)
     return nil -- deleted meanwhile
   end
   local decoded, err = cjson.decode(raw)
-  if type(decoded) ~= "table" or type(decoded.paths) ~= "table" then
+  if type(decoded) == "table" and type(decoded.aliasOf) == "string" then
+    -- a server-alias: find() serves it with its host's entry
+    c = { version = version, alias_of = decoded.aliasOf }
+  elseif type(decoded) ~= "table" or type(decoded.paths) ~= "table" then
     ngx_log(ngx_ERR, "router: cannot decode the routes of ", host, ": ", tostring(err))
     return nil
+  else
+    c = compile(decoded)
   end
-  c = compile(decoded)
   if cache then
     cache:set(host, c)
   end
   return c
 end
 
--- find returns the entry that serves host.
+-- served is the entry that serves the name host: its own, or for a
+-- server-alias the entry of its host (nil while that one is missing).
+local function served(dict, host)
+  local c = entry(dict, host)
+  if c and c.alias_of then
+    c = entry(dict, c.alias_of)
+    if c and c.alias_of then
+      return nil -- validate.lua refuses an alias of "_", not chains
+    end
+  end
+  return c
+end
+
+-- find returns the entry that serves host: an exact name (a host or a
+-- server-alias), a "*." name of one label (a host or a server-alias),
+-- else the catch-all, as nginx chooses among the classic server_names.
 local function find(host)
   local dict = ngx.shared.routes_data
   if not dict then
     return nil
   end
-  local c = entry(dict, host)
+  local c = served(dict, host)
   if c then
     return c
   end
   local dot = string_find(host, ".", 2, true)
   if dot and string_match(string_sub(host, 1, dot - 1), "^[%w_-]+$") then
-    c = entry(dict, "*" .. string_sub(host, dot))
+    c = served(dict, "*" .. string_sub(host, dot))
     if c then
       return c
     end

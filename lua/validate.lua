@@ -497,6 +497,20 @@ local function check_settings(s)
   end
 end
 
+-- route_host_error tells why h cannot be a host key: an exact host, a "*."
+-- wildcard or "_", lower case.
+local function route_host_error(h)
+  if type(h) ~= "string" or h == "" then
+    return "must be a non-empty string"
+  end
+  if h ~= string_lower(h) then
+    return "must be lower case"
+  end
+  if h ~= "_" and not string.match(h, "^[%w%-%._*]+$") then
+    return "must be a host name, a *. wildcard or _"
+  end
+end
+
 -- check_route returns the path (below the entry) and reason of the first
 -- bad field of a host entry.
 local function check_route(e)
@@ -505,6 +519,17 @@ local function check_route(e)
   end
   if not is_null(e.appRoot) and type(e.appRoot) ~= "string" then
     return "appRoot", "must be a string"
+  end
+  if not is_null(e.aliasOf) then
+    -- a server-alias: the router serves it with the entry of aliasOf
+    local err = route_host_error(e.aliasOf)
+    if err or e.aliasOf == "_" or e.aliasOf == e.host then
+      return "aliasOf", err or "must name another host"
+    end
+    if not is_null(e.paths) and (not util.is_array(e.paths) or #e.paths > 0) then
+      return "paths", "must be empty in an alias"
+    end
+    return
   end
   if not util.is_array(e.paths) or #e.paths == 0 then
     return "paths", "must be a non-empty array"
@@ -533,20 +558,6 @@ local function check_route(e)
         return where .. ".settings." .. f, err
       end
     end
-  end
-end
-
--- route_host_error tells why h cannot be a host key: an exact host, a "*."
--- wildcard or "_", lower case.
-local function route_host_error(h)
-  if type(h) ~= "string" or h == "" then
-    return "must be a non-empty string"
-  end
-  if h ~= string_lower(h) then
-    return "must be lower case"
-  end
-  if h ~= "_" and not string.match(h, "^[%w%-%._*]+$") then
-    return "must be a host name, a *. wildcard or _"
   end
 end
 

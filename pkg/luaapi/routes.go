@@ -44,8 +44,22 @@ type HostRoutes struct {
 	// Location); "" for none.
 	AppRoot string `json:"appRoot,omitempty"`
 	// Paths are in the order the classic writer writes their locations;
-	// the regexes are tried in this order.
+	// the regexes are tried in this order. None in an alias.
 	Paths []RoutePath `json:"paths"`
+	// AliasOf, in the entry of a server-alias (Host is the alias, exact
+	// or "*."), is the hostname whose entry serves it, as nginx serves an
+	// alias by its server block; "" in a host's own entry.
+	AliasOf string `json:"aliasOf,omitempty"`
+}
+
+// aliasRoutes are the entries of the server-aliases of s: each names s's
+// host, and its version changes only with that name.
+func aliasRoutes(s *model.Server) []HostRoutes {
+	out := make([]HostRoutes, len(s.Aliases))
+	for i, a := range s.Aliases {
+		out[i] = HostRoutes{Host: a, Version: "alias of " + s.Hostname, Paths: []RoutePath{}, AliasOf: s.Hostname}
+	}
+	return out
 }
 
 // RouteMatcher is one nginx location of a path: Kind is MatchExact,
@@ -272,7 +286,8 @@ type RouteTimeouts struct {
 }
 
 // RoutesFromModel returns the route payloads of the hosts of c named in
-// hosts (model hostnames; unknown ones are skipped), sorted by host.
+// hosts (model hostnames; unknown ones are skipped) and of their
+// server-aliases, sorted by host.
 func RoutesFromModel(c *model.Config, hosts []string) []HostRoutes {
 	want := make(map[string]bool, len(hosts))
 	for _, h := range hosts {
@@ -283,6 +298,7 @@ func RoutesFromModel(c *model.Config, hosts []string) []HostRoutes {
 		s := &c.Servers[i]
 		if want[s.Hostname] {
 			out = append(out, HostRoutesOf(c, s))
+			out = append(out, aliasRoutes(s)...)
 			want[s.Hostname] = false
 		}
 	}

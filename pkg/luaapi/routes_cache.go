@@ -94,6 +94,14 @@ func (rc *RoutesCache) RoutesFromModel(c *model.Config, hosts []string) []HostRo
 		if rc.err == nil {
 			rc.err = e.err
 		}
+		for _, a := range aliasRoutes(s) {
+			out = append(out, a)
+			need, err := hostNeeds(&a)
+			rc.need += need
+			if rc.err == nil {
+				rc.err = err
+			}
+		}
 	}
 	for ; j < len(last); j++ {
 		rc.release(last[j])

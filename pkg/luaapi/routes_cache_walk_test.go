@@ -14,7 +14,7 @@ import (
 
 // TestRoutesCacheFollowsEdits runs a RoutesCache through random edits of
 // a Config (hosts added, removed, changed, kept; regex paths shared
-// between hosts) as render.Incremental makes them: unchanged servers keep
+// between hosts; server-aliases) as render.Incremental makes them: unchanged servers keep
 // their Locations arrays. After each, the payloads, the routes dict's
 // need and the distinct regexes equal the uncached functions', and only
 // the changed hosts were encoded again.
@@ -23,6 +23,9 @@ func TestRoutesCacheFollowsEdits(t *testing.T) {
 	ing := model.ObjectRef{Kind: "Ingress", Namespace: "team", Name: "web"}
 	server := func(host string) model.Server {
 		s := model.Server{Hostname: host}
+		if rng.IntN(4) == 0 { // its server-alias entries follow it
+			s.Aliases = []string{"www." + host, "*.w" + host}
+		}
 		for range 1 + rng.IntN(3) {
 			l := model.Location{Path: fmt.Sprintf("/p%d", rng.IntN(5)), PathType: model.PathPrefix, Backend: "team-web-80", Ingress: ing}
 			if rng.IntN(2) == 0 {

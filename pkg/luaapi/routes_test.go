@@ -208,3 +208,30 @@ func TestRoutesLimits(t *testing.T) {
 		t.Error("a changed limit-rps leaves the host's version unchanged: it would never be pushed")
 	}
 }
+
+// TestRoutesAliases: each server-alias of a host has an entry of its own
+// that names the host (no paths), sorted with the hosts; its version
+// changes only with the host it names.
+func TestRoutesAliases(t *testing.T) {
+	ing := model.ObjectRef{Kind: "Ingress", Namespace: "team", Name: "web"}
+	c := &model.Config{Global: model.DefaultGlobal(), DefaultBackend: model.DefaultBackendName, Servers: []model.Server{
+		{Hostname: "a.example.com", Aliases: []string{"*.w.example.com", "www.a.example.com"},
+			Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Backend: "b", Ingress: ing}}},
+	}}
+	got := RoutesFromModel(c, []string{"a.example.com"})
+	var hosts []string
+	for _, h := range got {
+		hosts = append(hosts, h.Host+" -> "+h.AliasOf)
+	}
+	if want := []string{"*.w.example.com -> a.example.com", "a.example.com -> ", "www.a.example.com -> a.example.com"}; !reflect.DeepEqual(hosts, want) {
+		t.Fatalf("entries %q, want %q", hosts, want)
+	}
+	if a := got[2]; len(a.Paths) != 0 || a.Version != "alias of a.example.com" {
+		t.Errorf("alias entry %+v", a)
+	}
+	c.Servers[0].Locations[0].Backend = "other"
+	again := RoutesFromModel(c, []string{"a.example.com"})
+	if again[1].Version == got[1].Version || again[2].Version != got[2].Version {
+		t.Errorf("versions: host %s -> %s, alias %s -> %s; want the host's alone to change", got[1].Version, again[1].Version, got[2].Version, again[2].Version)
+	}
+}

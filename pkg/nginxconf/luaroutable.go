@@ -32,7 +32,8 @@ import (
 // GRPC and GRPCS (grpc_pass and grpc_set_header) and a
 // configuration-snippet but for the directives model.Snippet.ShapeBlocker
 // names; rewrite-target as the classic writer, on regex locations only),
-// and keeps a classic server block of
+// server-alias (an entry per alias that names the host's), and keeps a
+// classic server block of
 // its own otherwise. Each setting that keeps a host classic is a row of
 // classicServerSettings or classicLocationSettings: the test is exactly
 // the condition under which the classic writer writes a line for it, so a
@@ -60,7 +61,6 @@ var classicServerSettings = []struct {
 	setting string
 	classic func(s *model.Server) bool
 }{
-	{"server-alias", func(s *model.Server) bool { return len(s.Aliases) > 0 }},
 	{"ssl-ciphers", func(s *model.Server) bool { return s.SSLCiphers != "" }},
 	{"ssl-prefer-server-ciphers", func(s *model.Server) bool { return s.SSLPreferServerCiphers != nil }},
 	{"auth-tls-secret", func(s *model.Server) bool { return s.ClientAuth != nil }},

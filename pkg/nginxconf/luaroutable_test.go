@@ -2,6 +2,7 @@ package nginxconf
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -34,7 +35,7 @@ func TestLuaRoutable(t *testing.T) {
 			{Path: "/d", PathType: model.PathPrefix, Ingress: ing, Settings: model.LocationSettings{Denied: "custom-headers", Access: model.AccessControl{DenyAll: true}}},
 		}}},
 		{name: "server settings", server: model.Server{Hostname: "a", Aliases: []string{"b"}, SSLCiphers: "HIGH", Locations: []model.Location{loc(model.LocationSettings{})}},
-			want: []string{"server-alias on Ingress team/web", "ssl-ciphers on Ingress team/web"}},
+			want: []string{"ssl-ciphers on Ingress team/web"}},
 		{name: "location settings", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
 			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, BackendProtocol: "FCGI"}},
@@ -137,7 +138,13 @@ func TestLuaHostsUnderClassicWildcards(t *testing.T) {
 	if want := []string{"_", "*.lua.example", "a.lua.example", "deep.b.alias.example"}; !reflect.DeepEqual(lua, want) {
 		t.Errorf("lua = %v, want %v", lua, want)
 	}
-	for host, wc := range map[string]string{"a.wild.example": "*.wild.example", "b.alias.example": "*.alias.example"} {
+	// a Lua-routed server whose alias a classic wildcard covers is classic
+	c.Servers = append(c.Servers, model.Server{Hostname: "own.example", Aliases: []string{"x.wild.example"}, Locations: loc})
+	lua, classic = LuaHosts(c)
+	if slices.Contains(lua, "own.example") {
+		t.Errorf("own.example is Lua-routed, its alias x.wild.example under the classic *.wild.example")
+	}
+	for host, wc := range map[string]string{"a.wild.example": "*.wild.example", "b.alias.example": "*.alias.example", "own.example": "*.wild.example"} {
 		if got := classic[host]; len(got) != 1 || got[0].Setting != WildcardClassic+wc {
 			t.Errorf("%s: reasons %v, want %q", host, got, WildcardClassic+wc)
 		}
@@ -162,7 +169,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 	// the host classic.
 	fields := map[reflect.Type]map[string]string{
 		reflect.TypeOf(model.Server{}): {
-			"Hostname": "model", "Aliases": "server-alias", "CertificateID": "lua", "TLS": "lua", "AppRoot": "lua",
+			"Hostname": "model", "Aliases": "lua", "CertificateID": "lua", "TLS": "lua", "AppRoot": "lua",
 			"SSLCiphers": "ssl-ciphers", "SSLPreferServerCiphers": "ssl-prefer-server-ciphers", "Locations": "model",
 			"ClientAuth": "auth-tls-secret", "Snippet": "server-snippet",
 		},

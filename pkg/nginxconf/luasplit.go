@@ -158,11 +158,16 @@ func splitOf(c *model.Config, entries []*serverSplit) *LuaSplit {
 	}
 	if len(wildcards) > 0 {
 		for i := range c.Servers {
-			h := c.Servers[i].Hostname
-			if !isClassic[i] && h != model.CatchAllHost {
+			s := &c.Servers[i]
+			if isClassic[i] || s.Hostname == model.CatchAllHost {
+				continue
+			}
+			// the host, or one of its server-aliases (which the router
+			// serves with it)
+			for _, name := range append([]string{s.Hostname}, s.Aliases...) {
 				for _, wc := range wildcards {
-					if coversOneLabel(wc, h) {
-						classic[h] = append(slices.Clip(classic[h]), ClassicReason{Setting: WildcardClassic + wc})
+					if coversOneLabel(wc, name) {
+						classic[s.Hostname] = append(slices.Clip(classic[s.Hostname]), ClassicReason{Setting: WildcardClassic + wc})
 						isClassic[i] = true
 					}
 				}

@@ -65,8 +65,10 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 		// a classic server's wildcard server-alias covers an exact host
 		// of another Ingress: that host is classic too, the exact name
 		// winning in both modes
-		luaIngress("aliased", "aliased.example.com", false, map[string]string{"server-alias": "*.al.example.com"}, "Prefix / exact") +
+		luaIngress("aliased", "aliased.example.com", false, map[string]string{"server-alias": "*.al.example.com", "ssl-ciphers": "HIGH:!aNULL"}, "Prefix / exact") +
 		luaIngress("underalias", "b.al.example.com", false, nil, "Prefix / api") +
+		// server-aliases of a Lua-routed host, exact and wildcard
+		luaIngress("luaalias", "la.example.com", false, map[string]string{"server-alias": "www.la.example.com, *.lw.example.com"}, "Prefix / re", "Exact /x api") +
 		`apiVersion: v1
 kind: ConfigMap
 metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
@@ -92,7 +94,7 @@ data:
 `
 	classic := startNginx(t, manifests)
 	lua := startLuaNginx(t, manifests)
-	for _, host := range []string{"ca.example.com", "co.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "nolog.example.com", "canary.example.com", "hb.example.com", "snip.example.com"} {
+	for _, host := range []string{"ca.example.com", "co.example.com", "ch.example.com", "chr.example.com", "chg.example.com", "nolog.example.com", "canary.example.com", "hb.example.com", "snip.example.com", "la.example.com"} {
 		if bytes.Contains(lua.conf, []byte(`"`+host+`"`)) {
 			t.Errorf("%s has a classic server block: the test wants the router to serve it", host)
 		}
@@ -112,7 +114,8 @@ data:
 	hosts := []string{"a.example.com", "r.example.com", "rw.example.com", "x.w.example.com", "y.x.w.example.com", "w.example.com",
 		"redir.example.com", "secure.example.com", "approot.example.com", "allow.example.com", "allowme.example.com",
 		"deny.example.com", "cors.example.com", "p.example.com", "q.example.com", "t.example.com", "nolog.example.com", "ar.example.com", "hb.example.com", "snip.example.com", "unknown.example.org",
-		"aliased.example.com", "b.al.example.com", "c.al.example.com"}
+		"aliased.example.com", "b.al.example.com", "c.al.example.com",
+		"la.example.com", "www.la.example.com", "x.lw.example.com", "y.x.lw.example.com", "lw.example.com"}
 	paths := []string{"/", "/a", "/a/", "/A", "/a/b", "/a/b/", "/a/bc", "/a/b/c", "/a/b/c/", "/a/b/cd", "/a/b/c/d",
 		"/x", "/x/", "/x/y", "/e", "/e/", "/e/x", "/p", "/p/", "/p/abc", "/p/ABC", "/p/x", "/p/1", "/z", "/z/", "/z/1",
 		"/docs", "/docs/", "/docs?q=1", "/api", "/api/", "/api/x?q=1", "/apix", "/exact", "/exact/", "/v1/items",
