@@ -141,7 +141,7 @@ func TestDiffRoutingLua(t *testing.T) {
 		{"new host, classic", added, "nginx", diffExitReload, []string{"server b.example.com added"}},
 		{"new host, lua", added, "lua", diffExitDynamic, []string{"Verdict: dynamic only", "host b.example.com: routes added, pushed to the Lua router", "host pushed   b.example.com"}},
 		{"server-alias, classic", aliasAdded, "nginx", diffExitReload, []string{"server-alias of a.example.com changed"}},
-		{"server-alias, lua", aliasAdded, "lua", diffExitDynamic, []string{"Verdict: dynamic only", "host www.a.example.com: routes added, pushed to the Lua router"}},
+		{"server-alias, lua", aliasAdded, "lua", diffExitDynamic, []string{"Verdict: dynamic only", "ingress default/a: host www.a.example.com: routes added, pushed to the Lua router"}},
 		{"host leaves the router for a server block, lua", corsAdded, "lua", diffExitReload, []string{"Verdict: reload required", "host deleted  a.example.com", "a.example.com: ssl-ciphers on Ingress default/a"}},
 	}
 	for _, tc := range cases {

@@ -54,12 +54,21 @@ func planRoutes(p *Plan, running, desired State) []Reason {
 		if !hasHost(running.Routes, h.Host) {
 			what = "routes added, pushed to the Lua router"
 		}
-		rs = append(rs, Reason{Object: hostOwner(h), Message: fmt.Sprintf("host %s: %s", h.Host, what)})
+		rs = append(rs, Reason{Object: entryOwner(desired.Routes, h), Message: fmt.Sprintf("host %s: %s", h.Host, what)})
 	}
 	for _, host := range p.Routes.Delete {
-		rs = append(rs, Reason{Object: hostOwner(hostRoutes(running.Routes, host)), Message: fmt.Sprintf("host %s: routes removed from the Lua router", host)})
+		rs = append(rs, Reason{Object: entryOwner(running.Routes, hostRoutes(running.Routes, host)), Message: fmt.Sprintf("host %s: routes removed from the Lua router", host)})
 	}
 	return rs
+}
+
+// entryOwner is hostOwner of h, or for a server-alias's entry of the
+// entry in routes of the host it names.
+func entryOwner(routes []luaapi.HostRoutes, h luaapi.HostRoutes) model.ObjectRef {
+	if h.AliasOf != "" {
+		h = hostRoutes(routes, h.AliasOf)
+	}
+	return hostOwner(h)
 }
 
 // hasHost tells whether routes, sorted by host as DesiredState makes them,
