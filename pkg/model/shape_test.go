@@ -1,6 +1,7 @@
 package model
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -155,5 +156,74 @@ func TestShapeOfSnippet(t *testing.T) {
 		if named, always := sn.NamesResponseHeader(name); named != want[0] || always != want[1] {
 			t.Errorf("NamesResponseHeader(%s) = %v, %v, want %v", name, named, always, want)
 		}
+	}
+}
+
+// TestShapeKeyCoversFields holds the rule that every field of a
+// LocationShape names its location: two shapes that differ in any one
+// field must not share a named location (the second would be served with
+// the first one's directives). A field added to LocationShape fails here
+// until it has a sample below and is part of Hash and Location.
+func TestShapeKeyCoversFields(t *testing.T) {
+	samples := map[string]func(s *LocationShape){
+		"Errors":      func(s *LocationShape) { s.Errors = ErrorPages{Codes: []int{404}, Intercept: true} },
+		"Proxy":       func(s *LocationShape) { s.Proxy.BufferSize = "24k" },
+		"Auth":        func(s *LocationShape) { s.Auth = &ExternalAuth{URL: "http://auth.example/"} },
+		"Snippet":     func(s *LocationShape) { off := false; s.Snippet = &Snippet{ServerTokens: &off} },
+		"Protocol":    func(s *LocationShape) { s.Protocol = "GRPC" },
+		"ProxySSL":    func(s *LocationShape) { s.Protocol, s.ProxySSL = "HTTPS", &ProxySSL{Verify: true} },
+		"FastCGI":     func(s *LocationShape) { s.Protocol, s.FastCGI = "FCGI", &FastCGI{Index: "index.php"} },
+		"Mirror":      func(s *LocationShape) { s.Mirror = &Mirror{Scheme: "http", HostPort: "m:80", Host: "m"} },
+		"Unavailable": func(s *LocationShape) { s.Unavailable = true },
+		"ModSecurity": func(s *LocationShape) { s.ModSecurity = &LocationModSecurity{Enable: true} },
+		"RewriteLog":  func(s *LocationShape) { s.RewriteLog = true },
+	}
+	// the proxy fields a shape carries (ShapeOf), each in tuningKey
+	proxy := map[string]func(p *ProxySettings){
+		"Buffering":            func(p *ProxySettings) { p.Buffering = new(true) },
+		"RequestBuffering":     func(p *ProxySettings) { p.RequestBuffering = new(false) },
+		"BufferSize":           func(p *ProxySettings) { p.BufferSize = "16k" },
+		"BuffersNumber":        func(p *ProxySettings) { p.BuffersNumber = 8 },
+		"BusyBuffersSize":      func(p *ProxySettings) { p.BusyBuffersSize = "32k" },
+		"MaxTempFileSize":      func(p *ProxySettings) { p.MaxTempFileSize = "0" },
+		"HTTPVersion":          func(p *ProxySettings) { p.HTTPVersion = "1.0" },
+		"NextUpstream":         func(p *ProxySettings) { p.NextUpstream = []string{"off"} },
+		"NextUpstreamTries":    func(p *ProxySettings) { p.NextUpstreamTries = new(2) },
+		"NextUpstreamTimeout":  func(p *ProxySettings) { p.NextUpstreamTimeout = new(5) },
+		"CookieDomain":         func(p *ProxySettings) { p.CookieDomain = &TextRewrite{From: "a", To: "b"} },
+		"CookiePath":           func(p *ProxySettings) { p.CookiePath = &TextRewrite{From: "/a", To: "/b"} },
+		"Redirect":             func(p *ProxySettings) { p.Redirect = &TextRewrite{From: "http://in/", To: "/"} },
+		"ConnectionHeader":     func(p *ProxySettings) { p.ConnectionHeader = "keep-alive" },
+		"ClientBodyBufferSize": func(p *ProxySettings) { p.ClientBodyBufferSize = "1m" },
+		"BodySize":             func(p *ProxySettings) { p.BodySize = "8m" },
+	}
+	seen := map[string]string{"": "the zero shape"}
+	check := func(what string, s LocationShape) {
+		t.Helper()
+		name := s.Location()
+		if other, dup := seen[name]; dup {
+			t.Errorf("%s: location %q, the same as %s's", what, name, other)
+		}
+		seen[name] = what
+		if s.Hash() == "" {
+			t.Errorf("%s: no hash", what)
+		}
+	}
+	typ := reflect.TypeOf(LocationShape{})
+	for i := 0; i < typ.NumField(); i++ {
+		name := typ.Field(i).Name
+		set, ok := samples[name]
+		if !ok {
+			t.Errorf("LocationShape.%s has no sample: add one, and make it part of Hash and Location", name)
+			continue
+		}
+		var s LocationShape
+		set(&s)
+		check(name, s)
+	}
+	for name, set := range proxy {
+		var s LocationShape
+		set(&s.Proxy)
+		check("Proxy."+name, s)
 	}
 }
