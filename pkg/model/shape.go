@@ -29,8 +29,9 @@ type LocationShape struct {
 	// BusyBuffersSize, MaxTempFileSize, HTTPVersion, NextUpstream,
 	// NextUpstreamTries, NextUpstreamTimeout, CookieDomain, CookiePath and
 	// ClientBodyBufferSize; the location's ConnectionHeader and Redirect
-	// (proxy-redirect-from and -to but "default" and "off"); and BodySize, the location's proxy-body-size
-	// (else the ConfigMap's), when the body is streamed (request buffering
+	// (proxy-redirect-from and -to but "default" and "off"); and BodySize,
+	// the location's proxy-body-size (else the ConfigMap's), when the body
+	// is streamed (request buffering
 	// off, the location's or the ConfigMap's): nginx checks a streamed body
 	// against client_max_body_size as it reads it.
 	Proxy ProxySettings
@@ -61,10 +62,6 @@ type LocationShape struct {
 	// enable-owasp-core-rules and modsecurity-transaction-id when they
 	// write a line beside the ConfigMap's (nil otherwise).
 	ModSecurity *LocationModSecurity
-	// RewriteLog is enable-rewrite-log: rewrite_log on (the notices of the
-	// location's rewrite directives, a snippet's among them; the router
-	// writes the same notices for a route's rewrite-target).
-	RewriteLog bool
 	// Mirror is the location's mirror-target (nil for none): the mirror
 	// lines, and an internal location of the router's server per distinct
 	// target (MirrorPath), shared by the Ingresses that mirror to it.
@@ -103,7 +100,6 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 	if m := l.Settings.ModSecurity; m.Writes(g.ModSecurity) {
 		s.ModSecurity = m
 	}
-	s.RewriteLog = l.Settings.Logs.Rewrite
 	p, out := &l.Settings.Proxy, &s.Proxy
 	out.Buffering = ownPtr(p.Buffering, g.ProxyBuffering)
 	out.RequestBuffering = ownPtr(p.RequestBuffering, g.ProxyRequestBuffering)
@@ -123,7 +119,7 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 	// written in the location only (neither has an http-level line): the
 	// location's whole value
 	out.ConnectionHeader = p.ConnectionHeader
-	if r := p.Redirect; r != nil && !r.Off && !r.Default && !s.isGRPC() && !strings.EqualFold(l.Settings.BackendProtocol, "FCGI") {
+	if r := p.Redirect; r != nil && !r.Off && !r.Default && !s.isGRPC() && s.Protocol != "FCGI" {
 		// "default" needs a proxy_pass without variables: its host is
 		// classic (nginxconf's classicLocationSettings)
 		out.Redirect = r
@@ -258,9 +254,6 @@ func (s LocationShape) Settings() []string {
 	if s.ModSecurity != nil {
 		out = append(out, "enable-modsecurity")
 	}
-	if s.RewriteLog {
-		out = append(out, "enable-rewrite-log")
-	}
 	return out
 }
 
@@ -281,7 +274,7 @@ func (s LocationShape) Hash() string {
 }
 
 // otherKey is a canonical text of the shape's mirror, Unavailable,
-// ProxySSL, FastCGI, ModSecurity and RewriteLog ("" for none).
+// ProxySSL, FastCGI and ModSecurity ("" for none).
 func (s LocationShape) otherKey() string {
 	k := s.Mirror.key()
 	if s.Unavailable {
@@ -295,9 +288,6 @@ func (s LocationShape) otherKey() string {
 	}
 	if s.ModSecurity != nil {
 		k += fmt.Sprintf("\x00modsecurity\x00%+v", *s.ModSecurity)
-	}
-	if s.RewriteLog {
-		k += "\x00rewrite-log"
 	}
 	return k
 }

@@ -176,7 +176,6 @@ func TestShapeKeyCoversFields(t *testing.T) {
 		"Mirror":      func(s *LocationShape) { s.Mirror = &Mirror{Scheme: "http", HostPort: "m:80", Host: "m"} },
 		"Unavailable": func(s *LocationShape) { s.Unavailable = true },
 		"ModSecurity": func(s *LocationShape) { s.ModSecurity = &LocationModSecurity{Enable: true} },
-		"RewriteLog":  func(s *LocationShape) { s.RewriteLog = true },
 	}
 	// the proxy fields a shape carries (ShapeOf), each in tuningKey
 	proxy := map[string]func(p *ProxySettings){

@@ -9,32 +9,36 @@ import (
 )
 
 // Hybrid routing by host (--routing=lua): a host is routed by lua/router.lua
-// when every setting of its server and locations is one the router applies
-// (the matching of every path type and regex, the backend with its canaries
-// and affinity, HTTPS and permanent/temporal redirects, app-root,
-// rewrite-target, upstream-vhost, x-forwarded-prefix, the proxy timeouts,
-// source ranges, a denied location, enable-access-log, enable-cors,
-// custom-headers, limit-rate, limit-rate-after, limit-rps, limit-rpm,
-// limit-connections with limit-allowlist, auth-type basic (with satisfy
-// all), proxy-body-size, and in a named location per distinct
-// model.LocationShape: custom-http-errors, proxy-buffering,
-// proxy-request-buffering, proxy-buffer-size, proxy-buffers-number,
-// proxy-busy-buffers-size, proxy-max-temp-file-size, proxy-http-version,
-// proxy-next-upstream(-tries, -timeout), proxy-cookie-domain,
-// proxy-cookie-path, client-body-buffer-size, connection-proxy-header,
-// proxy-redirect-from and -to (but "default"), mirror-target (an internal
-// location per distinct mirror), a default-backend answering for a
-// Service without endpoints, proxy-ssl-* (the TLS lines and an upstream
-// block per distinct setting, as the classic writer's), auth-url,
-// backend-protocol FCGI (fastcgi_pass and its params), enable-modsecurity,
-// enable-owasp-core-rules, modsecurity-transaction-id, enable-rewrite-log,
-// backend-protocol
-// GRPC and GRPCS (grpc_pass and grpc_set_header) and a
-// configuration-snippet but for the directives model.Snippet.ShapeBlocker
-// names; rewrite-target as the classic writer, on regex locations only),
-// server-alias (an entry per alias that names the host's), and keeps a
-// classic server block of
-// its own otherwise. Each setting that keeps a host classic is a row of
+// when every setting of its server and locations is one the router
+// applies, and keeps a classic server block of its own otherwise.
+//
+// The router applies itself: the matching of every path type and regex,
+// the backend with its canaries and affinity, HTTPS and
+// permanent/temporal redirects, app-root, rewrite-target (as the classic
+// writer, on regex locations only; with enable-rewrite-log's notices),
+// upstream-vhost, x-forwarded-prefix, the proxy timeouts, source ranges, a
+// denied location, enable-access-log, enable-cors, custom-headers,
+// limit-rate, limit-rate-after, limit-rps, limit-rpm, limit-connections
+// with limit-allowlist, auth-type basic (with satisfy all),
+// proxy-body-size and server-alias (an entry per alias that names the
+// host's).
+//
+// It serves in a named location per distinct model.LocationShape:
+// custom-http-errors, proxy-buffering, proxy-request-buffering,
+// proxy-buffer-size, proxy-buffers-number, proxy-busy-buffers-size,
+// proxy-max-temp-file-size, proxy-http-version, proxy-next-upstream(-tries,
+// -timeout), proxy-cookie-domain, proxy-cookie-path,
+// client-body-buffer-size, connection-proxy-header, proxy-redirect-from
+// and -to (but "default"), mirror-target (an internal location per
+// distinct mirror), a default-backend answering for a Service without
+// endpoints, proxy-ssl-* (the TLS lines and an upstream block per distinct
+// setting, as the classic writer's), auth-url, backend-protocol GRPC, GRPCS
+// (grpc_pass, grpc_set_header) and FCGI (fastcgi_pass and its params),
+// enable-modsecurity, enable-owasp-core-rules, modsecurity-transaction-id,
+// and a configuration-snippet but for the directives
+// model.Snippet.ShapeBlocker names.
+//
+// Each setting that keeps a host classic is a row of
 // classicServerSettings or classicLocationSettings: the test is exactly
 // the condition under which the classic writer writes a line for it, so a
 // location that inherits the ConfigMap's value stays Lua-routed. Add to

@@ -325,9 +325,6 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	if shape != nil {
 		protocol = shape.Protocol
 		writeLocationModSecurity(w, &c.Global, shape.ModSecurity)
-		if shape.RewriteLog {
-			w.line("rewrite_log", "on")
-		}
 		if b := shape.Proxy.ClientBodyBufferSize; b != "" {
 			w.line("client_body_buffer_size", w.q(b))
 		}
