@@ -139,12 +139,13 @@ func TestLuaHostsUnderClassicWildcards(t *testing.T) {
 		t.Errorf("lua = %v, want %v", lua, want)
 	}
 	// a Lua-routed server whose alias a classic wildcard covers is classic
-	c.Servers = append(c.Servers, model.Server{Hostname: "own.example", Aliases: []string{"x.wild.example"}, Locations: loc})
+	c.Servers = append(c.Servers, model.Server{Hostname: "own.example", Aliases: []string{"x.wild.example"}, Locations: loc},
+		model.Server{Hostname: "c.wild.example", Aliases: []string{"d.wild.example"}, Locations: loc})
 	lua, classic = LuaHosts(c)
 	if slices.Contains(lua, "own.example") {
 		t.Errorf("own.example is Lua-routed, its alias x.wild.example under the classic *.wild.example")
 	}
-	for host, wc := range map[string]string{"a.wild.example": "*.wild.example", "b.alias.example": "*.alias.example", "own.example": "*.wild.example"} {
+	for host, wc := range map[string]string{"a.wild.example": "*.wild.example", "b.alias.example": "*.alias.example", "own.example": "*.wild.example", "c.wild.example": "*.wild.example"} {
 		if got := classic[host]; len(got) != 1 || got[0].Setting != WildcardClassic+wc {
 			t.Errorf("%s: reasons %v, want %q", host, got, WildcardClassic+wc)
 		}

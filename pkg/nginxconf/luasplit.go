@@ -164,13 +164,21 @@ func splitOf(c *model.Config, entries []*serverSplit) *LuaSplit {
 			}
 			// the host, or one of its server-aliases (which the router
 			// serves with it)
-			for _, name := range append([]string{s.Hostname}, s.Aliases...) {
+			for k := -1; k < len(s.Aliases); k++ {
+				name := s.Hostname
+				if k >= 0 {
+					name = s.Aliases[k]
+				}
 				for _, wc := range wildcards {
 					if coversOneLabel(wc, name) {
 						classic[s.Hostname] = append(slices.Clip(classic[s.Hostname]), ClassicReason{Setting: WildcardClassic + wc})
 						isClassic[i] = true
 					}
 				}
+			}
+			if isClassic[i] && len(s.Aliases) > 0 {
+				// the host and an alias under the same wildcard: one reason
+				classic[s.Hostname] = sortReasons(classic[s.Hostname])
 			}
 		}
 	}
