@@ -379,8 +379,8 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 		w.close()
 	}
 	connection := "$connection_upgrade"
-	if shape != nil && shape.Proxy.ConnectionHeader != "" {
-		connection = w.q(shape.Proxy.ConnectionHeader)
+	if shape != nil {
+		connection = connectionHeader(w, &shape.Proxy)
 	}
 	writeUpstreamHeaders(w, directive, "$kubectl_ingress_upstream_host", connection)
 	writeBackendHeadersWith(w, directive, c.Global.BackendHeaders)
@@ -417,14 +417,12 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 		writeFastCGIServer(w, shape.FastCGI, "$"+luaServerNameVar)
 	case "HTTPS":
 		w.line("proxy_pass", "https://"+balancerUpstream(ps, protocol))
-		if shape.Proxy.Redirect != nil {
-			writeTextRewrite(w, "proxy_redirect", *shape.Proxy.Redirect)
-		}
 	default:
 		w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
-		if shape != nil && shape.Proxy.Redirect != nil {
-			writeTextRewrite(w, "proxy_redirect", *shape.Proxy.Redirect)
-		}
+	}
+	if shape != nil && shape.Proxy.Redirect != nil {
+		// after proxy_pass; model.ShapeOf sets it for proxy_pass only
+		writeTextRewrite(w, "proxy_redirect", *shape.Proxy.Redirect)
 	}
 	w.close()
 }
