@@ -168,6 +168,10 @@ if [ "$new" -gt 0 ]; then
 	heap new
 	pss=$(for p in $(ps -o pid= --pid "$master" --ppid "$master"); do awk '/^Pss:/ { print $2 }' "/proc/$p/smaps_rollup"; done | awk '{ s += $1 } END { print s / 1024 " MiB" }')
 	echo "nginx PSS (master + workers, shared memory counted once): $pss"
+	for p in $(ps -o pid= --pid "$master" --ppid "$master"); do
+		awk -v p="$p" -v name="$(ps -o args= --pid "$p" | cut -d' ' -f1-3)" '/^Pss:/ { pss = $2 } /^Private_Dirty:/ { dirty = $2 }
+			END { printf "  %s (pid %s): PSS %.0f MiB, private dirty %.0f MiB\n", name, p, pss / 1024, dirty / 1024 }' "/proc/$p/smaps_rollup"
+	done
 fi
 metrics | grep -E '^kubectl_ingress_sync_duration_seconds_(sum|count)' || true
 

@@ -54,6 +54,9 @@ local DELTA = delta.NAME
 local BASE_SUM = "backends_base_sum"
 -- Held while the backends, their delta and BASE_SUM change together.
 local APPLY_LOCK = "backends_apply"
+-- GC_EVERY is how many entries of a large payload are stored between two
+-- steps of the garbage collector (validate.lua decodes them the same way).
+local GC_EVERY = 500
 local HTTP_TOO_LARGE = 413 -- no ngx.HTTP_REQUEST_ENTITY_TOO_LARGE in lua-nginx-module 0.10.23
 
 -- The payload files of a start, relative to the prefix (pkg/nginx.Preload
@@ -414,15 +417,15 @@ end
 -- apply_backends validates and publishes a backends payload.
 local function apply_backends_now(body, sum)
   local dict = ngx.shared.configuration_data
-  local backends, bad = validate.backends(body)
-  if not backends then
+  local names, bad = validate.backends(body)
+  if not names then
     return bad_request(bad)
   end
   if #bad == 0 then
     return publish_base(dict, body, nil, sum)
   end
   local elements = util.array_elements(body)
-  if not elements or #elements ~= #backends then
+  if not elements or #elements ~= #names then
     return result(ngx.HTTP_INTERNAL_SERVER_ERROR, "backends: cannot split the payload into its entries")
   end
   local text, dropped = accepted_backends(dict, elements, bad)
@@ -518,11 +521,16 @@ local function apply_delta(body)
   if not base_sum then
     return bad_request(deleted)
   end
-  local backends, bad = validate.backends(array)
-  if not backends then
+  local names, bad = validate.backends(array)
+  if not names then
     return bad_request(bad)
   end
-  local setting = delta.by_name(backends)
+  local setting = {}
+  for _, name in ipairs(names) do
+    if name then
+      setting[name] = true
+    end
+  end
   for i = 1, #deleted do
     if setting[deleted[i]] then
       return bad_request("backends: " .. deleted[i] .. " is both deleted and set")
@@ -531,7 +539,7 @@ local function apply_delta(body)
   local elements
   if #bad > 0 then
     elements = util.array_elements(array)
-    if not elements or #elements ~= #backends then
+    if not elements or #elements ~= #names then
       return result(ngx.HTTP_INTERNAL_SERVER_ERROR, "backends: cannot split the payload into its entries")
     end
   end
@@ -758,9 +766,9 @@ end
 -- the new and changed hosts.
 local function apply_routes_now(body)
   local dict = routes_dict()
-  local good, gone, bad = validate.routes(body)
+  local good, gone, bad, err = validate.routes(body)
   if not good then
-    return bad_request(bad)
+    return bad_request(err)
   end
   for _, host in ipairs(gone) do
     dict:delete("v:" .. host)
@@ -774,11 +782,15 @@ local function apply_routes_now(body)
   for _, b in ipairs(bad) do
     drop(b)
   end
-  for _, g in ipairs(good) do
-    local text = cjson.encode(g.entry)
+  for i, g in ipairs(good) do
+    -- the entry's own bytes: validate.routes decoded and checked them
+    local text = string_sub(body, g.first, g.last)
+    if i % GC_EVERY == 0 then
+      collectgarbage("step", GC_EVERY)
+    end
     local ok, err = dict:safe_set("h:" .. g.host, text)
     if ok then
-      ok, err = dict:safe_set("v:" .. g.host, g.entry.version)
+      ok, err = dict:safe_set("v:" .. g.host, g.version)
     end
     if not ok then
       -- the old JSON may be gone: the host is not served rather than

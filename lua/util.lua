@@ -9,9 +9,9 @@ local string_find = string.find
 local string_match = string.match
 local string_gmatch = string.gmatch
 local string_sub = string.sub
-local string_byte = string.byte
 local string_lower = string.lower
 local table_concat = table.concat
+local jsonscan = require("jsonscan")
 
 local _M = {}
 
@@ -58,80 +58,10 @@ end
 
 -- array_spans returns where each element of the JSON array text starts
 -- and ends (two lists of byte positions, in order, without the blanks
--- around the elements), or nil when text does not start with "[". text
--- must be valid JSON (cjson decoded it): the scan only tracks strings,
--- nesting and commas. It makes no string of its own, so that a large
--- payload can be copied in runs (configuration.lua's merged backends).
-local ELEMENT_SPECIALS = '[%[%]{}",]'
-local BYTE_QUOTE, BYTE_BACKSLASH, BYTE_COMMA = 34, 92, 44
-local BYTE_OPEN_ARRAY, BYTE_CLOSE_ARRAY = 91, 93
-local BYTE_OPEN_OBJECT, BYTE_CLOSE_OBJECT = 123, 125
-
--- JSON's blanks: space, tab, newline, carriage return
-local BLANK = { [32] = true, [9] = true, [10] = true, [13] = true }
-
-local function last_solid(text, i)
-  while i > 0 and BLANK[string_byte(text, i)] do
-    i = i - 1
-  end
-  return i
-end
-
-function _M.array_spans(text)
-  local first = string_find(text, "%S")
-  if not first or string_byte(text, first) ~= BYTE_OPEN_ARRAY then
-    return nil
-  end
-  local starts, ends = {}, {}
-  local depth = 0          -- nesting inside the top-level array
-  local start = first + 1  -- where the current element starts
-  local pos = first + 1
-  while true do
-    local i = string_find(text, ELEMENT_SPECIALS, pos)
-    if not i then
-      return nil -- unterminated: not valid JSON
-    end
-    local c = string_byte(text, i)
-    if c == BYTE_QUOTE then
-      -- skip the string: find its closing quote, stepping over escapes
-      local j = i + 1
-      while true do
-        local k = string_find(text, '["\\]', j)
-        if not k then
-          return nil
-        end
-        if string_byte(text, k) == BYTE_BACKSLASH then
-          j = k + 2
-        else
-          pos = k + 1
-          break
-        end
-      end
-    elseif c == BYTE_OPEN_ARRAY or c == BYTE_OPEN_OBJECT then
-      depth = depth + 1
-      pos = i + 1
-    elseif depth > 0 then
-      if c == BYTE_CLOSE_ARRAY or c == BYTE_CLOSE_OBJECT then
-        depth = depth - 1
-      end
-      pos = i + 1
-    elseif c == BYTE_COMMA or c == BYTE_CLOSE_ARRAY then
-      local s = string_find(text, "%S", start)
-      local e = last_solid(text, i - 1)
-      if s and s <= e then
-        starts[#starts + 1] = s
-        ends[#ends + 1] = e
-      end
-      if c == BYTE_CLOSE_ARRAY then
-        return starts, ends
-      end
-      start = i + 1
-      pos = i + 1
-    else
-      pos = i + 1 -- a stray "}" at the top: not valid JSON, ignored
-    end
-  end
-end
+-- around the elements), or nil when text is not one JSON array (see
+-- jsonscan.lua). It makes no string of its own, so that a large payload
+-- can be copied in runs (configuration.lua's merged backends).
+_M.array_spans = jsonscan.array
 
 -- array_elements returns the text of each element of the JSON array text
 -- (a list of strings, in order, without the blanks around them), or nil

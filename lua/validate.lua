@@ -7,6 +7,7 @@
 -- controller, which sends more, is accepted.
 local cjson = require("cjson.safe")
 local util = require("util")
+local jsonscan = require("jsonscan")
 
 local type = type
 local ipairs = ipairs
@@ -15,6 +16,7 @@ local tostring = tostring
 local tonumber = tonumber
 local math_floor = math.floor
 local string_lower = string.lower
+local string_sub = string.sub
 local table_sort = table.sort
 
 local _M = {}
@@ -182,60 +184,92 @@ local function check_backend(b, valid)
   return nil
 end
 
+-- GC_EVERY is how many entries of a large payload are decoded between
+-- two steps of the garbage collector: each entry is garbage once checked,
+-- and without the steps LuaJIT would let a whole payload's worth pile up
+-- before its next cycle (see jsonscan.lua).
+local GC_EVERY = 500
+
+-- decoded_entries calls check(i, entry) for each element of the JSON array
+-- whose spans are starts and ends, decoded one at a time. It returns nil,
+-- or the message of the first element that does not decode (what names
+-- the array in it).
+local function decoded_entries(body, starts, ends, what, check)
+  for i = 1, #starts do
+    local entry, derr = cjson.decode(string_sub(body, starts[i], ends[i]))
+    if entry == nil then
+      return "invalid JSON: " .. what .. "[" .. (i - 1) .. "]: " .. tostring(derr)
+    end
+    check(i, entry)
+    if i % GC_EVERY == 0 then
+      collectgarbage("step", GC_EVERY)
+    end
+  end
+  return nil
+end
+
+-- invalid_array returns the message for a body that jsonscan does not
+-- take for one JSON array: cjson's reason when it does not decode.
+local function invalid_array(what, body)
+  if util.first_char(body) ~= "[" then
+    return what .. ": the body must be a JSON array"
+  end
+  local _, derr = cjson.decode(body)
+  return what .. ": invalid JSON: " .. tostring(derr or "not one JSON array")
+end
+
 -- backends checks a POST /configuration/backends body, one backend at a
--- time. It returns the decoded array and the list of the entries to drop,
--- each {index = i (1-based), name = the entry's name or nil, reason = …,
--- duplicate = true for a repeated name}:
+-- time (each decoded on its own: see jsonscan.lua). It returns the name of
+-- each entry (false for an entry without one), in order, and the list of
+-- the entries to drop, each {index = i (1-based), name = the entry's name
+-- or nil, reason = …, duplicate = true for a repeated name}:
 -- an entry that is not an object, has no name, repeats the name of an
 -- earlier entry, or has a bad field. It returns nil and a message when the
 -- body as a whole is unusable: not JSON, not an array, or an array in
 -- which no entry has a name (nothing could be applied or named).
 function _M.backends(body)
-  if util.first_char(body) ~= "[" then
-    return nil, "backends: the body must be a JSON array"
+  local starts, ends = jsonscan.array(body)
+  if not starts then
+    return nil, invalid_array("backends", body)
   end
-  local backends, derr = cjson.decode(body)
-  if backends == nil then
-    return nil, "backends: invalid JSON: " .. tostring(derr)
-  end
-  if not util.is_array(backends) then
-    return nil, "backends: the body must be a JSON array"
-  end
-  local names = {}
+  local names, seen = {}, {}
   local bad = {}
   local named = 0
   local valid = {} -- address -> whether it is one (check_endpoints)
-  for i = 1, #backends do
-    local b = backends[i]
+  local err = decoded_entries(body, starts, ends, "backends", function(i, b)
     local name = util.is_object(b) and b.name
     if type(name) ~= "string" or name == "" then
       name = nil
     else
       named = named + 1
     end
-    local path, err, duplicate
+    local path, reason, duplicate
     if not util.is_object(b) then
-      path, err = "", "must be an object"
-    elseif name and names[name] then
-      path, err, duplicate = "name", "duplicate backend " .. name .. " (the first one is used)", true
+      path, reason = "", "must be an object"
+    elseif name and seen[name] then
+      path, reason, duplicate = "name", "duplicate backend " .. name .. " (the first one is used)", true
     else
-      path, err = check_backend(b, valid)
+      path, reason = check_backend(b, valid)
     end
     if path then
       local where = "backends[" .. (i - 1) .. "]"
       if path ~= "" then
         where = where .. "." .. path
       end
-      bad[#bad + 1] = { index = i, name = name, reason = where .. ": " .. err, duplicate = duplicate }
+      bad[#bad + 1] = { index = i, name = name, reason = where .. ": " .. reason, duplicate = duplicate }
     end
-    if name and not names[name] then
-      names[name] = true
+    if name then
+      seen[name] = true
     end
+    names[i] = name or false
+  end)
+  if err then
+    return nil, "backends: " .. err
   end
-  if #backends > 0 and named == 0 then
+  if #starts > 0 and named == 0 then
     return nil, "backends: no entry has a name: " .. bad[1].reason
   end
-  return backends, bad
+  return names, bad
 end
 
 -- general checks a POST /configuration/general body: a JSON object.
@@ -561,51 +595,101 @@ local function check_route(e)
   end
 end
 
--- routes checks a POST /configuration/routes body. It returns the list of
--- good entries {index = i (1-based), host = …, entry = decoded}, the list
--- of hosts to delete, and the bad entries {index, name (the host or nil),
--- reason, duplicate}; or nil, nil, nil and a message when the body is not
--- an object or hosts or delete is not an array.
+-- payload_members returns the value spans of the members of the JSON
+-- object body by their decoded key (the last one of a repeated key, as
+-- cjson has it); nil and a message when body is not one JSON object.
+local function payload_members(what, body)
+  local members = jsonscan.members(body)
+  if not members then
+    if util.first_char(body) ~= "{" then
+      return nil, what .. ": the body must be a JSON object"
+    end
+    local _, derr = cjson.decode(body)
+    return nil, what .. ": invalid JSON: " .. tostring(derr or "not one JSON object")
+  end
+  local out = {}
+  for _, m in ipairs(members) do
+    local key = cjson.decode(string_sub(body, m[1], m[2]))
+    if type(key) ~= "string" then
+      return nil, what .. ": invalid JSON: a member's key is not a string"
+    end
+    out[key] = { m[3], m[4] }
+  end
+  return out
+end
+
+-- array_member returns the element spans of the member name of a payload
+-- (see payload_members): empty lists when it is absent or null; nil and a
+-- message when it is not an array, or its JSON is invalid.
+local function array_member(what, body, members, name)
+  local span = members[name]
+  if not span then
+    return {}, {}
+  end
+  local starts, ends = jsonscan.array_at(body, span[1], span[2])
+  if starts then
+    return starts, ends
+  end
+  local value, derr = cjson.decode(string_sub(body, span[1], span[2]))
+  if value == nil then
+    return nil, what .. ": invalid JSON: " .. name .. ": " .. tostring(derr)
+  end
+  if is_null(value) then
+    return {}, {}
+  end
+  return nil, what .. ": " .. name .. " must be an array"
+end
+
+-- routes checks a POST /configuration/routes body, one host entry at a
+-- time (each decoded on its own: see jsonscan.lua). It returns the list of
+-- good entries {index = i (1-based), host = …, version = …, first = …,
+-- last = …} (where the entry's JSON is in body), the list of hosts to delete, and the bad
+-- entries {index, name (the host or nil), reason, duplicate}; or nil, nil,
+-- nil and a message when the body is not a JSON object, hosts or delete is
+-- not an array, or an entry is not JSON.
 function _M.routes(body)
-  local payload, derr = cjson.decode(body)
-  if payload == nil then
-    return nil, nil, nil, "routes: invalid JSON: " .. tostring(derr)
+  local members, merr = payload_members("routes", body)
+  if not members then
+    return nil, nil, nil, merr
   end
-  if util.first_char(body) ~= "{" or not util.is_object(payload) then
-    return nil, nil, nil, "routes: the body must be a JSON object"
+  -- every other member is decoded too: the body must be JSON throughout
+  for name, span in pairs(members) do
+    if name ~= "hosts" and name ~= "delete" and cjson.decode(string_sub(body, span[1], span[2])) == nil then
+      return nil, nil, nil, "routes: invalid JSON: " .. name
+    end
   end
-  local hosts = is_null(payload.hosts) and {} or payload.hosts
-  local delete = is_null(payload.delete) and {} or payload.delete
-  if not util.is_array(hosts) then
-    return nil, nil, nil, "routes: hosts must be an array"
+  local starts, ends = array_member("routes", body, members, "hosts")
+  if not starts then
+    return nil, nil, nil, ends
   end
-  if not util.is_array(delete) then
-    return nil, nil, nil, "routes: delete must be an array"
+  local dstarts, dends = array_member("routes", body, members, "delete")
+  if not dstarts then
+    return nil, nil, nil, dends
   end
   local good, bad, seen, gone = {}, {}, {}, {}
-  for i, h in ipairs(delete) do
-    local err = route_host_error(h)
-    if err then
-      bad[#bad + 1] = { index = i, name = type(h) == "string" and h or nil, reason = "delete[" .. (i - 1) .. "]: " .. err }
+  local err = decoded_entries(body, dstarts, dends, "delete", function(i, h)
+    local herr = route_host_error(h)
+    if herr then
+      bad[#bad + 1] = { index = i, name = type(h) == "string" and h or nil, reason = "delete[" .. (i - 1) .. "]: " .. herr }
     else
       gone[#gone + 1] = h
     end
-  end
-  for i, e in ipairs(hosts) do
+  end)
+  err = err or decoded_entries(body, starts, ends, "hosts", function(i, e)
     local where = "hosts[" .. (i - 1) .. "]"
     local host = util.is_object(e) and e.host or nil
-    local path, err, duplicate
+    local path, reason, duplicate
     if not util.is_object(e) then
-      path, err = where, "must be an object"
+      path, reason = where, "must be an object"
     else
-      err = route_host_error(host)
-      if err then
+      reason = route_host_error(host)
+      if reason then
         path = where .. ".host"
       elseif seen[host] then
-        path, err, duplicate = where .. ".host", "duplicate host " .. host .. " (the first one is used)", true
+        path, reason, duplicate = where .. ".host", "duplicate host " .. host .. " (the first one is used)", true
       else
         local p
-        p, err = check_route(e)
+        p, reason = check_route(e)
         if p then
           path = where .. "." .. p
         end
@@ -615,13 +699,16 @@ function _M.routes(body)
       host = nil
     end
     if path then
-      bad[#bad + 1] = { index = i, name = host, reason = path .. ": " .. err, duplicate = duplicate }
+      bad[#bad + 1] = { index = i, name = host, reason = path .. ": " .. reason, duplicate = duplicate }
     else
-      good[#good + 1] = { index = i, host = host, entry = e }
+      good[#good + 1] = { index = i, host = host, version = e.version, first = starts[i], last = ends[i] }
     end
     if host then
       seen[host] = true
     end
+  end)
+  if err then
+    return nil, nil, nil, "routes: " .. err
   end
   return good, gone, bad
 end

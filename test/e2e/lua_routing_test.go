@@ -481,6 +481,31 @@ func TestLuaRoutingDropsOneBadHost(t *testing.T) {
 	if _, err := n.lua.GetRoutes(ctx, "b.example.com"); !luaapi.IsStatus(err, http.StatusNotFound) {
 		t.Errorf("GET routes of a deleted host: %v, want 404", err)
 	}
+
+	// A body unusable as a whole is refused with 400 and a message, and
+	// changes nothing: validate.lua decodes the payload one entry at a
+	// time, so a bad byte after good entries must still refuse them all.
+	entry, err := json.Marshal(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{
+		`not json`,
+		`[]`,
+		`{"hosts": 1}`,
+		`{"hosts": [], "delete": "b.example.com"}`,
+		`{"hosts": [` + string(entry) + `, ]}`,
+		`{"hosts": [` + string(entry) + `, {"host": "c.example.com",}]}`,
+		`{"hosts": [` + string(entry) + `], "delete": [], "x": tru}`,
+		`{"hosts": [` + string(entry) + `]} trailing`,
+	} {
+		status, msg := n.post(t, "/configuration/routes", body)
+		if status != http.StatusBadRequest || !strings.HasPrefix(msg, "routes: ") {
+			t.Errorf("POST routes %s = %d %q, want 400 with a message", body, status, msg)
+		}
+	}
+	n.check(t, luaReq{host: "b.example.com", path: "/x", status: 404})
+	n.check(t, luaReq{host: "c.example.com", path: "/", status: 200, body: "api /"})
 }
 
 // TestLuaRoutingPreload: routes written to preload/routes.json before the
