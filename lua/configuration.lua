@@ -54,9 +54,6 @@ local DELTA = delta.NAME
 local BASE_SUM = "backends_base_sum"
 -- Held while the backends, their delta and BASE_SUM change together.
 local APPLY_LOCK = "backends_apply"
--- GC_EVERY is how many entries of a large payload are stored between two
--- steps of the garbage collector (validate.lua decodes them the same way).
-local GC_EVERY = 500
 local HTTP_TOO_LARGE = 413 -- no ngx.HTTP_REQUEST_ENTITY_TOO_LARGE in lua-nginx-module 0.10.23
 
 -- The payload files of a start, relative to the prefix (pkg/nginx.Preload
@@ -782,13 +779,10 @@ local function apply_routes_now(body)
   for _, b in ipairs(bad) do
     drop(b)
   end
-  for i, g in ipairs(good) do
+  local gc = util.tight_gc()
+  for _, g in ipairs(good) do
     -- the entry's own bytes: validate.routes decoded and checked them
-    local text = string_sub(body, g.first, g.last)
-    if i % GC_EVERY == 0 then
-      collectgarbage("step", GC_EVERY)
-    end
-    local ok, err = dict:safe_set("h:" .. g.host, text)
+    local ok, err = dict:safe_set("h:" .. g.host, string_sub(body, g.first, g.last))
     if ok then
       ok, err = dict:safe_set("v:" .. g.host, g.version)
     end
@@ -800,6 +794,7 @@ local function apply_routes_now(body)
       drop({ index = g.index, name = g.host, reason = "hosts[" .. (g.index - 1) .. "]: cannot store: " .. tostring(err) })
     end
   end
+  util.restore_gc(gc)
   table_sort(dropped, function(a, b) return a.index < b.index end)
   return result(ngx.HTTP_CREATED, nil, dropped)
 end

@@ -63,6 +63,29 @@ end
 -- can be copied in runs (configuration.lua's merged backends).
 _M.array_spans = jsonscan.array
 
+-- TIGHT_GC_PAUSE and TIGHT_GC_STEPMUL are the collector's settings while
+-- a large payload is decoded entry by entry: a cycle starts when memory
+-- grows by 20 % (LuaJIT's default: 100 %) and runs at twice the default
+-- speed. With the defaults, the garbage of a 57 MB payload's entries piles
+-- up to about twice the live memory before a cycle, and LuaJIT keeps what
+-- it mapped: measured on 100,000 backends, 323 MiB at the peak (129 MiB
+-- with these) and 234 MiB kept after a full collection (72 MiB), for 0.5 s
+-- more. A full collection every few thousand entries costs more, as each
+-- one walks every live object.
+local TIGHT_GC_PAUSE, TIGHT_GC_STEPMUL = 120, 400
+
+-- tight_gc applies the tight collector settings and returns the previous
+-- ones, for restore_gc.
+function _M.tight_gc()
+  return { collectgarbage("setpause", TIGHT_GC_PAUSE), collectgarbage("setstepmul", TIGHT_GC_STEPMUL) }
+end
+
+-- restore_gc puts back the settings tight_gc returned.
+function _M.restore_gc(previous)
+  collectgarbage("setpause", previous[1])
+  collectgarbage("setstepmul", previous[2])
+end
+
 -- array_elements returns the text of each element of the JSON array text
 -- (a list of strings, in order, without the blanks around them), or nil
 -- when text does not start with "[" (see array_spans). It lets

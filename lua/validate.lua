@@ -184,28 +184,18 @@ local function check_backend(b, valid)
   return nil
 end
 
--- GC_EVERY is how many entries of a large payload are decoded between
--- two steps of the garbage collector: each entry is garbage once checked,
--- and without the steps LuaJIT would let a whole payload's worth pile up
--- before its next cycle (see jsonscan.lua).
-local GC_EVERY = 500
-
--- decoded_entries calls check(i, entry) for each element of the JSON array
--- whose spans are starts and ends, decoded one at a time. It returns nil,
--- or the message of the first element that does not decode (what names
--- the array in it).
-local function decoded_entries(body, starts, ends, what, check)
-  for i = 1, #starts do
-    local entry, derr = cjson.decode(string_sub(body, starts[i], ends[i]))
-    if entry == nil then
-      return "invalid JSON: " .. what .. "[" .. (i - 1) .. "]: " .. tostring(derr)
-    end
-    check(i, entry)
-    if i % GC_EVERY == 0 then
-      collectgarbage("step", GC_EVERY)
-    end
+-- decode_entry decodes the element of the JSON array body that spans
+-- [first, last]; nil and a message when it is not JSON (what and i name
+-- it). The callers loop over a payload's entries themselves, with the
+-- collector kept close behind (util.tight_gc): each entry is garbage once
+-- checked. They pass what they need as arguments: a closure over a payload
+-- that LuaJIT compiles may keep the payload alive after the call.
+local function decode_entry(body, first, last, what, i)
+  local entry, derr = cjson.decode(string_sub(body, first, last))
+  if entry == nil then
+    return nil, "invalid JSON: " .. what .. "[" .. (i - 1) .. "]: " .. tostring(derr)
   end
-  return nil
+  return entry
 end
 
 -- invalid_array returns the message for a body that jsonscan does not
@@ -236,7 +226,13 @@ function _M.backends(body)
   local bad = {}
   local named = 0
   local valid = {} -- address -> whether it is one (check_endpoints)
-  local err = decoded_entries(body, starts, ends, "backends", function(i, b)
+  local gc = util.tight_gc()
+  for i = 1, #starts do
+    local b, err = decode_entry(body, starts[i], ends[i], "backends", i)
+    if b == nil then
+      util.restore_gc(gc)
+      return nil, "backends: " .. err
+    end
     local name = util.is_object(b) and b.name
     if type(name) ~= "string" or name == "" then
       name = nil
@@ -262,10 +258,8 @@ function _M.backends(body)
       seen[name] = true
     end
     names[i] = name or false
-  end)
-  if err then
-    return nil, "backends: " .. err
   end
+  util.restore_gc(gc)
   if #starts > 0 and named == 0 then
     return nil, "backends: no entry has a name: " .. bad[1].reason
   end
@@ -667,15 +661,25 @@ function _M.routes(body)
     return nil, nil, nil, dends
   end
   local good, bad, seen, gone = {}, {}, {}, {}
-  local err = decoded_entries(body, dstarts, dends, "delete", function(i, h)
+  for i = 1, #dstarts do
+    local h, derr = decode_entry(body, dstarts[i], dends[i], "delete", i)
+    if h == nil then
+      return nil, nil, nil, "routes: " .. derr
+    end
     local herr = route_host_error(h)
     if herr then
       bad[#bad + 1] = { index = i, name = type(h) == "string" and h or nil, reason = "delete[" .. (i - 1) .. "]: " .. herr }
     else
       gone[#gone + 1] = h
     end
-  end)
-  err = err or decoded_entries(body, starts, ends, "hosts", function(i, e)
+  end
+  local gc = util.tight_gc()
+  for i = 1, #starts do
+    local e, derr = decode_entry(body, starts[i], ends[i], "hosts", i)
+    if e == nil then
+      util.restore_gc(gc)
+      return nil, nil, nil, "routes: " .. derr
+    end
     local where = "hosts[" .. (i - 1) .. "]"
     local host = util.is_object(e) and e.host or nil
     local path, reason, duplicate
@@ -706,10 +710,8 @@ function _M.routes(body)
     if host then
       seen[host] = true
     end
-  end)
-  if err then
-    return nil, nil, nil, "routes: " .. err
   end
+  util.restore_gc(gc)
   return good, gone, bad
 end
 

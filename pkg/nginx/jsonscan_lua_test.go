@@ -25,8 +25,8 @@ import (
 const jsonscanTestServer = `
     server {
         listen 127.0.0.1:%d;
-        client_max_body_size 1m;
-        client_body_buffer_size 1m;
+        client_max_body_size 64m;
+        client_body_buffer_size 64m;
         location = /t {
             content_by_lua_block {
                 local scan = require("jsonscan")
@@ -37,6 +37,21 @@ const jsonscanTestServer = `
                 local out = {}
                 if a.op == "members" then
                     out.members = scan.members(body) or false
+                elseif a.op == "validate" then
+                    -- the Lua memory that checking the payload leaves
+                    -- behind, after a full collection
+                    local validate = require("validate")
+                    collectgarbage("collect")
+                    local before = collectgarbage("count")
+                    local ok
+                    if a.what == "routes" then
+                        ok = validate.routes(body) ~= nil
+                    else
+                        ok = validate.backends(body) ~= nil
+                    end
+                    body = nil
+                    collectgarbage("collect")
+                    out.ok, out.kept = ok, (collectgarbage("count") - before) * 1024
                 else
                     local starts, ends
                     if a.op == "array_at" then
@@ -62,25 +77,37 @@ const jsonscanTestServer = `
 type jsonscanResult struct {
 	Spans   json.RawMessage `json:"spans"`
 	Members json.RawMessage `json:"members"`
+	OK      bool            `json:"ok"`
+	Kept    float64         `json:"kept"`
 }
 
-// jsonscanLua starts nginx with the test server and returns a caller that
-// answers the spans (nil: refused) of op on body.
-func jsonscanLua(t *testing.T) func(op, body string, extra ...string) [][]int {
+// jsonscanLua starts nginx with the test server and returns a caller of
+// the test location.
+func jsonscanLua(t *testing.T) func(op, body string, extra ...string) jsonscanResult {
 	t.Helper()
 	e := layoutEnv(t)
 	port := freePorts(t, 1)[0]
 	if err := e.in.Start(ctxFor(t, 20*time.Second), e.conf(fmt.Sprintf(jsonscanTestServer, port))); err != nil {
 		t.Fatal(err)
 	}
-	return func(op, body string, extra ...string) [][]int {
+	return func(op, body string, extra ...string) jsonscanResult {
 		t.Helper()
 		q := "op=" + op + strings.Join(extra, "")
 		code, out, _ := e.do(t, http.MethodPost, "http://127.0.0.1:"+strconv.Itoa(port)+"/t?"+q, body, nil)
 		var r jsonscanResult
 		if err := json.Unmarshal([]byte(out), &r); code != 200 || err != nil {
-			t.Fatalf("%s %q: %d %s", op, body, code, out)
+			t.Fatalf("%s %.200q: %d %s", op, body, code, out)
 		}
+		return r
+	}
+}
+
+// spansCaller returns a caller that answers the spans (nil: refused) of op
+// on body.
+func spansCaller(t *testing.T, call func(op, body string, extra ...string) jsonscanResult) func(op, body string, extra ...string) [][]int {
+	return func(op, body string, extra ...string) [][]int {
+		t.Helper()
+		r := call(op, body, extra...)
 		raw := r.Spans
 		if op == "members" {
 			raw = r.Members
@@ -111,7 +138,8 @@ func texts(body string, spans [][]int) []string {
 
 func TestLuaJSONScan(t *testing.T) {
 	requireNginx(t)
-	call := jsonscanLua(t)
+	lua := jsonscanLua(t)
+	call := spansCaller(t, lua)
 
 	t.Run("arrays", func(t *testing.T) {
 		for _, c := range []struct {
@@ -237,6 +265,44 @@ func TestLuaJSONScan(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestLuaPayloadMemory: checking a large payload leaves no Lua memory
+// behind once collected. validate.lua decodes it one entry at a time; a
+// version whose compiled loop held the payload or its entries through a
+// closure kept them all (about the payload's size) until the worker
+// compiled other code.
+func TestLuaPayloadMemory(t *testing.T) {
+	requireNginx(t)
+	call := jsonscanLua(t)
+	const n = 20000
+	var backends, routes strings.Builder
+	backends.WriteString("[")
+	routes.WriteString(`{"hosts":[`)
+	for i := range n {
+		if i > 0 {
+			backends.WriteString(",")
+			routes.WriteString(",")
+		}
+		fmt.Fprintf(&backends, `{"name":"ns-app-%05d-80","service":{"metadata":{"name":"app-%05d","namespace":"ns"}},"port":"80",`+
+			`"endpoints":[{"address":"10.0.%d.%d","port":"8080"},{"address":"10.1.%d.%d","port":"8080"}],"load-balance":"round_robin"}`,
+			i, i, i/250, i%250, i/250, i%250)
+		fmt.Fprintf(&routes, `{"host":"app-%05d.example.com","version":"v%d","paths":[{"path":"/","pathType":"Prefix",`+
+			`"matchers":[{"kind":"prefix","value":"/"}],"backend":"ns-app-%05d-80","locationPath":"/","settings":{"bodyLimit":1048576}}]}`,
+			i, i, i)
+	}
+	backends.WriteString("]")
+	routes.WriteString(`],"delete":[]}`)
+	for _, c := range []struct{ what, body string }{{"backends", backends.String()}, {"routes", routes.String()}} {
+		r := call("validate", c.body, "&what="+c.what)
+		if !r.OK {
+			t.Fatalf("validate.%s refused the payload", c.what)
+		}
+		if limit := float64(len(c.body)) / 20; r.Kept > limit {
+			t.Errorf("validate.%s of %d bytes left %.0f bytes of Lua memory after a full collection, want at most %.0f",
+				c.what, len(c.body), r.Kept, limit)
+		}
+	}
 }
 
 // randomJSON returns a random JSON value, nested depth levels at most, with
