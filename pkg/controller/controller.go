@@ -154,6 +154,8 @@ type Controller struct {
 	draining atomic.Bool
 	// syncing is set while the worker processes a sync (Stats.Busy).
 	syncing atomic.Bool
+	// memory returns the heap a large sync left free (memory.go).
+	memory memoryReturner
 	// masterDown is set while a master the loop started has exited and
 	// was not started again yet (/healthz fails meanwhile).
 	masterDown atomic.Bool
@@ -298,6 +300,9 @@ func (c *Controller) processItem(ctx context.Context, key string) {
 	defer c.syncing.Store(false)
 	defer c.queue.Done(key)
 	err := c.syncOnce(ctx)
+	if c.memory.afterSync() {
+		klog.FromContext(ctx).V(2).Info("Returning the free heap memory to the system")
+	}
 	switch {
 	case err == nil:
 		c.queue.Forget(key)

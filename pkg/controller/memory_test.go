@@ -1,0 +1,67 @@
+package controller
+
+import (
+	"runtime"
+	"testing"
+)
+
+// TestMemoryReturner: a return starts only with enough free heap (both
+// bounds), never two at once, and the runtime's own reader and free work.
+func TestMemoryReturner(t *testing.T) {
+	var heapFree, objects uint64
+	started := make(chan struct{}, 4)
+	release := make(chan struct{})
+	finished := make(chan struct{}, 4)
+	m := &memoryReturner{
+		read: func() (uint64, uint64) { return heapFree, objects },
+		free: func() { started <- struct{}{}; <-release },
+		done: func() { finished <- struct{}{} },
+	}
+	for _, c := range []struct {
+		free, objects uint64
+	}{
+		{returnFreeMin - 1, 0}, // below the minimum
+		{returnFreeMin, returnFreeMin*returnFreeShare + returnFreeShare}, // below the share of the live heap
+	} {
+		heapFree, objects = c.free, c.objects
+		if m.afterSync() {
+			t.Errorf("free %d, objects %d: a return started", c.free, c.objects)
+		}
+	}
+	heapFree, objects = returnFreeMin, returnFreeMin*returnFreeShare
+	if !m.afterSync() {
+		t.Fatal("free at both bounds: no return started")
+	}
+	<-started
+	if m.afterSync() {
+		t.Error("a second return started while one runs")
+	}
+	close(release)
+	<-finished
+	if !m.afterSync() {
+		t.Error("no return started after the last one ended")
+	}
+	<-started
+	<-finished
+
+	// The runtime's: after a large garbage, the free heap is returned.
+	garbage := make([][]byte, 0, 64)
+	for range 64 {
+		garbage = append(garbage, make([]byte, 4<<20))
+	}
+	runtime.KeepAlive(garbage)
+	garbage = nil
+	runtime.GC()
+	before, _ := readHeapMetrics()
+	if before < 128<<20 {
+		t.Fatalf("free heap after 256 MiB of garbage: %d bytes", before)
+	}
+	real := &memoryReturner{done: func() { finished <- struct{}{} }}
+	if !real.afterSync() {
+		t.Fatalf("free heap %d bytes: no return started", before)
+	}
+	<-finished
+	if after, _ := readHeapMetrics(); after >= before/2 {
+		t.Errorf("free heap %d bytes before, %d after the return, want it mostly returned", before, after)
+	}
+}
