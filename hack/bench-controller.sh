@@ -75,6 +75,7 @@ wait_metric() {
 # OUTDIR/heap-NAME-N.pprof.
 heap() {
 	[ "${PROFILE:-0}" = 1 ] || return 0
+	curl -sf "http://127.0.0.1:$health/debug/pprof/heap?debug=1" | awk '/^# (HeapInuse|HeapIdle|HeapReleased|NextGC) =/ { printf "%s%s %.0f MiB", sep, $2, $4 / 1048576; sep = ", " } END { print " (Go runtime, before the profile)" }'
 	curl -sf -o "$out/heap-$1-$n.pprof" "http://127.0.0.1:$health/debug/pprof/heap?gc=1" && echo "heap profile: $out/heap-$1-$n.pprof"
 }
 profiling=()

@@ -300,7 +300,7 @@ func (c *Controller) processItem(ctx context.Context, key string) {
 	defer c.syncing.Store(false)
 	defer c.queue.Done(key)
 	err := c.syncOnce(ctx)
-	if c.memory.afterSync() {
+	if c.memory.afterSync(c.state.builder.Last.Whole) {
 		klog.FromContext(ctx).V(2).Info("Returning the free heap memory to the system")
 	}
 	switch {

@@ -7,18 +7,25 @@ import (
 )
 
 // The heap memory that a large sync leaves free is given back to the
-// operating system at once rather than over minutes. A whole rebuild (the
-// first config, a change of every EndpointSlice) holds the old and the new
-// model together for a moment: at 100,000 Ingresses the heap peaks near
-// three times what stays live, and Go's background scavenger returns the
-// difference slowly, so the process kept about 2.5 times its live heap
-// as RSS long after the sync. After a sync that leaves more free heap than
-// returnFreeShare of the live objects (and at least returnFreeMin), one
-// collection returns it, in the background (one at a time): the next sync
-// does not wait for it.
+// operating system at once rather than over minutes. A whole build (the
+// first config, a ConfigMap change, a change of many EndpointSlices) holds
+// the old and the new model together for a moment: at 100,000 Ingresses
+// the heap peaks near three times what stays live, and Go's background
+// scavenger returns the difference slowly (about 1 % of a CPU), so the
+// process kept about 2.5 times its live heap as RSS long after the sync.
+// One collection returns it, in the background (one at a time), so that
+// the next sync does not wait for it:
+//   - after a whole build, when the heap holds at least returnWholeMin
+//     (the old model is garbage then: the collection finds it);
+//   - after any sync that leaves more free heap than returnFreeShare of
+//     the heap objects, and at least returnFreeMin.
+//
+// Smaller heaps are left to Go's scavenger: a collection of their own
+// would cost more than it returns.
 const (
+	returnWholeMin  = 256 << 20
 	returnFreeMin   = 128 << 20
-	returnFreeShare = 4 // free > live/returnFreeShare
+	returnFreeShare = 4 // free > objects/returnFreeShare
 )
 
 // heapFreeMetric is the free heap memory not returned to the system yet,
@@ -44,8 +51,9 @@ type memoryReturner struct {
 }
 
 // afterSync starts a return of the free heap memory when there is enough
-// of it and none is under way; it reports whether it started one.
-func (m *memoryReturner) afterSync() bool {
+// of it (whole: the sync built the whole config) and none is under way;
+// it reports whether it started one.
+func (m *memoryReturner) afterSync(whole bool) bool {
 	read, free := m.read, m.free
 	if read == nil {
 		read = readHeapMetrics
@@ -54,7 +62,11 @@ func (m *memoryReturner) afterSync() bool {
 		free = debug.FreeOSMemory
 	}
 	heapFree, objects := read()
-	if heapFree < returnFreeMin || heapFree < objects/returnFreeShare {
+	enough := heapFree >= returnFreeMin && heapFree >= objects/returnFreeShare
+	if whole {
+		enough = enough || heapFree+objects >= returnWholeMin
+	}
+	if !enough {
 		return false
 	}
 	m.mu.Lock()

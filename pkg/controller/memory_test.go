@@ -24,21 +24,35 @@ func TestMemoryReturner(t *testing.T) {
 		{returnFreeMin, returnFreeMin*returnFreeShare + returnFreeShare}, // below the share of the live heap
 	} {
 		heapFree, objects = c.free, c.objects
-		if m.afterSync() {
+		if m.afterSync(false) {
 			t.Errorf("free %d, objects %d: a return started", c.free, c.objects)
 		}
 	}
+	// after a whole build, the heap's size alone decides
+	heapFree, objects = 0, returnWholeMin-1
+	if m.afterSync(true) {
+		t.Error("a whole build with a small heap: a return started")
+	}
+	heapFree, objects = 1, returnWholeMin-1
+	if !m.afterSync(true) {
+		t.Fatal("a whole build with a large heap: no return started")
+	}
+	<-started
+	close(release)
+	<-finished
+	release = make(chan struct{})
+
 	heapFree, objects = returnFreeMin, returnFreeMin*returnFreeShare
-	if !m.afterSync() {
+	if !m.afterSync(false) {
 		t.Fatal("free at both bounds: no return started")
 	}
 	<-started
-	if m.afterSync() {
+	if m.afterSync(false) {
 		t.Error("a second return started while one runs")
 	}
 	close(release)
 	<-finished
-	if !m.afterSync() {
+	if !m.afterSync(false) {
 		t.Error("no return started after the last one ended")
 	}
 	<-started
@@ -57,7 +71,7 @@ func TestMemoryReturner(t *testing.T) {
 		t.Fatalf("free heap after 256 MiB of garbage: %d bytes", before)
 	}
 	real := &memoryReturner{done: func() { finished <- struct{}{} }}
-	if !real.afterSync() {
+	if !real.afterSync(false) {
 		t.Fatalf("free heap %d bytes: no return started", before)
 	}
 	<-finished
