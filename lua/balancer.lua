@@ -26,7 +26,6 @@ local util = require("util")
 local canary = require("canary")
 local configuration = require("configuration")
 local delta = require("delta")
-local jsonscan = require("jsonscan")
 
 local ngx = ngx
 local ngx_log = ngx.log
@@ -40,7 +39,6 @@ local tostring = tostring
 local getmetatable = getmetatable
 local table_sort = table.sort
 local table_concat = table.concat
-local string_match = string.match
 local string_sub = string.sub
 
 local SYNC_INTERVAL = 1
@@ -73,28 +71,19 @@ local instances = {}    -- backend name -> last instance built (any version)
 local synced_base       -- the store version of base; nil before any
 local synced_version    -- the version of the delta that serves; nil before any
 
--- NAME_FIRST matches an entry whose first key is its name, with no escape
--- in it: what the controller sends. Any other entry is decoded to find its
--- name.
-local NAME_FIRST = '^{"name":"([^"\\]*)"'
-
 -- index_base returns the base's text, where each entry starts and ends in
 -- it, and each name's entry (the first of a name, as validate.lua has it);
 -- nil when text is not a JSON array (configuration.lua stores only valid
 -- ones).
 local function index_base(text)
-  local starts, ends = jsonscan.array(text)
+  local starts, ends, names = util.array_names(text)
   if not starts then
     return nil
   end
   local index = {}
-  for i = 1, #starts do
-    local name = string_match(text, NAME_FIRST, starts[i])
-    if not name then
-      local b = cjson.decode(string_sub(text, starts[i], ends[i]))
-      name = type(b) == "table" and b.name
-    end
-    if type(name) == "string" and index[name] == nil then
+  for i = 1, #names do
+    local name = names[i]
+    if name and index[name] == nil then
       index[name] = i
     end
   end

@@ -219,8 +219,7 @@ local function read_body(limit)
 end
 
 -- get_backends answers the whole array that serves: the base with its
--- delta laid on it (delta.merge, a decode of the base: seconds at 100,000
--- backends, for a GET only) when there is one.
+-- delta laid on it (delta.merge, a scan of the base) when there is one.
 local function get_backends()
   local raw, version = _M.backends_data()
   if not raw and version then
@@ -280,12 +279,19 @@ local function previous_delta(base_version)
   return delta.texts_by_name(array), gone
 end
 
--- base_names returns the base's backends by name (a decode of the
+-- base_names returns the set of the base's backend names (a scan of the
 -- whole array: only for a PATCH with bad entries that the previous delta
 -- does not name).
 local function base_names(dict)
   local raw = store.current(dict, BACKENDS)
-  return delta.by_name(raw and cjson.decode(raw))
+  local set = {}
+  local _, _, names = util.array_names(raw or "[]")
+  for _, name in ipairs(names or {}) do
+    if name then
+      set[name] = true
+    end
+  end
+  return set
 end
 
 -- array_with returns the JSON array of elements (their texts) where

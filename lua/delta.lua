@@ -85,18 +85,19 @@ end
 
 -- texts_by_name returns the text of each entry of the backends JSON array
 -- text by its name (the first entry of a name wins) and the names in
--- order; empty tables when text does not split into its entries.
+-- order; empty tables when text does not split into its entries. The
+-- array is not decoded (util.array_names).
 function _M.texts_by_name(text)
   local texts, order = {}, {}
-  local list, elements = cjson.decode(text), util.array_elements(text)
-  if type(list) ~= "table" or not elements or #elements ~= #list then
+  local starts, ends, names = util.array_names(text)
+  if not starts then
     return texts, order
   end
-  for i = 1, #list do
-    local b = list[i]
-    if type(b) == "table" and type(b.name) == "string" and not texts[b.name] then
-      texts[b.name] = elements[i]
-      order[#order + 1] = b.name
+  for i = 1, #names do
+    local name = names[i]
+    if name and not texts[name] then
+      texts[name] = string_sub(text, starts[i], ends[i])
+      order[#order + 1] = name
     end
   end
   return texts, order
@@ -157,9 +158,8 @@ end
 -- they are: no string per backend. nil and an error when a text does not
 -- decode.
 function _M.merge(base, deleted, array)
-  local decoded = cjson.decode(base)
-  local starts, ends = util.array_spans(base)
-  if type(decoded) ~= "table" or not starts or #starts ~= #decoded then
+  local starts, ends, names = util.array_names(base)
+  if not starts then
     return nil, "cannot split the base into its entries"
   end
   local set, gone = _M.decode(deleted, array)
@@ -175,8 +175,8 @@ function _M.merge(base, deleted, array)
     end
     run = nil
   end
-  for i = 1, #decoded do
-    local name = type(decoded[i]) == "table" and decoded[i].name
+  for i = 1, #names do
+    local name = names[i]
     if name and (texts[name] or gone[name]) then
       flush(i - 1)
       if texts[name] and not used[name] then
@@ -187,7 +187,7 @@ function _M.merge(base, deleted, array)
       run = i
     end
   end
-  flush(#decoded)
+  flush(#names)
   for _, name in ipairs(order) do
     if not used[name] then
       parts[#parts + 1] = texts[name]

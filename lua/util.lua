@@ -12,6 +12,7 @@ local string_sub = string.sub
 local string_lower = string.lower
 local table_concat = table.concat
 local jsonscan = require("jsonscan")
+local cjson = require("cjson.safe")
 
 local _M = {}
 
@@ -62,6 +63,32 @@ end
 -- jsonscan.lua). It makes no string of its own, so that a large payload
 -- can be copied in runs (configuration.lua's merged backends).
 _M.array_spans = jsonscan.array
+
+-- NAME_FIRST matches an entry whose first key is its name, with no escape
+-- in it: how pkg/luaapi writes backends.
+local NAME_FIRST = '^{"name":"([^"\\]*)"'
+
+-- array_names returns the spans of the elements of the JSON array text (as
+-- array_spans) and the name of each (the string of its "name" key, false
+-- for an element without one), without decoding the array: an element
+-- that does not start with its name is decoded alone. nil when text is not
+-- one JSON array.
+function _M.array_names(text)
+  local starts, ends = jsonscan.array(text)
+  if not starts then
+    return nil
+  end
+  local names = {}
+  for i = 1, #starts do
+    local name = string_match(text, NAME_FIRST, starts[i])
+    if not name then
+      local entry = cjson.decode(string_sub(text, starts[i], ends[i]))
+      name = type(entry) == "table" and entry.name
+    end
+    names[i] = type(name) == "string" and name or false
+  end
+  return starts, ends, names
+end
 
 -- TIGHT_GC_PAUSE and TIGHT_GC_STEPMUL are the collector's settings while
 -- a large payload is decoded entry by entry: a cycle starts when memory
