@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"time"
 )
 
 // The heap memory that a large sync leaves free is given back to the
@@ -21,11 +22,15 @@ import (
 //     the heap objects, and at least returnFreeMin.
 //
 // Smaller heaps are left to Go's scavenger: a collection of their own
-// would cost more than it returns.
+// would cost more than it returns. Returns are returnInterval apart at
+// least: each is a collection of the whole heap (about a second of CPU at
+// 100,000 Ingresses), and a burst of small syncs would otherwise pay one
+// every few syncs.
 const (
 	returnWholeMin  = 256 << 20
 	returnFreeMin   = 128 << 20
 	returnFreeShare = 4 // free > objects/returnFreeShare
+	returnInterval  = 30 * time.Second
 )
 
 // heapFreeMetric is the free heap memory not returned to the system yet,
@@ -40,19 +45,23 @@ const (
 // calls debug.FreeOSMemory.
 type memoryReturner struct {
 	// read returns the free and the object bytes of the heap; free returns
-	// the free memory to the system. nil: the runtime's (tests set them).
+	// the free memory to the system; now is the clock. nil: the runtime's
+	// and time.Now (tests set them).
 	read func() (free, objects uint64)
 	free func()
+	now  func() time.Time
 
 	mu      sync.Mutex
 	running bool
+	last    time.Time // when the last return started
 	// done, when set, is called after each return (tests).
 	done func()
 }
 
 // afterSync starts a return of the free heap memory when there is enough
-// of it (whole: the sync built the whole config) and none is under way;
-// it reports whether it started one.
+// of it (whole: the sync built the whole config), none is under way and
+// the last one started returnInterval ago; it reports whether it started
+// one.
 func (m *memoryReturner) afterSync(whole bool) bool {
 	read, free := m.read, m.free
 	if read == nil {
@@ -69,12 +78,17 @@ func (m *memoryReturner) afterSync(whole bool) bool {
 	if !enough {
 		return false
 	}
+	now := time.Now
+	if m.now != nil {
+		now = m.now
+	}
+	t := now()
 	m.mu.Lock()
-	if m.running {
+	if m.running || (!m.last.IsZero() && t.Sub(m.last) < returnInterval) {
 		m.mu.Unlock()
 		return false
 	}
-	m.running = true
+	m.running, m.last = true, t
 	done := m.done
 	m.mu.Unlock()
 	go func() {

@@ -3,16 +3,21 @@ package controller
 import (
 	"runtime"
 	"testing"
+	"time"
 )
 
 // TestMemoryReturner: a return starts only with enough free heap (both
-// bounds), never two at once, and the runtime's own reader and free work.
+// bounds, or the heap's size after a whole build), never two at once nor
+// within returnInterval of the last, and the runtime's own reader and free
+// work.
 func TestMemoryReturner(t *testing.T) {
 	var heapFree, objects uint64
 	started := make(chan struct{}, 4)
 	release := make(chan struct{})
 	finished := make(chan struct{}, 4)
+	clock := time.Unix(1000, 0)
 	m := &memoryReturner{
+		now:  func() time.Time { return clock },
 		read: func() (uint64, uint64) { return heapFree, objects },
 		free: func() { started <- struct{}{}; <-release },
 		done: func() { finished <- struct{}{} },
@@ -41,6 +46,10 @@ func TestMemoryReturner(t *testing.T) {
 	close(release)
 	<-finished
 	release = make(chan struct{})
+	if m.afterSync(true) {
+		t.Error("a return started less than returnInterval after the last one")
+	}
+	clock = clock.Add(returnInterval)
 
 	heapFree, objects = returnFreeMin, returnFreeMin*returnFreeShare
 	if !m.afterSync(false) {
@@ -52,6 +61,7 @@ func TestMemoryReturner(t *testing.T) {
 	}
 	close(release)
 	<-finished
+	clock = clock.Add(returnInterval)
 	if !m.afterSync(false) {
 		t.Error("no return started after the last one ended")
 	}
