@@ -18,7 +18,7 @@
 # With PROFILE=1 the controller runs with --profiling and Go heap profiles
 # are written to OUTDIR/heap-{first,changes,new}-N.pprof at the three
 # points where the RSS is printed (read: go tool pprof -sample_index=inuse_space).
-# Usage: [ROUTING=lua] [N=100000] [GO_BENCH=0] [NEW=100] [PROFILE=1] hack/bench-controller.sh [OUTDIR] [EDITS]
+# Usage: [ROUTING=lua] [N=100000] [GO_BENCH=0] [NEW=100] [PROFILE=1] [QUIET=40] hack/bench-controller.sh [OUTDIR] [EDITS]
 # (EDITS default 50). ROUTING (nginx or lua, default nginx) is the
 # controller's --routing, also given to the Go benchmarks
 # (KUBECTL_INGRESS_E2E_ROUTING). N is the Ingress count of step 2 (default
@@ -167,6 +167,10 @@ if [ "$new" -gt 0 ]; then
 	echo "reloads during the new Ingresses: $(($(metric kubectl_ingress_reloads_total) - reloads))"
 	echo "controller RSS after them: $(rss "$pid") (peak $(hwm "$pid"))"
 	heap new
+	# the controller returns the free heap after 10 s without a sync
+	# (pkg/controller/memory.go), at most every 30 s: RSS once that passed
+	sleep "${QUIET:-40}"
+	echo "controller RSS ${QUIET:-40} s later, no change meanwhile: $(rss "$pid")"
 	pss=$(for p in $(ps -o pid= --pid "$master" --ppid "$master"); do awk '/^Pss:/ { print $2 }' "/proc/$p/smaps_rollup"; done | awk '{ s += $1 } END { print s / 1024 " MiB" }')
 	echo "nginx PSS (master + workers, shared memory counted once): $pss"
 	for p in $(ps -o pid= --pid "$master" --ppid "$master"); do

@@ -154,8 +154,10 @@ type Controller struct {
 	draining atomic.Bool
 	// syncing is set while the worker processes a sync (Stats.Busy).
 	syncing atomic.Bool
-	// memory returns the heap a large sync left free (memory.go).
+	// memory returns the heap a large sync left free (memory.go); syncs
+	// counts the syncs processed, for its quiet check.
 	memory memoryReturner
+	syncs  atomic.Uint64
 	// masterDown is set while a master the loop started has exited and
 	// was not started again yet (/healthz fails meanwhile).
 	masterDown atomic.Bool
@@ -228,6 +230,7 @@ func (c *Controller) Run(ctx context.Context) error {
 		log.Info("Source synced; starting the sync loop")
 		c.enqueue()
 		wg.Go(func() { c.runWorker(ctx) })
+		wg.Go(func() { c.returnMemoryWhenQuiet(ctx, returnCheck) })
 		select {
 		case <-ctx.Done():
 		case err = <-sourceErr:
@@ -300,8 +303,9 @@ func (c *Controller) processItem(ctx context.Context, key string) {
 	defer c.syncing.Store(false)
 	defer c.queue.Done(key)
 	err := c.syncOnce(ctx)
+	c.syncs.Add(1)
 	if c.memory.afterSync(c.state.builder.Last.Whole) {
-		klog.FromContext(ctx).V(2).Info("Returning the free heap memory to the system")
+		klog.FromContext(ctx).V(2).Info("Returning the free heap memory to the system", "after", "a whole build")
 	}
 	switch {
 	case err == nil:

@@ -1,10 +1,13 @@
 package controller
 
 import (
+	"context"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"time"
+
+	"k8s.io/klog/v2"
 )
 
 // The heap memory that a large sync leaves free is given back to the
@@ -18,19 +21,21 @@ import (
 // the next sync does not wait for it:
 //   - after a whole build, when the heap holds at least returnWholeMin
 //     (the old model is garbage then: the collection finds it);
-//   - after any sync that leaves more free heap than returnFreeShare of
-//     the heap objects, and at least returnFreeMin.
+//   - when the controller is quiet (no sync for returnCheck), if the free
+//     heap is more than returnFreeShare of the heap objects and at least
+//     returnFreeMin: what a run of small syncs left.
 //
 // Smaller heaps are left to Go's scavenger: a collection of their own
 // would cost more than it returns. Returns are returnInterval apart at
 // least: each is a collection of the whole heap (about a second of CPU at
-// 100,000 Ingresses), and a burst of small syncs would otherwise pay one
-// every few syncs.
+// 100,000 Ingresses). Returning after small syncs as well cost a burst of
+// new Ingresses about 100 ms at the median (hack/bench-controller.sh).
 const (
 	returnWholeMin  = 256 << 20
 	returnFreeMin   = 128 << 20
 	returnFreeShare = 4 // free > objects/returnFreeShare
 	returnInterval  = 30 * time.Second
+	returnCheck     = 10 * time.Second
 )
 
 // heapFreeMetric is the free heap memory not returned to the system yet,
@@ -58,29 +63,38 @@ type memoryReturner struct {
 	done func()
 }
 
-// afterSync starts a return of the free heap memory when there is enough
-// of it (whole: the sync built the whole config), none is under way and
-// the last one started returnInterval ago; it reports whether it started
-// one.
+// afterSync starts a return after a sync that built the whole config
+// (whole) when the heap is large enough; it reports whether it started one.
 func (m *memoryReturner) afterSync(whole bool) bool {
-	read, free := m.read, m.free
+	if !whole {
+		return false
+	}
+	return m.start(func(free, objects uint64) bool { return free+objects >= returnWholeMin })
+}
+
+// whenQuiet starts a return when the free heap is large enough; it
+// reports whether it started one.
+func (m *memoryReturner) whenQuiet() bool {
+	return m.start(func(free, objects uint64) bool {
+		return free >= returnFreeMin && free >= objects/returnFreeShare
+	})
+}
+
+// start starts a return when enough says so of the heap's free and object
+// bytes, none is under way and the last one started returnInterval ago.
+func (m *memoryReturner) start(enough func(free, objects uint64) bool) bool {
+	read, free, now := m.read, m.free, m.now
 	if read == nil {
 		read = readHeapMetrics
 	}
 	if free == nil {
 		free = debug.FreeOSMemory
 	}
-	heapFree, objects := read()
-	enough := heapFree >= returnFreeMin && heapFree >= objects/returnFreeShare
-	if whole {
-		enough = enough || heapFree+objects >= returnWholeMin
+	if now == nil {
+		now = time.Now
 	}
-	if !enough {
+	if !enough(read()) {
 		return false
-	}
-	now := time.Now
-	if m.now != nil {
-		now = m.now
 	}
 	t := now()
 	m.mu.Lock()
@@ -101,6 +115,32 @@ func (m *memoryReturner) afterSync(whole bool) bool {
 		}
 	}()
 	return true
+}
+
+// returnMemoryWhenQuiet runs quietCheck every period until ctx ends.
+func (c *Controller) returnMemoryWhenQuiet(ctx context.Context, period time.Duration) {
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	last := c.syncs.Load()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		var started bool
+		if last, started = c.quietCheck(last); started {
+			klog.FromContext(ctx).V(2).Info("Returning the free heap memory to the system", "after", "a quiet "+period.String())
+		}
+	}
+}
+
+// quietCheck lets the memory returner see the free heap (whenQuiet) when
+// no sync ran since the check that saw last syncs and none runs; it
+// returns the syncs now, and whether a return started.
+func (c *Controller) quietCheck(last uint64) (uint64, bool) {
+	n := c.syncs.Load()
+	return n, n == last && !c.syncing.Load() && c.memory.whenQuiet()
 }
 
 // readHeapMetrics reads heapFreeMetric and heapObjectsMetric (no stop of
