@@ -103,30 +103,28 @@ local function children(p, n, open)
   return nil -- unterminated
 end
 
--- top finds the container that text holds: the 0-based offset of its
--- opening bracket when it is the first non-blank byte and is open (a byte
--- of "[{"); nil otherwise.
-local function top(p, n, open)
-  local i = solid_from(p, 0, n)
-  if i >= n or p[i] ~= open then
+-- whole scans the container that text holds when its first non-blank
+-- byte is open (a byte of "[{") and only blanks follow its closing
+-- bracket: it returns the text's bytes and children's starts, ends and
+-- colons; nil otherwise.
+local function whole(text, open)
+  local p, n = ffi_cast(U8, text), #text
+  local first = solid_from(p, 0, n)
+  if first >= n or p[first] ~= open then
     return nil
   end
-  return i
+  local starts, ends, colons, past = children(p, n, first)
+  if not starts or solid_from(p, past, n) ~= n then
+    return nil
+  end
+  return p, starts, ends, colons
 end
 
 -- array returns where each element of the JSON array text starts and ends
 -- (two lists of 1-based byte positions, in order, without the blanks
 -- around the elements); nil when text is not one JSON array, blanks aside.
 function _M.array(text)
-  local p, n = ffi_cast(U8, text), #text
-  local open = top(p, n, OPEN_ARRAY)
-  if not open then
-    return nil
-  end
-  local starts, ends, _, past = children(p, n, open)
-  if not starts or solid_from(p, past, n) ~= n then
-    return nil
-  end
+  local _, starts, ends = whole(text, OPEN_ARRAY)
   return starts, ends
 end
 
@@ -151,13 +149,8 @@ end
 -- keys are not decoded: a member's key is the text of a JSON string when
 -- it decodes to one.
 function _M.members(text)
-  local p, n = ffi_cast(U8, text), #text
-  local open = top(p, n, OPEN_OBJECT)
-  if not open then
-    return nil
-  end
-  local starts, ends, colons, past = children(p, n, open)
-  if not starts or solid_from(p, past, n) ~= n then
+  local p, starts, ends, colons = whole(text, OPEN_OBJECT)
+  if not p then
     return nil
   end
   local out = {}
