@@ -57,14 +57,19 @@ local LOAD_BALANCE = { round_robin = true, ewma = true }
 
 local _M = {}
 
--- A sync only indexes the base's JSON by name (jsonscan.lua: no backend
--- is decoded) and decodes the delta; a backend is decoded, and its
+-- A sync only indexes the base's JSON by name (util.array_names: no
+-- backend is decoded) and decodes the delta; a backend is decoded, and its
 -- balancer built (or its previous instance synced), on the first request
 -- that needs it under the new version. A push of 100,000 backends so
 -- costs each worker a scan of the text (about 0.2 s for 57 MB) and the
 -- text itself in memory, not 100,000 decoded backends (about 180 MiB) nor
 -- 100,000 constructions.
-local base = { text = "[]", starts = {}, ends = {}, index = {} } -- see index_base
+-- empty_base is the index of no backends (see index_base).
+local function empty_base()
+  return { text = "[]", starts = {}, ends = {}, index = {} }
+end
+
+local base = empty_base() -- the index of the base synced_base (index_base)
 local changed = {}      -- backend name -> decoded backend of the delta, false: deleted
 local built = {}        -- backend name -> entry built for synced_version
 local instances = {}    -- backend name -> last instance built (any version)
@@ -256,7 +261,7 @@ local function sync()
     if at ~= nil then
       return -- being replaced right now: the next request reads it
     end
-    base, changed, built, instances, synced_base, synced_version = index_base("[]"), {}, {}, {}, nil, nil
+    base, changed, built, instances, synced_base, synced_version = empty_base(), {}, {}, {}, nil, nil
     peer_addresses = {}
     return
   end

@@ -279,19 +279,24 @@ local function previous_delta(base_version)
   return delta.texts_by_name(array), gone
 end
 
--- base_names returns the set of the base's backend names (a scan of the
--- whole array: only for a PATCH with bad entries that the previous delta
--- does not name).
-local function base_names(dict)
-  local raw = store.current(dict, BACKENDS)
+-- name_set returns the set of the names of a list (false: no name).
+local function name_set(names)
   local set = {}
-  local _, _, names = util.array_names(raw or "[]")
-  for _, name in ipairs(names or {}) do
+  for _, name in ipairs(names) do
     if name then
       set[name] = true
     end
   end
   return set
+end
+
+-- base_names returns the set of the base's backend names (a scan of the
+-- whole array: only for a PATCH with bad entries that the previous delta
+-- does not name).
+local function base_names(dict)
+  local raw = store.current(dict, BACKENDS)
+  local _, _, names = util.array_names(raw or "[]")
+  return name_set(names or {})
 end
 
 -- array_with returns the JSON array of elements (their texts) where
@@ -528,12 +533,7 @@ local function apply_delta(body)
   if not names then
     return bad_request(bad)
   end
-  local setting = {}
-  for _, name in ipairs(names) do
-    if name then
-      setting[name] = true
-    end
-  end
+  local setting = name_set(names)
   for i = 1, #deleted do
     if setting[deleted[i]] then
       return bad_request("backends: " .. deleted[i] .. " is both deleted and set")
