@@ -27,7 +27,7 @@ import (
 //
 // Smaller heaps are left to Go's scavenger: a collection of their own
 // would cost more than it returns. Returns are returnInterval apart at
-// least: each is a collection of the whole heap (about a second of CPU at
+// least: each is a collection of the whole heap (about 1.35 GB live at
 // 100,000 Ingresses). Returning after small syncs as well cost a burst of
 // new Ingresses about 100 ms at the median (hack/bench-controller.sh).
 const (
