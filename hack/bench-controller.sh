@@ -71,11 +71,22 @@ wait_metric() {
 	done
 	since "$start"
 }
+# heapstats WHEN: with PROFILE=1, the Go runtime's view of the controller's
+# memory: the heap's live objects (HeapAlloc), the spans that hold them
+# (HeapInuse), what the runtime holds besides (Sys minus HeapSys).
+heapstats() {
+	[ "${PROFILE:-0}" = 1 ] || return 0
+	curl -sf "http://127.0.0.1:$health/debug/pprof/heap?debug=1" | awk -v when="$1" '
+		/^# (HeapAlloc|HeapInuse|HeapIdle|HeapReleased|NextGC) =/ { printf "%s%s %.0f MiB", sep, $2, $4 / 1048576; sep = ", " }
+		/^# Sys =/ { sys = $4 } /^# HeapSys =/ { heapsys = $4 }
+		END { printf ", Sys-HeapSys %.0f MiB (Go runtime, %s)\n", (sys - heapsys) / 1048576, when }'
+}
+
 # heap NAME: with PROFILE=1, the controller's heap profile (after a GC) to
 # OUTDIR/heap-NAME-N.pprof.
 heap() {
 	[ "${PROFILE:-0}" = 1 ] || return 0
-	curl -sf "http://127.0.0.1:$health/debug/pprof/heap?debug=1" | awk '/^# (HeapInuse|HeapIdle|HeapReleased|NextGC) =/ { printf "%s%s %.0f MiB", sep, $2, $4 / 1048576; sep = ", " } END { print " (Go runtime, before the profile)" }'
+	heapstats "before the profile"
 	curl -sf -o "$out/heap-$1-$n.pprof" "http://127.0.0.1:$health/debug/pprof/heap?gc=1" && echo "heap profile: $out/heap-$1-$n.pprof"
 }
 profiling=()
@@ -171,6 +182,7 @@ if [ "$new" -gt 0 ]; then
 	# (pkg/controller/memory.go), at most every 30 s: RSS once that passed
 	sleep "${QUIET:-40}"
 	echo "controller RSS ${QUIET:-40} s later, no change meanwhile: $(rss "$pid")"
+	heapstats "once quiet"
 	pss=$(for p in $(ps -o pid= --pid "$master" --ppid "$master"); do awk '/^Pss:/ { print $2 }' "/proc/$p/smaps_rollup"; done | awk '{ s += $1 } END { print s / 1024 " MiB" }')
 	echo "nginx PSS (master + workers, shared memory counted once): $pss"
 	for p in $(ps -o pid= --pid "$master" --ppid "$master"); do

@@ -101,7 +101,7 @@ func (inc *Incremental) Build(s Snapshot, o Options) (*model.Config, []model.Pro
 	var oldPart, newPart *model.Config
 	var oldProblems, newProblems []model.Problem
 	shared := func(b *model.Backend) bool {
-		for n := range next.keys.members[serviceKey(b)] {
+		for n := range next.keys.members[serviceKey(b)].all() {
 			if !dirty[n] {
 				return true
 			}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"slices"
 	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
@@ -28,7 +29,7 @@ import (
 // groupKeys returns the names an Ingress shares with others: "h:" hosts
 // (a host and its www. twin are one name, from-to-www-redirect joins
 // them; "_" for rules without a host and for a spec.defaultBackend of an
-// Ingress without rules) and "s:" Services.
+// Ingress without rules) and "s:" Services; sorted, each once.
 func groupKeys(ing *networkingv1.Ingress) []string {
 	var keys []string
 	host := func(h string) {
@@ -74,6 +75,10 @@ func groupKeys(ing *networkingv1.Ingress) []string {
 			service(v)
 		}
 	}
+	slices.Sort(keys)
+	if c := slices.Compact(keys); len(c) < len(keys) {
+		return slices.Clone(c) // kept for the Ingress's life: no spare room
+	}
 	return keys
 }
 
@@ -82,11 +87,11 @@ func groupKeys(ing *networkingv1.Ingress) []string {
 // updates only the Ingresses that changed.
 type keyIndex struct {
 	keys    map[nsName][]string
-	members map[string]map[nsName]struct{}
+	members map[string]memberSet
 }
 
 func newKeyIndex(ings map[nsName]*networkingv1.Ingress) *keyIndex {
-	x := &keyIndex{keys: make(map[nsName][]string, len(ings)), members: make(map[string]map[nsName]struct{}, len(ings))}
+	x := &keyIndex{keys: make(map[nsName][]string, len(ings)), members: make(map[string]memberSet, len(ings))}
 	for n, ing := range ings {
 		x.set(n, ing)
 	}
@@ -96,9 +101,11 @@ func newKeyIndex(ings map[nsName]*networkingv1.Ingress) *keyIndex {
 // set gives n the keys of ing (none when ing is nil: removed).
 func (x *keyIndex) set(n nsName, ing *networkingv1.Ingress) {
 	for _, k := range x.keys[n] {
-		delete(x.members[k], n)
-		if len(x.members[k]) == 0 {
+		m := x.members[k]
+		if m.remove(n); m.len() == 0 {
 			delete(x.members, k)
+		} else {
+			x.members[k] = m
 		}
 	}
 	delete(x.keys, n)
@@ -109,11 +116,8 @@ func (x *keyIndex) set(n nsName, ing *networkingv1.Ingress) {
 	x.keys[n] = keys
 	for _, k := range keys {
 		m := x.members[k]
-		if m == nil {
-			m = map[nsName]struct{}{}
-			x.members[k] = m
-		}
-		m[n] = struct{}{}
+		m.add(n)
+		x.members[k] = m
 	}
 }
 
@@ -135,7 +139,7 @@ func (x *keyIndex) closure(start []nsName, keys []string, formerly map[nsName][]
 			return
 		}
 		seenKey[k] = true
-		for m := range x.members[k] {
+		for m := range x.members[k].all() {
 			mark(m)
 		}
 	}
