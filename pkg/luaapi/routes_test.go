@@ -18,17 +18,17 @@ func routesModel() *model.Config {
 		Servers: []model.Server{
 			{Hostname: "_"},
 			{Hostname: "a.example.com", TLS: true, AppRoot: "/app", Locations: []model.Location{
-				{Path: "/exact/", PathType: model.PathExact, Backend: "team-web-80", Ingress: ing, Service: "web", ServicePort: "80"},
+				{Path: "/exact/", PathType: model.PathExact, Backend: "team-web-80", Ingress: ing, Service: "web", ServicePort: "80", Settings: &model.LocationSettings{}},
 				{Path: "/api", PathType: model.PathPrefix, Backend: "team-web-80", Ingress: ing, Service: "web", ServicePort: "80", HTTPSRedirect: true,
-					Settings: model.LocationSettings{Proxy: model.ProxySettings{ReadTimeout: 120}, Access: model.AccessControl{Allow: []string{"10.0.0.0/8"}}}},
-				{Path: "/api", PathType: model.PathExact, Backend: "team-web-80", Ingress: ing},
-				{Path: "/docs/", PathType: model.PathImplementationSpecific, Backend: "team-web-80", Ingress: ing},
-				{Path: "/old", PathType: model.PathPrefix, Ingress: ing, Settings: model.LocationSettings{Redirect: &model.Redirect{URL: "https://new.example.com/", Code: 308}}},
+					Settings: &model.LocationSettings{Proxy: model.ProxySettings{ReadTimeout: 120}, Access: model.AccessControl{Allow: []string{"10.0.0.0/8"}}}},
+				{Path: "/api", PathType: model.PathExact, Backend: "team-web-80", Ingress: ing, Settings: &model.LocationSettings{}},
+				{Path: "/docs/", PathType: model.PathImplementationSpecific, Backend: "team-web-80", Ingress: ing, Settings: &model.LocationSettings{}},
+				{Path: "/old", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{Redirect: &model.Redirect{URL: "https://new.example.com/", Code: 308}}},
 			}},
 			{Hostname: "*.wild.example.com", Locations: []model.Location{
 				{Path: "/v1/(.*)", PathType: model.PathImplementationSpecific, Regex: true, Backend: "team-web-80", Ingress: ing,
-					Settings: model.LocationSettings{RewriteTarget: "/$1", UpstreamVhost: "internal.example", XForwardedPrefix: "/v1"}},
-				{Path: "/", PathType: model.PathPrefix, Backend: "team-web-80", Ingress: ing},
+					Settings: &model.LocationSettings{RewriteTarget: "/$1", UpstreamVhost: "internal.example", XForwardedPrefix: "/v1"}},
+				{Path: "/", PathType: model.PathPrefix, Backend: "team-web-80", Ingress: ing, Settings: &model.LocationSettings{}},
 			}},
 		},
 	}
@@ -216,7 +216,7 @@ func TestRoutesAliases(t *testing.T) {
 	ing := model.ObjectRef{Kind: "Ingress", Namespace: "team", Name: "web"}
 	c := &model.Config{Global: model.DefaultGlobal(), DefaultBackend: model.DefaultBackendName, Servers: []model.Server{
 		{Hostname: "a.example.com", Aliases: []string{"*.w.example.com", "www.a.example.com"},
-			Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Backend: "b", Ingress: ing}}},
+			Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Backend: "b", Ingress: ing, Settings: &model.LocationSettings{}}}},
 	}}
 	got := RoutesFromModel(c, []string{"a.example.com"})
 	var hosts []string

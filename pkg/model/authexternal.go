@@ -72,7 +72,7 @@ const DefaultNoAuthLocations = "/.well-known/acme-challenge"
 // path starts with one of no-auth-locations, or when it never proxies
 // (denied, redirect).
 func (c *Config) AuthOf(l *Location) *ExternalAuth {
-	st := &l.Settings
+	st := l.Settings
 	if st.Denied != "" || st.Redirect != nil {
 		return nil
 	}

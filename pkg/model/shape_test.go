@@ -14,7 +14,7 @@ import (
 func TestShapeOf(t *testing.T) {
 	g := DefaultGlobal()
 	loc := func(p ProxySettings, codes ...int) *Location {
-		return &Location{Path: "/", Settings: LocationSettings{Proxy: p, ErrorPages: ErrorPages{Codes: codes, Intercept: true, Backend: "b"}}}
+		return &Location{Path: "/", Settings: &LocationSettings{Proxy: p, ErrorPages: ErrorPages{Codes: codes, Intercept: true, Backend: "b"}}}
 	}
 	on, off := true, false
 	tries := 1
@@ -106,7 +106,7 @@ func TestShapeOfSnippet(t *testing.T) {
 		sn := &Snippet{Annotation: "configuration-snippet", Ingress: ObjectRef{Namespace: "ns", Name: ing},
 			AddHeaders:    []SnippetAddHeader{{Header: Header{Name: "X-Frame-Options", Value: "DENY"}, Always: true}},
 			SubFilterOnce: once, Translated: map[string]int{"add_header": 1, "sub_filter_once": 1}}
-		return &Location{Path: "/", Settings: LocationSettings{Snippet: sn, ErrorPages: ErrorPages{Codes: codes}}}
+		return &Location{Path: "/", Settings: &LocationSettings{Snippet: sn, ErrorPages: ErrorPages{Codes: codes}}}
 	}
 	a := ShapeOf(c, snippet("a", &on)).Location()
 	if !strings.HasPrefix(a, "@kubectl_ingress_shape_") {
@@ -127,7 +127,7 @@ func TestShapeOfSnippet(t *testing.T) {
 		t.Errorf("settings %q, want %q", got, want)
 	}
 	// the shapes without a snippet keep their names
-	if got := ShapeOf(c, &Location{Settings: LocationSettings{ErrorPages: ErrorPages{Codes: []int{404}}}}).Location(); got != "@kubectl_ingress_errors_n_404" {
+	if got := ShapeOf(c, &Location{Settings: &LocationSettings{ErrorPages: ErrorPages{Codes: []int{404}}}}).Location(); got != "@kubectl_ingress_errors_n_404" {
 		t.Errorf("error pages alone: %q", got)
 	}
 

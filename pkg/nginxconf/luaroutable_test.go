@@ -14,7 +14,7 @@ func TestLuaRoutable(t *testing.T) {
 	g := model.DefaultGlobal()
 	yes := true
 	loc := func(st model.LocationSettings) model.Location {
-		return model.Location{Path: "/", PathType: model.PathPrefix, Backend: "team-web-80", Ingress: ing, Settings: st}
+		return model.Location{Path: "/", PathType: model.PathPrefix, Backend: "team-web-80", Ingress: ing, Settings: &st}
 	}
 	cases := []struct {
 		name   string
@@ -25,21 +25,21 @@ func TestLuaRoutable(t *testing.T) {
 		{name: "plain", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{})}}},
 		{name: "what Lua applies", server: model.Server{Hostname: "a", AppRoot: "/app", TLS: true, Locations: []model.Location{
 			{Path: "/(.*)", PathType: model.PathImplementationSpecific, Regex: true, Backend: "b", Ingress: ing, HTTPSRedirect: true,
-				Settings: model.LocationSettings{RewriteTarget: "/$1", UpstreamVhost: "x", XForwardedPrefix: "/p", CORS: &model.CORS{MaxAge: 5},
+				Settings: &model.LocationSettings{RewriteTarget: "/$1", UpstreamVhost: "x", XForwardedPrefix: "/p", CORS: &model.CORS{MaxAge: 5},
 					Logs:   model.LocationLogs{AccessOff: true},
 					Proxy:  model.ProxySettings{ConnectTimeout: 1, SendTimeout: 2, ReadTimeout: 3, BodySize: g.ProxyBodySize, Buffering: &g.ProxyBuffering},
 					Access: model.AccessControl{Allow: []string{"10.0.0.0/8"}, Deny: []string{"10.1.0.0/16"}}}},
-			{Path: "/l", PathType: model.PathPrefix, Backend: "b", Ingress: ing, Settings: model.LocationSettings{
+			{Path: "/l", PathType: model.PathPrefix, Backend: "b", Ingress: ing, Settings: &model.LocationSettings{
 				Limits: model.RateLimits{RPS: 1, RPM: 2, Connections: 3, BurstMultiplier: 2, Exempt: []string{"10.0.0.0/8"}}}},
-			{Path: "/r", PathType: model.PathExact, Ingress: ing, Settings: model.LocationSettings{Redirect: &model.Redirect{URL: "https://x/", Code: 301}}},
-			{Path: "/d", PathType: model.PathPrefix, Ingress: ing, Settings: model.LocationSettings{Denied: "custom-headers", Access: model.AccessControl{DenyAll: true}}},
+			{Path: "/r", PathType: model.PathExact, Ingress: ing, Settings: &model.LocationSettings{Redirect: &model.Redirect{URL: "https://x/", Code: 301}}},
+			{Path: "/d", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{Denied: "custom-headers", Access: model.AccessControl{DenyAll: true}}},
 		}}},
 		{name: "server settings", server: model.Server{Hostname: "a", Aliases: []string{"b"}, SSLCiphers: "HIGH", Locations: []model.Location{loc(model.LocationSettings{})}},
 			want: []string{"ssl-ciphers on Ingress team/web"}},
 		{name: "location settings", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
-			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, BackendProtocol: "FCGI"}},
-			{Path: "/g", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{BackendProtocol: "grpcs"}},
+			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, BackendProtocol: "FCGI"}},
+			{Path: "/g", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{BackendProtocol: "grpcs"}},
 		}}},
 		{name: "body size without request buffering: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Proxy: model.ProxySettings{BodySize: "8m"}})}},
@@ -49,7 +49,7 @@ func TestLuaRoutable(t *testing.T) {
 				NextUpstream: []string{"off"}, HTTPVersion: "1.0", ClientBodyBufferSize: "1m"}})}}},
 		{name: "proxy-redirect and connection-proxy-header: a shape location, but proxy-redirect default", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Proxy: model.ProxySettings{Redirect: &model.TextRewrite{From: "http://in/", To: "/"}, ConnectionHeader: "keep-alive"}}),
-			{Path: "/d", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Proxy: model.ProxySettings{Redirect: &model.TextRewrite{Default: true}}}},
+			{Path: "/d", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{Proxy: model.ProxySettings{Redirect: &model.TextRewrite{Default: true}}}},
 		}}, want: []string{"proxy-redirect-from on Ingress team/other"}},
 		{name: "global auth: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{})}},
 			global: func(g *model.Global) { g.GlobalAuth.URL = "http://auth.example/" }},
@@ -61,15 +61,15 @@ func TestLuaRoutable(t *testing.T) {
 				ProxySetHeaders: []model.Header{{Name: "Y", Value: "$host", Vars: true}}, Access: []model.SnippetAccess{{Source: "10.0.0.0/8"}, {Deny: true, Source: "all"}}}})}}},
 		{name: "configuration-snippet rewrite, timeout, access beside a source range", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Snippet: &model.Snippet{RewritePhase: []model.SnippetRewriteStep{{Rewrite: &model.SnippetRewrite{Regex: "^/a", Replacement: "/b"}}}}}),
-			{Path: "/t", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{Snippet: &model.Snippet{Proxy: model.SnippetProxy{ReadTimeout: "5s"}}}},
-			{Path: "/s", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{
+			{Path: "/t", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{Snippet: &model.Snippet{Proxy: model.SnippetProxy{ReadTimeout: "5s"}}}},
+			{Path: "/s", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{
 				Access: model.AccessControl{Allow: []string{"10.0.0.0/8"}}, Snippet: &model.Snippet{Access: []model.SnippetAccess{{Deny: true, Source: "10.1.1.1"}}}}},
 		}}, want: []string{"configuration-snippet (allow/deny beside a source range) on Ingress team/other",
 			"configuration-snippet (proxy_read_timeout) on Ingress team/other", "configuration-snippet (rewrite) on Ingress team/web"}},
 		{name: "configuration-snippet over custom-headers", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{CustomHeaders: []model.Header{{Name: "X-Shop"}}, Snippet: &model.Snippet{
 				MoreSetHeaders: []model.SnippetMoreHeaders{{Headers: []model.Header{{Name: "x-shop", Value: "s"}}}}}}),
-			{Path: "/t", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: model.LocationSettings{CustomHeaders: []model.Header{{Name: "X-Shop"}},
+			{Path: "/t", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{CustomHeaders: []model.Header{{Name: "X-Shop"}},
 				Snippet: &model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: model.Header{Name: "X-Shop", Value: "s"}}}}}},
 		}}, want: []string{"configuration-snippet (a header of custom-headers in add_header or for some answers only) on Ingress team/other"}},
 		{name: "global auth opted out", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{GlobalAuthOff: true})}},
@@ -97,7 +97,7 @@ func TestLuaHosts(t *testing.T) {
 	c := &model.Config{Global: model.DefaultGlobal(), Servers: []model.Server{
 		{Hostname: "_"},
 		{Hostname: "a.example.com"},
-		{Hostname: "b.example.com", SSLCiphers: "HIGH", Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing}}},
+		{Hostname: "b.example.com", SSLCiphers: "HIGH", Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{}}}},
 	}}
 	lua, classic := LuaHosts(c)
 	if !reflect.DeepEqual(lua, []string{"_", "a.example.com"}) {
@@ -123,7 +123,7 @@ func TestLuaHosts(t *testing.T) {
 // server); a deeper host, or one under a Lua-routed wildcard, is not.
 func TestLuaHostsUnderClassicWildcards(t *testing.T) {
 	ing := model.ObjectRef{Kind: "Ingress", Namespace: "team", Name: "web"}
-	loc := []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing}}
+	loc := []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{}}}
 	c := &model.Config{Global: model.DefaultGlobal(), Servers: []model.Server{
 		{Hostname: "_"},
 		{Hostname: "*.wild.example", SSLCiphers: "HIGH", Locations: loc},

@@ -231,7 +231,7 @@ func authSigninURL(signin, param string) string {
 // satisfy any. writeAuthRequestHeaders writes the headers sent upstream,
 // after the location's other proxy_set_header lines.
 func writeAuthRequest(w *confWriter, c *model.Config, l *model.Location) {
-	st := &l.Settings
+	st := l.Settings
 	if st.Satisfy == "any" && !st.Access.DenyAll {
 		// With an invalid source range the location fails closed: satisfy
 		// any would let the authentication open it.

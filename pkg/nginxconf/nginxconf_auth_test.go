@@ -41,7 +41,7 @@ func authConfig(global model.ExternalAuth, locs ...model.Location) *model.Config
 func authLocation(path string, st model.LocationSettings) model.Location {
 	st.BackendProtocol = "HTTP"
 	return model.Location{Path: path, PathType: model.PathPrefix, Backend: "shop-web-80",
-		Ingress: model.ObjectRef{Kind: "Ingress", Namespace: "shop", Name: "web"}, Settings: st}
+		Ingress: model.ObjectRef{Kind: "Ingress", Namespace: "shop", Name: "web"}, Settings: &st}
 }
 
 // TestAuthOf: a location's own auth wins; the global one applies unless
@@ -72,7 +72,7 @@ func TestAuthOf(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if a := authConfig(model.ExternalAuth{}).AuthOf(&model.Location{Path: "/"}); a != nil {
+	if a := authConfig(model.ExternalAuth{}).AuthOf(&model.Location{Path: "/", Settings: &model.LocationSettings{}}); a != nil {
 		t.Errorf("no global auth: got %+v", a)
 	}
 }

@@ -11,7 +11,7 @@ func pagesLocation(path, ingress string, ep model.ErrorPages) model.Location {
 	return model.Location{
 		Path: path, PathType: model.PathPrefix, Backend: "shop-web-80",
 		Ingress: model.ObjectRef{Kind: "Ingress", Namespace: "shop", Name: ingress}, Service: "web", ServicePort: "80",
-		Settings: model.LocationSettings{BackendProtocol: "HTTP", ErrorPages: ep},
+		Settings: &model.LocationSettings{BackendProtocol: "HTTP", ErrorPages: ep},
 	}
 }
 

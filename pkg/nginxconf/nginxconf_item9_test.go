@@ -92,7 +92,7 @@ func TestWriteLocationPath(t *testing.T) {
 		`/a"b;{c}$request_x`: `set $location_path "/a\"b;{c}request_x";`,
 	} {
 		w := &confWriter{}
-		writeLocationPath(w, &model.Location{Path: path})
+		writeLocationPath(w, &model.Location{Path: path, Settings: &model.LocationSettings{}})
 		if got := strings.TrimSpace(w.b.String()); got != want || w.err != nil {
 			t.Errorf("%q: wrote %q (%v), want %q", path, got, w.err, want)
 		}

@@ -214,9 +214,9 @@ func TestLuaBodyMax(t *testing.T) {
 		c.Global.ProxyBodySize = tc.global
 		s := model.Server{Hostname: "a"}
 		for _, b := range tc.sizes {
-			s.Locations = append(s.Locations, model.Location{Path: "/", Settings: model.LocationSettings{Proxy: model.ProxySettings{BodySize: b}}})
+			s.Locations = append(s.Locations, model.Location{Path: "/", Settings: &model.LocationSettings{Proxy: model.ProxySettings{BodySize: b}}})
 		}
-		c.Servers = []model.Server{s, {Hostname: "classic", Locations: []model.Location{{Settings: model.LocationSettings{Proxy: model.ProxySettings{BodySize: "99m"}}}}}}
+		c.Servers = []model.Server{s, {Hostname: "classic", Locations: []model.Location{{Settings: &model.LocationSettings{Proxy: model.ProxySettings{BodySize: "99m"}}}}}}
 		isClassic := []bool{false, true} // the second server keeps a server block
 		entries := []*serverSplit{newServerSplit(c, &c.Servers[0]), newServerSplit(c, &c.Servers[1])}
 		if _, got := luaLocations(c, entries, isClassic); got != tc.want {

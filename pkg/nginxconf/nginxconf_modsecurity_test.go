@@ -97,7 +97,7 @@ func TestLocationModSecurityLines(t *testing.T) {
 				t.Errorf("%s: has %q:\n%s", tc.name, s, got)
 			}
 		}
-		c := &model.Config{Global: g, Servers: []model.Server{{Locations: []model.Location{{Settings: *st}}}}}
+		c := &model.Config{Global: g, Servers: []model.Server{{Locations: []model.Location{{Settings: st}}}}}
 		if l := modSecurityLoaded(c, nil); l != tc.loaded {
 			t.Errorf("%s: module loaded %v, want %v", tc.name, l, tc.loaded)
 		}

@@ -32,7 +32,7 @@ func proxyTestConfig(g model.Global, st model.LocationSettings) *model.Config {
 		Global:         g,
 		DefaultBackend: model.DefaultBackendName,
 		Servers: []model.Server{{Hostname: "proxy.test", Locations: []model.Location{{
-			Path: "/", PathType: model.PathPrefix, Backend: "b", Settings: st,
+			Path: "/", PathType: model.PathPrefix, Backend: "b", Settings: &st,
 			Ingress: model.ObjectRef{Kind: "Ingress", Namespace: "ns", Name: "ing"},
 		}}}},
 	}

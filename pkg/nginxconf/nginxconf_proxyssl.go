@@ -85,7 +85,7 @@ func writeProxySSLUpstreams(w *confWriter, c *model.Config) {
 	}
 	for i := range c.Servers {
 		for j := range c.Servers[i].Locations {
-			st := &c.Servers[i].Locations[j].Settings
+			st := c.Servers[i].Locations[j].Settings
 			if name := balancerUpstream(st.ProxySSL, st.BackendProtocol); name != "upstream_balancer" {
 				names[name] = true
 			}

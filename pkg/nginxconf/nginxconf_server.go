@@ -144,7 +144,7 @@ func writeDefaultBackend(w *confWriter, c *model.Config) {
 }
 
 func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
-	st := &l.Settings
+	st := l.Settings
 	g := &c.Global
 	defer beginLocationSnippet(w, l)()
 	writeLogLocationVars(w, g, l)

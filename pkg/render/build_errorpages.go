@@ -80,33 +80,32 @@ func (b *builder) controllerDefaultBackend() string {
 	return be.Name
 }
 
-// setErrorPages decides the error pages of a location of p whose path's
-// own backend is primary, once its Backend and CustomDefaultBackend are
-// set.
-func (b *builder) setErrorPages(p *parsedIngress, loc *model.Location, primary *model.Backend) {
+// locationErrorPages decides the error pages of a location of p that proxies to
+// backend, whose path's own backend is primary and whose
+// CustomDefaultBackend is custom; false when it has none of its own.
+func (b *builder) locationErrorPages(p *parsedIngress, backend, custom string, primary *model.Backend) (model.ErrorPages, bool) {
 	ann := p.ann.ErrorPages
 	ep := model.ErrorPages{Codes: ann.Codes, Intercept: !ann.DisableIntercept}
 	if ep.Codes == nil {
 		ep.Codes = b.global.CustomHTTPErrors
 	}
-	custom := loc.Settings.CustomDefaultBackend
-	ep.Fallback = custom != "" && loc.Backend == custom && len(primary.Endpoints) == 0
+	ep.Fallback = custom != "" && backend == custom && len(primary.Endpoints) == 0
 	if len(ep.Codes) == 0 && !ep.Fallback {
-		return
+		return model.ErrorPages{}, false
 	}
 	// The Ingress name goes to the default backend in X-Ingress-Name; the
 	// API server allows only DNS names, files are not checked, and a "$"
 	// in a header value would be an nginx variable.
 	if errs := validation.IsDNS1123Subdomain(p.ref.Name); len(errs) > 0 {
 		if b.errorPages.badNames[p.ref] {
-			return
+			return model.ErrorPages{}, false
 		}
 		if b.errorPages.badNames == nil {
 			b.errorPages.badNames = map[model.ObjectRef]bool{}
 		}
 		b.errorPages.badNames[p.ref] = true
 		b.problem(p.ref, "metadata.name", "%q is not a valid Ingress name (%s): no custom error page is rendered for it", p.ref.Name, strings.Join(errs, "; "))
-		return
+		return model.ErrorPages{}, false
 	}
 	if len(ep.Codes) == 0 {
 		ep.Intercept = false
@@ -115,5 +114,5 @@ func (b *builder) setErrorPages(p *parsedIngress, loc *model.Location, primary *
 	if ep.Backend == "" {
 		ep.Backend = b.controllerDefaultBackend()
 	}
-	loc.Settings.ErrorPages = ep
+	return ep, true
 }

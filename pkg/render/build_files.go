@@ -12,8 +12,9 @@ import (
 // server: the oldest Ingress with a path on the host and auth-tls-secret
 // sets it for the whole host, as in ingress-nginx (nginx asks for the
 // certificate in the TLS handshake, before any path is known). Every
-// location of the server gets a copy (the headers sent upstream and the CN
-// check are written per location). A younger Ingress of the host with
+// location of the server gets it too (the headers sent upstream and the
+// CN check are written per location), in settings of its own where it
+// shared them with locations of other hosts. A younger Ingress of the host with
 // other auth-tls settings is a Problem.
 func (b *builder) finishClientAuth() {
 	// The Ingresses with auth-tls-secret, by their place in b.ingresses
@@ -53,8 +54,21 @@ func (b *builder) finishClientAuth() {
 			}
 		}
 		s.ClientAuth = chosen
+		// the locations share their settings with their Ingress's other
+		// locations, maybe on other hosts: copies, one per settings
+		withAuth := map[*model.LocationSettings]*model.LocationSettings{}
 		for i := range s.Locations {
-			s.Locations[i].Settings.ClientAuth = chosen
+			l := &s.Locations[i]
+			if l.Settings.ClientAuth == chosen {
+				continue
+			}
+			if st := withAuth[l.Settings]; st != nil {
+				l.Settings = st
+				continue
+			}
+			from := l.Settings
+			l.OwnSettings().ClientAuth = chosen
+			withAuth[from] = l.Settings
 		}
 	}
 }
@@ -89,7 +103,7 @@ func usedFileNames(c *model.Config) map[string]bool {
 			used[ca.CAFile], used[ca.CRLFile] = true, true
 		}
 		for j := range s.Locations {
-			st := &s.Locations[j].Settings
+			st := s.Locations[j].Settings
 			if st.BasicAuth != nil {
 				used[st.BasicAuth.File] = true
 			}

@@ -80,20 +80,7 @@ func (b *builder) finishLocations() {
 			hc.add(kept)
 		}
 		owners[key] = pl
-		loc.Settings = pl.ing.ann.Location
-		loc.Settings.Snippet = pl.ing.snippets.location
-		loc.Settings.AppRoot = "" // a server setting
-		loc.Settings.UpstreamVhost = annotations.ResolveUpstreamVhost(loc.Settings.UpstreamVhost, loc.Service, loc.Ingress.Namespace, loc.ServicePort)
-		b.applyIngressConfigMaps(pl.ing, &loc.Settings)
-		be := b.useBackend(pl.ing, loc.Service, pl.port, pl.field+".backend")
-		loc.Backend = be.Name
-		if d := pl.ing.ann.DefaultBackend; d != "" {
-			loc.Settings.CustomDefaultBackend = b.customDefaultBackend(pl.ing, d)
-			if len(be.Endpoints) == 0 && loc.Settings.CustomDefaultBackend != "" {
-				loc.Backend = loc.Settings.CustomDefaultBackend
-			}
-		}
-		b.setErrorPages(pl.ing, &loc, be)
+		b.finishLocationSettings(pl, &loc)
 		s.server.Locations = append(s.server.Locations, loc)
 	}
 	for _, s := range b.servers {

@@ -28,6 +28,12 @@ type builderExtras struct {
 	// www are the hosts whose Ingress asked for from-to-www-redirect, with
 	// the first such Ingress.
 	www map[string]model.ObjectRef
+	// locationSettings are the settings each Ingress's locations share
+	// (build_locsettings.go), made on demand.
+	locationSettings map[*parsedIngress]*ingressSettings
+	// sharedSettings are the settings of those Ingresses, by a hash of
+	// their namespace and annotations (internSettings).
+	sharedSettings map[uint64][]*model.LocationSettings
 }
 
 func newBuilderExtras(cms []*corev1.ConfigMap) builderExtras {

@@ -166,7 +166,7 @@ type locationView struct {
 }
 
 func viewOf(l *model.Location) locationView {
-	return locationView{Backend: l.Backend, Regex: l.Regex, HTTPSRedirect: l.HTTPSRedirect, Settings: l.Settings, Ingress: l.Ingress}
+	return locationView{Backend: l.Backend, Regex: l.Regex, HTTPSRedirect: l.HTTPSRedirect, Settings: *l.Settings, Ingress: l.Ingress}
 }
 
 func onOff(b bool) string {

@@ -15,7 +15,7 @@ import (
 // (backend, canary), preaccess (limits), access (source ranges, basic
 // and external auth under satisfy) and content (the proxy).
 func (t *tracer) location(s *model.Server, l *model.Location) bool {
-	st := &l.Settings
+	st := l.Settings
 	g := &t.c.Global
 	t.notCovered(l)
 	if l.HTTPSRedirect && t.r.passScheme() == "http" {
@@ -105,7 +105,7 @@ func intsText(v []int) string {
 // configuration-snippet's; a location without any inherits the
 // server-snippet's.
 func (t *tracer) locationRules(l *model.Location) ([]accessRule, string) {
-	st := &l.Settings
+	st := l.Settings
 	var rules []accessRule
 	setting := "source ranges"
 	if st.Access.DenyAll {
@@ -146,7 +146,7 @@ func orText(s, alt string) string {
 
 // notCovered names the settings of l that trace does not evaluate.
 func (t *tracer) notCovered(l *model.Location) {
-	st := &l.Settings
+	st := l.Settings
 	if st.ModSecurity != nil || t.c.Global.ModSecurity.Enable {
 		t.d.NotCovered = append(t.d.NotCovered, "ModSecurity rules")
 	}
@@ -195,7 +195,7 @@ func originsPatterns(origins []string) []string {
 // It reports whether nginx redirects instead (a target starting with
 // http://, https:// or $scheme).
 func (t *tracer) rewrite(l *model.Location) bool {
-	st := &l.Settings
+	st := l.Settings
 	re, err := regexp.Compile("(?i)^" + l.Path)
 	if err != nil {
 		t.d.NotCovered = append(t.d.NotCovered, "rewrite-target regex not evaluated: "+err.Error())
@@ -282,7 +282,7 @@ func (t *tracer) limits(st *model.LocationSettings) {
 // answers) or any (one acceptance is enough). It reports whether the
 // request ended.
 func (t *tracer) access(l *model.Location) bool {
-	st := &l.Settings
+	st := l.Settings
 	type verdict int
 	const (
 		pass verdict = iota

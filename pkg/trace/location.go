@@ -123,7 +123,7 @@ func compileNginxRegex(p string, fold bool) (*regexp.Regexp, string) {
 // (writeLocationBody): not when it is denied, redirects, or has no
 // backend and the default backend is nginx's own 404.
 func proxies(c *model.Config, l *model.Location) bool {
-	st := &l.Settings
+	st := l.Settings
 	switch {
 	case st.Denied != "", st.Redirect != nil:
 		return false

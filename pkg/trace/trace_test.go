@@ -73,7 +73,7 @@ func be(name string, eps ...model.Endpoint) model.Backend {
 }
 
 func loc(path string, pt model.PathType, backend string) model.Location {
-	return model.Location{Path: path, PathType: pt, Backend: backend, Ingress: model.ObjectRef{Kind: "Ingress", Namespace: "default", Name: "ing"}}
+	return model.Location{Path: path, PathType: pt, Backend: backend, Ingress: model.ObjectRef{Kind: "Ingress", Namespace: "default", Name: "ing"}, Settings: &model.LocationSettings{}}
 }
 
 func get(host, target string) Request { return Request{Host: host, Target: target} }
