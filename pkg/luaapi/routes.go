@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -50,6 +51,10 @@ type HostRoutes struct {
 	// or "*."), is the hostname whose entry serves it, as nginx serves an
 	// alias by its server block; "" in a host's own entry.
 	AliasOf string `json:"aliasOf,omitempty"`
+
+	// encoded, in a RoutesCache's entry, is its JSON; Paths are then nil
+	// (routes_encoded.go).
+	encoded *encodedRoutes
 }
 
 // aliasRoutes are the entries of the server-aliases of s: each names s's
@@ -315,8 +320,7 @@ func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 }
 
 // hostRoutesOf is HostRoutesOf, with the shape of the payload's JSON that
-// sizes its routes_data entry (the JSON that gives the version, whose
-// "version" is empty: the same but for the version's hex digits).
+// sizes its routes_data entry, and that JSON (routesVersion's).
 func hostRoutesOf(c *model.Config, s *model.Server) (HostRoutes, encodedShape) {
 	h := HostRoutes{Host: s.Hostname, AppRoot: s.AppRoot, Paths: []RoutePath{}}
 	exact := map[string]bool{}
@@ -363,7 +367,7 @@ func matchers(l *model.Location, exact map[string]bool) []RouteMatcher {
 
 func routePath(c *model.Config, l *model.Location, exact map[string]bool) RoutePath {
 	g := &c.Global
-	st := &l.Settings
+	st := l.Settings
 	p := RoutePath{
 		Path:         l.Path,
 		PathType:     string(l.PathType),
@@ -530,17 +534,39 @@ func httpRedirectCode(g *model.Global) int {
 }
 
 // routesVersion is the hex SHA-256 (first 16 bytes) of h's JSON without
-// its Version, and the shape of that JSON.
+// its Version (`"version":""`), and the shape of h's JSON with that
+// version, which it keeps (encodedShape.json): the JSON is encoded once,
+// with as many digits as a version has in its place, hashed around them,
+// and the version written over them.
 func routesVersion(h HostRoutes) (string, encodedShape) {
-	h.Version = ""
-	data, err := json.Marshal(h)
+	h.Version = versionPlaceholder
+	data, err := json.Marshal(hostRoutesJSON(h))
 	if err != nil {
 		// never: the payload holds strings, numbers and bools only
 		return "", encodedShape{err: fmt.Errorf("encoding the routes of %s: %w", h.Host, err)}
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:16]), shapeOf(data)
+	// the first "version" is the entry's own: the host before it is a
+	// JSON string, whose quotes are escaped
+	at := bytes.Index(data, placeholderJSON)
+	if at < 0 {
+		return "", encodedShape{err: fmt.Errorf("encoding the routes of %s: no version in the JSON", h.Host)}
+	}
+	digits := at + len(placeholderJSON) - len(versionPlaceholder) - 1
+	sum := sha256.New()
+	sum.Write(data[:digits])
+	sum.Write(data[digits+len(versionPlaceholder):])
+	version := hex.EncodeToString(sum.Sum(nil)[:16])
+	copy(data[digits:], version)
+	shape := shapeOf(data)
+	shape.json = data
+	return version, shape
 }
+
+// versionPlaceholder holds a version's place while its JSON is hashed.
+var (
+	versionPlaceholder = strings.Repeat("0", 32)
+	placeholderJSON    = []byte(`"version":"` + versionPlaceholder + `"`)
+)
 
 // RoutesUpdate is the body of POST /configuration/routes: the hosts to
 // add or replace, and the hosts to delete.

@@ -117,10 +117,14 @@ func (rc *RoutesCache) newEntry(c *model.Config, s *model.Server) *cachedRoutes 
 	routes, shape := hostRoutesOf(c, s)
 	e := &cachedRoutes{host: s.Hostname, appRoot: s.AppRoot, tls: s.TLS, locations: s.Locations, routes: routes}
 	// sized from the JSON that gave the version: not encoded again
-	e.need, e.err = shape.withVersion(&e.routes).entryNeeds(&e.routes), shape.err
+	e.need, e.err = shape.entryNeeds(&e.routes), shape.err
 	e.regexes = pathRegexes(&e.routes, nil)
 	for _, re := range e.regexes {
 		rc.regexes[re]++
+	}
+	if shape.err == nil {
+		// kept as that JSON, which nginx stores (routes_encoded.go)
+		e.routes = compacted(routes, shape.json)
 	}
 	return e
 }

@@ -1,6 +1,9 @@
 package luaapi
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -27,7 +30,7 @@ func TestRoutesCacheFollowsEdits(t *testing.T) {
 			s.Aliases = []string{"www." + host, "*.w" + host}
 		}
 		for range 1 + rng.IntN(3) {
-			l := model.Location{Path: fmt.Sprintf("/p%d", rng.IntN(5)), PathType: model.PathPrefix, Backend: "team-web-80", Ingress: ing}
+			l := model.Location{Path: fmt.Sprintf("/p%d", rng.IntN(5)), PathType: model.PathPrefix, Backend: "team-web-80", Ingress: ing, Settings: &model.LocationSettings{}}
 			if rng.IntN(2) == 0 {
 				// few distinct regexes: hosts share them
 				l.Path, l.PathType, l.Regex = fmt.Sprintf("/r%d/(.*)", rng.IntN(4)), model.PathImplementationSpecific, true
@@ -88,8 +91,16 @@ func TestRoutesCacheFollowsEdits(t *testing.T) {
 		hosts := hostsOf(c, &changed)
 		got := rc.RoutesFromModel(c, hosts)
 		want := RoutesFromModel(c, hosts)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("step %d: payloads differ from RoutesFromModel's", step)
+		// the same JSON; the cache's entries are compact
+		gotJSON, err1 := json.Marshal(got)
+		wantJSON, err2 := json.Marshal(want)
+		if err1 != nil || err2 != nil || !bytes.Equal(gotJSON, wantJSON) {
+			t.Fatalf("step %d: payloads differ from RoutesFromModel's (%v, %v):\n%s\nwant\n%s", step, err1, err2, gotJSON, wantJSON)
+		}
+		for i := range got {
+			if got[i].AliasOf == "" && !got[i].Compact() {
+				t.Fatalf("step %d: the cache's entry of %s is not compact", step, got[i].Host)
+			}
 		}
 		if step > 0 && len(hosts)-rc.Reused > changed {
 			t.Errorf("step %d: encoded %d hosts, %d changed", step, len(hosts)-rc.Reused, changed)
@@ -140,8 +151,36 @@ func TestHostRoutesShape(t *testing.T) {
 		if err != nil || shape.err != nil {
 			t.Fatal(err, shape.err)
 		}
-		if got, want := shape.withVersion(&h), shapeOf(data); got != want || want.slashes == 0 || len(h.Version) != 32 {
+		got, want := shape, shapeOf(data)
+		if got.length != want.length || got.slashes != want.slashes || want.slashes == 0 || len(h.Version) != 32 || !bytes.Equal(shape.json, data) {
 			t.Errorf("%s: shape %+v, the payload's JSON %+v (version %q)", h.Host, got, want, h.Version)
+		}
+		// the version hashes the JSON without it, as it always did
+		h.Version = ""
+		empty, err := json.Marshal(h)
+		if sum := sha256.Sum256(empty); err != nil || hex.EncodeToString(sum[:16]) != HostRoutesOf(c, &c.Servers[i]).Version {
+			t.Errorf("%s: version %s is not the hash of %s", h.Host, HostRoutesOf(c, &c.Servers[i]).Version, empty)
+		}
+		h = HostRoutesOf(c, &c.Servers[i])
+		// the compact form keeps that JSON, and gives back the entry
+		compact := compacted(h, shape.json)
+		cdata, err := json.Marshal(compact)
+		if err != nil || !bytes.Equal(cdata, data) {
+			t.Errorf("%s: compact JSON (%v)\n%s\nwant\n%s", h.Host, err, cdata, data)
+		}
+		if !compact.Compact() || compact.Paths != nil {
+			t.Errorf("%s: not compact: %+v", h.Host, compact)
+		}
+		back, err := compact.Decoded()
+		if err != nil || !reflect.DeepEqual(back, h) {
+			t.Errorf("%s: decoded (%v)\n%+v\nwant\n%+v", h.Host, err, back, h)
+		}
+		ns, ing := h.Owner()
+		if cns, cing := compact.Owner(); cns != ns || cing != ing || (ing == "" && len(h.Paths) > 0 && h.Paths[0].Ingress != "") {
+			t.Errorf("%s: owner %s/%s, compact %s/%s", h.Host, ns, ing, cns, cing)
+		}
+		if !slices.Equal(compact.Shapes(), h.Shapes()) {
+			t.Errorf("%s: shapes %q, compact %q", h.Host, compact.Shapes(), h.Shapes())
 		}
 	}
 }

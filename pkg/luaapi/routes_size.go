@@ -54,18 +54,12 @@ type encodedShape struct {
 	// err is the encoding's error (never for a payload of strings,
 	// numbers and bools; then the shape is zero).
 	err error
+	// json is the JSON of the shape when routesVersion made it.
+	json []byte
 }
 
 func shapeOf(data []byte) encodedShape {
 	return encodedShape{length: len(data), slashes: bytes.Count(data, []byte("/"))}
-}
-
-// withVersion is the shape of the same JSON with h's Version where this
-// one has an empty "version" (routesVersion's): the hex digits are all
-// that differs.
-func (e encodedShape) withVersion(h *HostRoutes) encodedShape {
-	e.length += len(h.Version)
-	return e
 }
 
 // entryNeeds is hostNeeds for h, whose JSON has shape e.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
@@ -118,7 +119,14 @@ func shapeSettings(c *model.Config, name string) string {
 // name.
 func shapeOwner(routes []luaapi.HostRoutes, name string) model.ObjectRef {
 	for _, h := range routes {
-		for _, p := range h.Paths {
+		if !slices.Contains(h.Shapes(), name) {
+			continue
+		}
+		d, err := h.Decoded()
+		if err != nil {
+			continue // never: the JSON is the cache's own
+		}
+		for _, p := range d.Paths {
 			if p.Settings.Shape == name && p.Ingress != "" {
 				return model.ObjectRef{Kind: "Ingress", Namespace: p.Namespace, Name: p.Ingress}
 			}

@@ -92,10 +92,8 @@ func hostRoutes(routes []luaapi.HostRoutes, host string) luaapi.HostRoutes {
 // hostOwner names the Ingress of the first path of h that has one (the
 // host's oldest owner in the writer's order), else nothing.
 func hostOwner(h luaapi.HostRoutes) model.ObjectRef {
-	for _, p := range h.Paths {
-		if p.Ingress != "" {
-			return model.ObjectRef{Kind: "Ingress", Namespace: p.Namespace, Name: p.Ingress}
-		}
+	if ns, name := h.Owner(); name != "" {
+		return model.ObjectRef{Kind: "Ingress", Namespace: ns, Name: name}
 	}
 	return model.ObjectRef{}
 }
@@ -185,8 +183,8 @@ func routesBeforeReload(plan Plan, running State) luaapi.RoutesUpdate {
 // namesOnly says whether every named location that the route entry h
 // sends requests to is one of present.
 func namesOnly(h luaapi.HostRoutes, present map[string]bool) bool {
-	for _, p := range h.Paths {
-		if p.Settings.Shape != "" && !present[p.Settings.Shape] {
+	for _, shape := range h.Shapes() {
+		if !present[shape] {
 			return false
 		}
 	}

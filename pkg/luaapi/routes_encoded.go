@@ -1,0 +1,88 @@
+package luaapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// A RoutesCache keeps each host's entry as the JSON that nginx stores
+// (encodedRoutes), not as structures: at 100,000 hosts the JSON holds
+// about half the memory of its RoutePaths, and a push sends it as it is.
+// What a sync reads of a cached entry besides (the Ingress that owns it,
+// the named locations its paths use) is kept beside the JSON.
+
+// encodedRoutes is the compact form of an entry (HostRoutes.encoded).
+type encodedRoutes struct {
+	json []byte
+	// namespace and ingress name the owner: the Ingress of the entry's
+	// first path that has one (HostRoutes.Owner).
+	namespace, ingress string
+	// shapes are the distinct named locations of its paths (Shapes).
+	shapes []string
+}
+
+// hostRoutesJSON is HostRoutes without its MarshalJSON.
+type hostRoutesJSON HostRoutes
+
+// MarshalJSON writes the entry: its kept JSON when it is compact.
+func (h HostRoutes) MarshalJSON() ([]byte, error) {
+	if h.encoded != nil {
+		return h.encoded.json, nil
+	}
+	return json.Marshal(hostRoutesJSON(h))
+}
+
+// compacted returns h (Version set) in compact form, its Paths dropped
+// and data, its JSON (routesVersion's), kept.
+func compacted(h HostRoutes, data []byte) HostRoutes {
+	e := &encodedRoutes{json: data}
+	e.namespace, e.ingress = h.Owner()
+	e.shapes = h.Shapes()
+	return HostRoutes{Host: h.Host, Version: h.Version, AppRoot: h.AppRoot, AliasOf: h.AliasOf, encoded: e}
+}
+
+// Compact says whether h holds its JSON and not its Paths (a
+// RoutesCache's entries): Decoded gives them.
+func (h *HostRoutes) Compact() bool { return h.encoded != nil }
+
+// Decoded returns h with its Paths: h itself unless it is Compact.
+func (h HostRoutes) Decoded() (HostRoutes, error) {
+	if h.encoded == nil {
+		return h, nil
+	}
+	var out HostRoutes
+	if err := json.Unmarshal(h.encoded.json, (*hostRoutesJSON)(&out)); err != nil {
+		return HostRoutes{}, fmt.Errorf("decoding the routes of %s: %w", h.Host, err)
+	}
+	return out, nil
+}
+
+// Owner names the Ingress of the first path of h that has one (the host's
+// oldest owner in the writer's order); "" and "" when none has.
+func (h *HostRoutes) Owner() (namespace, ingress string) {
+	if h.encoded != nil {
+		return h.encoded.namespace, h.encoded.ingress
+	}
+	for _, p := range h.Paths {
+		if p.Ingress != "" {
+			return p.Namespace, p.Ingress
+		}
+	}
+	return "", ""
+}
+
+// Shapes are the distinct named locations of the router's server that the
+// paths of h send requests to (RouteSettings.Shape), in the paths' order.
+func (h *HostRoutes) Shapes() []string {
+	if h.encoded != nil {
+		return h.encoded.shapes
+	}
+	var out []string
+	for _, p := range h.Paths {
+		if s := p.Settings.Shape; s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
