@@ -10,7 +10,8 @@ import (
 
 // EveryField makes, from full() (a value with every field set, slices
 // and maps not empty, pointers not nil), one copy per change of a single
-// field, down to the leaves of its structs, pointers, slices and maps
+// exported field (unexported ones are the type's own bookkeeping, which
+// Equal does not compare), down to the leaves of its structs, pointers, slices and maps
 // (an element more, another key, another value, nil), and fails t when
 // equal holds a changed copy equal to full() in either direction, or two
 // full() values unequal. It returns the number of changes tried.
@@ -40,6 +41,9 @@ func EveryField[T any](t *testing.T, full func() T, equal func(a, b *T) bool) in
 		switch v.Kind() {
 		case reflect.Struct:
 			for i := range v.NumField() {
+				if !v.Type().Field(i).IsExported() {
+					continue // bookkeeping of the type's own (not encoded)
+				}
 				walk(append(path[:len(path):len(path)], step{field: v.Type().Field(i).Name}), v.Field(i))
 			}
 		case reflect.Pointer:

@@ -1,6 +1,10 @@
 package luaapi
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
 
 // Backend is one element of the array that POST /configuration/backends
 // takes and GET returns: an upstream and how Lua balances over it. The JSON
@@ -27,6 +31,13 @@ type Backend struct {
 	TrafficShapingPolicy TrafficShapingPolicy `json:"trafficShapingPolicy"`
 	// AlternativeBackends are the names of this backend's canary backends.
 	AlternativeBackends []string `json:"alternativeBackends"`
+
+	// from and fromLoadBalance, in a backend of FromModel, are the model
+	// backend it was made from and its Config's default load-balance: a
+	// Client's cache compares those (backends_cache.go). They are not
+	// sent, and Equal does not read them.
+	from            *model.Backend
+	fromLoadBalance string
 }
 
 // MarshalJSON writes nil lists as [] so that the same backend always gives

@@ -1,24 +1,47 @@
 package luaapi
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
+)
 
 // encodedBackend is a backend as the Client last encoded it, and its JSON.
+// A backend of FromModel is known by the model backend it was made from
+// and the default load-balance (all that backendFromModel reads), which
+// its Config holds anyway: at 100,000 backends a copy of each, with its
+// endpoints, held about 60 MB. Another backend is kept as a copy.
 type encodedBackend struct {
-	backend Backend
-	json    []byte
+	from        *model.Backend
+	loadBalance string
+	backend     *Backend // when from is nil
+	json        []byte
+}
+
+// encodes says whether e holds the JSON of b.
+func (e *encodedBackend) encodes(b *Backend) bool {
+	if b.from != nil {
+		return e.from != nil && e.loadBalance == b.fromLoadBalance && e.from.Equal(b.from)
+	}
+	return e.backend != nil && e.backend.Equal(b)
 }
 
 // encodeBackends is EncodeBackends, with the JSON of each backend that is
-// Equal to the one last encoded under its name taken from the Client's
-// cache: at 100,000 backends encoding them all for a push that changes
-// one cost about 0.7 s of CPU (the PATCH then sends only the changed ones, see
-// PostEncodedBackends). The cache holds the last call's backends only.
+// the same as the one last encoded under its name (encodes) taken from the
+// Client's cache: at 100,000 backends encoding them all for a push that
+// changes one cost about 0.7 s of CPU (the PATCH then sends only the
+// changed ones, see PostEncodedBackends). The cache holds the last call's
+// backends only; it points at the model backends of their Config, which
+// must not change afterwards (a Config does not, see DictsCache).
 func (c *Client) encodeBackends(backends []Backend) (*EncodedBackends, error) {
 	c.encMu.Lock()
 	defer c.encMu.Unlock()
 	next := make(map[string]*encodedBackend, len(backends))
 	e, err := encodeBackendsWith(backends, func(b *Backend) ([]byte, error) {
-		if old := c.encoded[b.Name]; old != nil && old.backend.Equal(b) {
+		if old := c.encoded[b.Name]; old != nil && old.encodes(b) {
+			if b.from != nil {
+				old.from = b.from // the new Config's: the old one can go
+			}
 			next[b.Name] = old
 			return old.json, nil
 		}
@@ -26,7 +49,12 @@ func (c *Client) encodeBackends(backends []Backend) (*EncodedBackends, error) {
 		if err != nil {
 			return nil, err
 		}
-		next[b.Name] = &encodedBackend{backend: *b, json: data}
+		entry := &encodedBackend{from: b.from, loadBalance: b.fromLoadBalance, json: data}
+		if b.from == nil {
+			copied := *b
+			entry.backend = &copied
+		}
+		next[b.Name] = entry
 		return data, nil
 	})
 	if err != nil {

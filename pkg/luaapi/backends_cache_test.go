@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
 // TestClientEncodeBackendsCache: through a sequence of changes, the
@@ -56,4 +58,65 @@ func TestClientEncodeBackendsCache(t *testing.T) {
 	extra.Name = "ns-new-80"
 	step("one added", append(slices.Clone(next[1:]), extra), 1)
 	step("none", nil, 0)
+}
+
+// TestClientEncodeBackendsCacheFromModel: for the backends of FromModel,
+// the cache keeps no copy of them but their model backends, follows each
+// new Config (as render.Incremental hands unchanged backends on: copied),
+// encodes again exactly the backends whose model backend or default
+// load-balance changed, and its JSON is EncodeBackends's.
+func TestClientEncodeBackendsCacheFromModel(t *testing.T) {
+	c := NewClient("http://127.0.0.1:1", nil)
+	cfg := &model.Config{Global: model.Global{LoadBalance: "round_robin"}}
+	for i := range 12 {
+		cfg.Backends = append(cfg.Backends, modelBackend(i))
+	}
+	step := func(what string, encoded int) {
+		t.Helper()
+		before := map[string][]byte{}
+		for name, e := range c.encoded {
+			before[name] = e.json
+		}
+		backends, _ := FromModel(cfg)
+		got, err := c.encodeBackends(backends)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := EncodeBackends(backends)
+		if err != nil || !bytes.Equal(got.Body, want.Body) {
+			t.Fatalf("%s: the cached encoding differs from EncodeBackends's (%v)", what, err)
+		}
+		n := 0
+		for i := range cfg.Backends {
+			b := &cfg.Backends[i]
+			e := c.encoded[b.Name]
+			if e == nil || e.from != b || e.backend != nil {
+				t.Fatalf("%s: the entry of %s does not point at the Config's backend alone: %+v", what, b.Name, e)
+			}
+			if old, ok := before[b.Name]; !ok || &old[0] != &e.json[0] {
+				n++
+			}
+		}
+		if n != encoded || len(c.encoded) != len(cfg.Backends) {
+			t.Errorf("%s: encoded %d backends (cache of %d), want %d (of %d)", what, n, len(c.encoded), encoded, len(cfg.Backends))
+		}
+	}
+	change := func(f func(c *model.Config)) {
+		next := *cfg
+		next.Backends = slices.Clone(cfg.Backends)
+		f(&next)
+		cfg = &next
+	}
+	step("first", 12)
+	change(func(*model.Config) {})
+	step("the same, copied", 0)
+	change(func(c *model.Config) {
+		b := &c.Backends[3]
+		b.Endpoints = append(slices.Clone(b.Endpoints), model.Endpoint{Address: "10.1.1.1", Port: 8080})
+	})
+	step("an endpoint more", 1)
+	change(func(c *model.Config) { c.Backends[1].SessionAffinity.Cookie.Name = "other" })
+	step("a cookie name", 1)
+	change(func(c *model.Config) { c.Global.LoadBalance = "ewma" })
+	step("the default load-balance", 12) // all: the cache does not know which backends read it
 }

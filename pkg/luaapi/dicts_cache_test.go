@@ -8,30 +8,34 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
+// modelBackend is the i-th of a set of model backends: affinity, ewma,
+// canary or plain, in turn.
+func modelBackend(i int) model.Backend {
+	b := model.Backend{
+		Name:      fmt.Sprintf("ns-svc%02d-80", i),
+		Service:   model.ObjectRef{Kind: "Service", Namespace: "ns", Name: fmt.Sprintf("svc%02d", i)},
+		Port:      "80",
+		Endpoints: []model.Endpoint{{Address: fmt.Sprintf("10.0.0.%d", i), Port: 8080}},
+	}
+	switch i % 4 {
+	case 1:
+		b.SessionAffinity = model.SessionAffinity{Type: "cookie", Cookie: model.SessionCookie{Name: "route"},
+			Locations: map[string][]string{fmt.Sprintf("h%d.example.com", i): {"/"}}}
+	case 2:
+		b.LoadBalance = "ewma"
+	case 3:
+		b.NoServer = true
+		b.TrafficShaping = model.TrafficShaping{Weight: 10, WeightTotal: 100}
+	}
+	return b
+}
+
 // TestDictsCacheMatchesNeeds runs a DictsCache through a sequence of
 // Configs, each a change of the one before, and checks after each that
 // its need is exactly Needs(FromModel(cfg))'s, and that it encoded only
 // the backends that changed.
 func TestDictsCacheMatchesNeeds(t *testing.T) {
-	backend := func(i int) model.Backend {
-		b := model.Backend{
-			Name:      fmt.Sprintf("ns-svc%02d-80", i),
-			Service:   model.ObjectRef{Kind: "Service", Namespace: "ns", Name: fmt.Sprintf("svc%02d", i)},
-			Port:      "80",
-			Endpoints: []model.Endpoint{{Address: fmt.Sprintf("10.0.0.%d", i), Port: 8080}},
-		}
-		switch i % 4 {
-		case 1:
-			b.SessionAffinity = model.SessionAffinity{Type: "cookie", Cookie: model.SessionCookie{Name: "route"},
-				Locations: map[string][]string{fmt.Sprintf("h%d.example.com", i): {"/"}}}
-		case 2:
-			b.LoadBalance = "ewma"
-		case 3:
-			b.NoServer = true
-			b.TrafficShaping = model.TrafficShaping{Weight: 10, WeightTotal: 100}
-		}
-		return b
-	}
+	backend := modelBackend
 	cfg := &model.Config{Global: model.Global{LoadBalance: "round_robin"}}
 	for i := range 20 {
 		cfg.Backends = append(cfg.Backends, backend(i))

@@ -64,6 +64,7 @@ func backendFromModel(b *model.Backend, defaultLoadBalance string) Backend {
 	if out.LoadBalance == "" {
 		out.LoadBalance = defaultLoadBalance
 	}
+	out.from, out.fromLoadBalance = b, defaultLoadBalance
 	if b.Service.Name != "" || b.ExternalName != "" {
 		out.Service = &Service{Metadata: ServiceMetadata{Name: b.Service.Name, Namespace: b.Service.Namespace}}
 		if b.ExternalName != "" {
