@@ -8,13 +8,15 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/manifest"
 )
 
-// lastAppliedAnnotation is kubectl apply's copy of the whole object: for
-// a Secret it doubles the key material held in memory; render never reads it.
-const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+// lastAppliedAnnotation is kubectl apply's copy of the whole object.
+const lastAppliedAnnotation = manifest.LastAppliedAnnotation
 
 // handlerKind selects how updates are filtered before changed is called.
 type handlerKind int
@@ -57,19 +59,12 @@ func (s *ClusterSource) watch(name string, inf cache.SharedIndexInformer, kind h
 	s.watched = append(s.watched, watchedInformer{name: name, informer: inf, kind: kind})
 }
 
-// trimObject is the informers' transform: objects arrive freshly decoded,
-// so changing them in place is safe (client-go ≥ 1.27).
+// trimObject is the informers' transform (manifest.TrimUnread): objects
+// arrive freshly decoded, so changing them in place is safe (client-go ≥
+// 1.27).
 func trimObject(obj any) (any, error) {
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return obj, nil // not an object (a tombstone): keep as is
-	}
-	acc.SetManagedFields(nil)
-	if ann := acc.GetAnnotations(); ann != nil {
-		if _, ok := ann[lastAppliedAnnotation]; ok {
-			delete(ann, lastAppliedAnnotation)
-			acc.SetAnnotations(ann)
-		}
+	if o, ok := obj.(runtime.Object); ok {
+		manifest.TrimUnread(o)
 	}
 	return obj, nil
 }

@@ -3,6 +3,7 @@ package controller
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -24,6 +25,10 @@ func TestTrimObject(t *testing.T) {
 	got := out.(*networkingv1.Ingress)
 	if len(got.ManagedFields) != 0 || len(got.Annotations) != 1 || got.Annotations["nginx.ingress.kubernetes.io/proxy-body-size"] != "8m" {
 		t.Errorf("trimmed %+v", got.ObjectMeta)
+	}
+	svc := &corev1.Service{Spec: corev1.ServiceSpec{Selector: map[string]string{"app": "a"}, ClusterIP: "10.0.0.1"}}
+	if out, _ := trimObject(svc); out.(*corev1.Service).Spec.Selector != nil || out.(*corev1.Service).Spec.ClusterIP != "10.0.0.1" {
+		t.Errorf("trimmed Service %+v", out.(*corev1.Service).Spec)
 	}
 	tomb := cache.DeletedFinalStateUnknown{Key: "a", Obj: ing}
 	if out, _ := trimObject(tomb); out != any(tomb) {

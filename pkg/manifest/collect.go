@@ -28,8 +28,9 @@ type objectKey struct {
 }
 
 // complete checks a decoded object's name, gives it the default namespace
-// (none for cluster-scoped kinds, as the API server does) and merges a
-// Secret's stringData, as the API server would on write.
+// (none for cluster-scoped kinds, as the API server does), merges a
+// Secret's stringData, as the API server would on write, and drops what
+// render never reads (TrimUnread).
 func complete(o decodedObject, defaultNamespace string) (object, error) {
 	var (
 		kind       string
@@ -63,6 +64,7 @@ func complete(o decodedObject, defaultNamespace string) (object, error) {
 	case meta.Namespace == "":
 		meta.Namespace = defaultNamespace
 	}
+	TrimUnread(o.obj)
 	return object{origin: o.origin, obj: o.obj, key: objectKey{kind: kind, namespace: meta.Namespace, name: meta.Name}}, nil
 }
 
