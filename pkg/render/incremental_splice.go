@@ -38,11 +38,17 @@ func splice(last *model.Config, lastProblems []model.Problem, oldPart *model.Con
 	if services := sharedBackendsChanged(last, oldPart, newPart, shared); len(services) > 0 {
 		return nil, nil, "the backend of " + strings.TrimPrefix(services[0], "s:") + " is shared with other Ingresses and comes out different"
 	}
-	cfg.Backends, why = spliceByKey(last.Backends, oldPart.Backends, newPart.Backends,
-		func(b model.Backend) string { return b.Name }, func(a, b string) bool { return a < b },
-		func(a, b *model.Backend) bool { return reflect.DeepEqual(a, b) })
-	if why != "" {
-		return nil, nil, "backend " + why
+	if sameBackends(oldPart.Backends, newPart.Backends) {
+		// a change of paths or settings alone: the same array, not a copy
+		// of 100,000 backends (which the caches of luaapi point into)
+		cfg.Backends = last.Backends
+	} else {
+		cfg.Backends, why = spliceByKey(last.Backends, oldPart.Backends, newPart.Backends,
+			func(b model.Backend) string { return b.Name }, func(a, b string) bool { return a < b },
+			func(a, b *model.Backend) bool { return reflect.DeepEqual(a, b) })
+		if why != "" {
+			return nil, nil, "backend " + why
+		}
 	}
 	if why := checkProblemsKept(oldProblems, newProblems); why != "" {
 		return nil, nil, why
@@ -137,6 +143,20 @@ func spliceByKey[T any](last, oldPart, newPart []T, key func(T) string, less fun
 	}
 	flush()
 	return out, ""
+}
+
+// sameBackends says whether the parts built the same backends: then the
+// splice of last's is last's. Both are sorted by name, as Build makes them.
+func sameBackends(oldPart, newPart []model.Backend) bool {
+	if len(oldPart) != len(newPart) {
+		return false
+	}
+	for i := range oldPart {
+		if oldPart[i].Name != newPart[i].Name || !reflect.DeepEqual(&oldPart[i], &newPart[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // sharedBackendsChanged returns the Service keys of the backends that

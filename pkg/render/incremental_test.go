@@ -269,9 +269,22 @@ func TestIncrementalGeneratedCluster(t *testing.T) {
 	if c.spliced < 300 {
 		t.Errorf("spliced %d builds; built whole: %v", c.spliced, c.wholes)
 	}
-	c.check("one ingress with a new path", withIngresses(s, replace(s.Ingresses, 7, withNewPath(s.Ingresses[7]))))
+	s1 := withIngresses(s, replace(s.Ingresses, 7, withNewPath(s.Ingresses[7])))
+	c.check("one ingress with a new path", s1)
 	if c.inc.Last.Whole || c.inc.Last.Rebuilt > 10 {
 		t.Errorf("a new path of one Ingress built %+v", c.inc.Last)
+	}
+	// the path moved: no backend changed, and the Config keeps the same
+	// array of backends (no copy of them all; luaapi's caches point in it)
+	before, _ := c.inc.Build(s1, c.opts)
+	moved := s1.Ingresses[7].DeepCopy()
+	paths := moved.Spec.Rules[0].HTTP.Paths
+	paths[len(paths)-1].Path = "/incremental-moved"
+	s2 := withIngresses(s1, replace(s1.Ingresses, 7, moved))
+	c.check("the new path moved", s2)
+	after, _ := c.inc.Build(s2, c.opts)
+	if c.inc.Last.Whole || len(after.Backends) == 0 || &after.Backends[0] != &before.Backends[0] {
+		t.Errorf("a moved path: built %+v; the backends are a new array", c.inc.Last)
 	}
 }
 
