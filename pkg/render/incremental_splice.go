@@ -38,7 +38,7 @@ func splice(last *model.Config, lastProblems []model.Problem, oldPart *model.Con
 	if services := sharedBackendsChanged(last, oldPart, newPart, shared); len(services) > 0 {
 		return nil, nil, "the backend of " + strings.TrimPrefix(services[0], "s:") + " is shared with other Ingresses and comes out different"
 	}
-	if sameBackends(oldPart.Backends, newPart.Backends) {
+	if sameBackends(last.Backends, oldPart.Backends, newPart.Backends) {
 		// a change of paths or settings alone: the same array, not a copy
 		// of 100,000 backends (which the caches of luaapi point into)
 		cfg.Backends = last.Backends
@@ -145,14 +145,23 @@ func spliceByKey[T any](last, oldPart, newPart []T, key func(T) string, less fun
 	return out, ""
 }
 
-// sameBackends says whether the parts built the same backends: then the
-// splice of last's is last's. Both are sorted by name, as Build makes them.
-func sameBackends(oldPart, newPart []model.Backend) bool {
-	if len(oldPart) != len(newPart) {
-		return false
-	}
+// sameBackends says whether the splice of last's backends would be last's:
+// every backend that the parts built before (oldPart) they build again,
+// and each that they build now (newPart) last has already, alike. All
+// three are sorted by name, as Build makes them.
+func sameBackends(last, oldPart, newPart []model.Backend) bool {
+	j := 0
 	for i := range oldPart {
-		if oldPart[i].Name != newPart[i].Name || !reflect.DeepEqual(&oldPart[i], &newPart[i]) {
+		for j < len(newPart) && newPart[j].Name < oldPart[i].Name {
+			j++
+		}
+		if j == len(newPart) || newPart[j].Name != oldPart[i].Name {
+			return false // it goes
+		}
+	}
+	for i := range newPart {
+		at, found := slices.BinarySearchFunc(last, newPart[i].Name, func(b model.Backend, name string) int { return strings.Compare(b.Name, name) })
+		if !found || !reflect.DeepEqual(&last[at], &newPart[i]) {
 			return false
 		}
 	}

@@ -30,6 +30,8 @@ type incrementalChecker struct {
 	spliced  int
 	wholes   map[string]int
 	snapshot render.Snapshot
+	// last is the incremental Config of the step before.
+	last *model.Config
 }
 
 func (c *incrementalChecker) check(step string, s render.Snapshot) {
@@ -44,6 +46,12 @@ func (c *incrementalChecker) check(step string, s render.Snapshot) {
 	if why := configDifference(gotCfg, wantCfg); why != "" {
 		c.t.Fatalf("%s, %s (incremental: %+v): the Config differs from Build's: %s", c.name, step, c.inc.Last, why)
 	}
+	// backends that did not change are the same array, not a copy
+	if prev := c.last; prev != nil && !c.inc.Last.Whole && len(prev.Backends) > 0 &&
+		reflect.DeepEqual(prev.Backends, gotCfg.Backends) && &prev.Backends[0] != &gotCfg.Backends[0] {
+		c.t.Fatalf("%s, %s (incremental: %+v): the same backends as the step before, in a new array", c.name, step, c.inc.Last)
+	}
+	c.last = gotCfg
 	if !reflect.DeepEqual(gotProblems, wantProblems) {
 		c.t.Fatalf("%s, %s (incremental: %+v): the Problems differ from Build's:\n got %v\nwant %v", c.name, step, c.inc.Last, gotProblems, wantProblems)
 	}
