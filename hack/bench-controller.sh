@@ -181,10 +181,12 @@ if [ "$new" -gt 0 ]; then
 	# the controller returns the free heap after 10 s without a sync
 	# (pkg/controller/memory.go), at most every 30 s: RSS once that passed
 	sleep "${QUIET:-40}"
-	echo "controller RSS ${QUIET:-40} s later, no change meanwhile: $(rss "$pid")"
+	quiet=$(rss "$pid")
+	echo "controller RSS ${QUIET:-40} s later, no change meanwhile: $quiet"
 	heapstats "once quiet"
 	pss=$(for p in $(ps -o pid= --pid "$master" --ppid "$master"); do awk '/^Pss:/ { print $2 }' "/proc/$p/smaps_rollup"; done | awk '{ s += $1 } END { print s / 1024 " MiB" }')
 	echo "nginx PSS (master + workers, shared memory counted once): $pss"
+	echo "controller RSS + nginx PSS, quiet: $(echo "$quiet $pss" | awk '{ printf "%.0f MiB (%.2f GB)", $1 + $3, ($1 + $3) * 1048576 / 1e9 }')"
 	for p in $(ps -o pid= --pid "$master" --ppid "$master"); do
 		awk -v p="$p" -v name="$(ps -o args= --pid "$p" | cut -d' ' -f1-3)" '/^Pss:/ { pss = $2 } /^Private_Dirty:/ { dirty = $2 }
 			END { printf "  %s (pid %s): PSS %.0f MiB, private dirty %.0f MiB\n", name, p, pss / 1024, dirty / 1024 }' "/proc/$p/smaps_rollup"
