@@ -281,11 +281,11 @@ func (p *traceEchoPool) rewireAuth(c *model.Config) string {
 	point(&c.Global.GlobalAuth)
 	for i := range c.Servers {
 		for j := range c.Servers[i].Locations {
-			st := &c.Servers[i].Locations[j].Settings
-			if st.ExternalAuth != nil {
-				a := *st.ExternalAuth
+			l := &c.Servers[i].Locations[j]
+			if l.Settings.ExternalAuth != nil {
+				a := *l.Settings.ExternalAuth
 				point(&a)
-				st.ExternalAuth = &a
+				l.OwnSettings().ExternalAuth = &a // shared settings: a copy
 			}
 		}
 	}
