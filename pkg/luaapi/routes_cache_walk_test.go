@@ -182,5 +182,14 @@ func TestHostRoutesShape(t *testing.T) {
 		if !slices.Equal(compact.Shapes(), h.Shapes()) {
 			t.Errorf("%s: shapes %q, compact %q", h.Host, compact.Shapes(), h.Shapes())
 		}
+		// a copy whose fields change is encoded with them, not as kept
+		changed, plain := compact, h
+		changed.Host, changed.Version, changed.AliasOf = "other.example.com", "v2", "x.example.com"
+		plain.Host, plain.Version, plain.AliasOf = changed.Host, changed.Version, changed.AliasOf
+		gotChanged, err1 := json.Marshal(changed)
+		wantChanged, err2 := json.Marshal(plain)
+		if err1 != nil || err2 != nil || !bytes.Equal(gotChanged, wantChanged) {
+			t.Errorf("%s: a changed compact entry encodes as\n%s\nwant\n%s", h.Host, gotChanged, wantChanged)
+		}
 	}
 }

@@ -15,6 +15,9 @@ import (
 // encodedRoutes is the compact form of an entry (HostRoutes.encoded).
 type encodedRoutes struct {
 	json []byte
+	// the entry's fields when json was encoded: a copy of the entry whose
+	// fields were changed since is encoded again (MarshalJSON)
+	host, version, appRoot, aliasOf string
 	// namespace and ingress name the owner: the Ingress of the entry's
 	// first path that has one (HostRoutes.Owner).
 	namespace, ingress string
@@ -25,10 +28,18 @@ type encodedRoutes struct {
 // hostRoutesJSON is HostRoutes without its MarshalJSON.
 type hostRoutesJSON HostRoutes
 
-// MarshalJSON writes the entry: its kept JSON when it is compact.
+// MarshalJSON writes the entry: its kept JSON when it is compact and its
+// fields are still those of that JSON.
 func (h HostRoutes) MarshalJSON() ([]byte, error) {
-	if h.encoded != nil {
-		return h.encoded.json, nil
+	if e := h.encoded; e != nil {
+		if h.Paths == nil && h.Host == e.host && h.Version == e.version && h.AppRoot == e.appRoot && h.AliasOf == e.aliasOf {
+			return e.json, nil
+		}
+		d, err := h.Decoded()
+		if err != nil {
+			return nil, err
+		}
+		h = d
 	}
 	return json.Marshal(hostRoutesJSON(h))
 }
@@ -36,7 +47,7 @@ func (h HostRoutes) MarshalJSON() ([]byte, error) {
 // compacted returns h (Version set) in compact form, its Paths dropped
 // and data, its JSON (routesVersion's), kept.
 func compacted(h HostRoutes, data []byte) HostRoutes {
-	e := &encodedRoutes{json: data}
+	e := &encodedRoutes{json: data, host: h.Host, version: h.Version, appRoot: h.AppRoot, aliasOf: h.AliasOf}
 	e.namespace, e.ingress = h.Owner()
 	e.shapes = h.Shapes()
 	return HostRoutes{Host: h.Host, Version: h.Version, AppRoot: h.AppRoot, AliasOf: h.AliasOf, encoded: e}
@@ -46,16 +57,21 @@ func compacted(h HostRoutes, data []byte) HostRoutes {
 // RoutesCache's entries): Decoded gives them.
 func (h *HostRoutes) Compact() bool { return h.encoded != nil }
 
-// Decoded returns h with its Paths: h itself unless it is Compact.
+// Decoded returns h with its Paths, not Compact: h itself unless it is
+// Compact. Paths set on a compact h are kept; its other fields are h's.
 func (h HostRoutes) Decoded() (HostRoutes, error) {
 	if h.encoded == nil {
 		return h, nil
 	}
-	var out HostRoutes
-	if err := json.Unmarshal(h.encoded.json, (*hostRoutesJSON)(&out)); err != nil {
-		return HostRoutes{}, fmt.Errorf("decoding the routes of %s: %w", h.Host, err)
+	if h.Paths == nil {
+		var out HostRoutes
+		if err := json.Unmarshal(h.encoded.json, (*hostRoutesJSON)(&out)); err != nil {
+			return HostRoutes{}, fmt.Errorf("decoding the routes of %s: %w", h.Host, err)
+		}
+		h.Paths = out.Paths
 	}
-	return out, nil
+	h.encoded = nil
+	return h, nil
 }
 
 // Owner names the Ingress of the first path of h that has one (the host's
