@@ -53,12 +53,9 @@ func compacted(h HostRoutes, data []byte) HostRoutes {
 	return HostRoutes{Host: h.Host, Version: h.Version, AppRoot: h.AppRoot, AliasOf: h.AliasOf, encoded: e}
 }
 
-// Compact says whether h holds its JSON and not its Paths (a
-// RoutesCache's entries): Decoded gives them.
-func (h *HostRoutes) Compact() bool { return h.encoded != nil }
-
-// Decoded returns h with its Paths, not Compact: h itself unless it is
-// Compact. Paths set on a compact h are kept; its other fields are h's.
+// Decoded returns h with its Paths, not compact: h itself unless it is
+// compact (a RoutesCache's entry, which holds its JSON instead). Paths
+// set on a compact h are kept; its other fields are h's.
 func (h HostRoutes) Decoded() (HostRoutes, error) {
 	if h.encoded == nil {
 		return h, nil
