@@ -26,6 +26,8 @@ local util = require("util")
 local canary = require("canary")
 local configuration = require("configuration")
 local delta = require("delta")
+local reqctx = require("reqctx")
+local get_request = require("resty.core.base").get_request
 
 local ngx = ngx
 local ngx_log = ngx.log
@@ -250,20 +252,22 @@ local function forget(set)
   end
 end
 
+-- sync follows the stored backends; true once this worker serves the
+-- version stored (false: read again on a later call).
 local function sync()
-  -- Compare the version alone first: one shared-dict read per request.
+  -- Compare the version alone first: one shared-dict read.
   local version = configuration.backends_delta_version()
   if version == synced_version then
-    return
+    return true
   end
   local stored, at = configuration.backends_delta_data()
   if not stored then
     if at ~= nil then
-      return -- being replaced right now: the next request reads it
+      return false -- being replaced right now: the next request reads it
     end
     base, changed, built, instances, synced_base, synced_version = empty_base(), {}, {}, {}, nil, nil
     peer_addresses = {}
-    return
+    return true
   end
   local base_version, deleted, array = delta.split(stored)
   local set, gone
@@ -273,7 +277,7 @@ local function sync()
   if not set then
     ngx_log(ngx_ERR, "balancer: cannot decode backends delta version ", tostring(at))
     synced_version = at
-    return
+    return true
   end
   -- The names whose instance may be gone now: all of them on a new base,
   -- else those the previous delta named (they may fall back to a base
@@ -282,7 +286,7 @@ local function sync()
   if base_version ~= synced_base then
     local indexed = decode_base(base_version)
     if not indexed then
-      return
+      return false
     end
     base, built, synced_base = indexed, {}, base_version
     peer_addresses = {}
@@ -307,6 +311,27 @@ local function sync()
     end
   end
   synced_version = at
+  return true
+end
+
+-- synced_generation is the configuration generation (configuration.lua)
+-- at which sync() last found this worker up to date: while it has not
+-- moved, nothing is read.
+local synced_generation
+
+-- sync_at syncs unless generation gen is the one synced already; gen is
+-- read before the sync (a change stored meanwhile moves it again).
+local function sync_at(gen)
+  if gen == nil then
+    sync()
+    return
+  end
+  if gen == synced_generation then
+    return
+  end
+  if sync() then
+    synced_generation = gen
+  end
 end
 
 local function sync_timer(premature)
@@ -326,14 +351,38 @@ function _M.init_worker()
   end
 end
 
+-- The request that rewrite() ran for last, and the balancer it chose:
+-- balance() of that request takes it from here, without ngx.ctx nor
+-- $proxy_upstream_name. Every request that balance() runs for ran
+-- rewrite() first, so a request found here is the one that rewrite() ran
+-- for, not another that had the same address before (a request's
+-- address can only be one that no living request has).
+local last_request, last_balancer
+
+-- plain is the balancer of the backend named by $proxy_upstream_name,
+-- for a request that rewrite() gave none (see rewrite()). rewrite() synced
+-- this worker for the request already: every location that proxies to
+-- upstream_balancer runs it (or router.rewrite(), which calls it).
+local function plain()
+  local e = entry(ngx.var.proxy_upstream_name)
+  return e and e.balancer
+end
+
 -- rewrite runs in rewrite_by_lua of every proxying location: 503 when the
 -- backend named by $proxy_upstream_name (or name, which the router passes
 -- to spare a variable lookup) is unknown or has no endpoints; else it
--- picks the primary backend or one of its canaries for the request. ctx
--- is the request's ngx.ctx when the caller has it at hand (each lookup of
--- ngx.ctx is a call into nginx).
-function _M.rewrite(name, ctx)
-  sync()
+-- picks the primary backend or one of its canaries for the request.
+--
+-- ctx is the request's ngx.ctx when the caller has one (each lookup of
+-- ngx.ctx is a call into nginx, and the first makes the table). Without
+-- one, a request to the primary backend of a balancer that keeps nothing
+-- per request gets none: balance() finds that backend again by
+-- $proxy_upstream_name. rewrite() returns the ctx it made (a canary, or a
+-- balancer that keeps a request's state), for the caller to add to.
+-- gen is the configuration generation the caller read for this request
+-- (nil: read what serves).
+function _M.rewrite(name, ctx, gen)
+  sync_at(gen)
   name = name or ngx.var.proxy_upstream_name
   local e = name and entry(name)
   if not e then
@@ -345,35 +394,62 @@ function _M.rewrite(name, ctx)
     ngx_log(ngx_INFO, "balancer: backend ", name, " has no endpoints")
     return ngx.exit(ngx.HTTP_SERVICE_UNAVAILABLE)
   end
+  local made
   if e.alternatives then
     b = canary.choose(b, e.alternatives, lookup)
     if b ~= e.balancer then
+      if not ctx then
+        ctx = ngx.ctx
+        made = ctx
+      end
       -- the canary label of the request metrics (monitor.lua), as
       -- ingress-nginx's $proxy_alternative_upstream_name
-      ctx = ctx or ngx.ctx
       ctx.canary = b.name
     end
   end
-  ctx = ctx or ngx.ctx
-  ctx.balancer = b
+  if not ctx and b.keeps_request then
+    ctx = ngx.ctx
+    made = ctx
+  end
+  if ctx then
+    ctx.balancer = b
+  end
+  last_request, last_balancer = get_request(), b
+  return made
 end
 
 -- balance runs in balancer_by_lua of the upstream upstream_balancer.
 function _M.balance()
-  local ctx = ngx.ctx
-  local b = ctx.balancer
-  if not b then -- a location without balancer.rewrite()
-    sync()
-    local e = entry(ngx.var.proxy_upstream_name)
-    b = e and e.balancer
-    ctx.balancer = b
+  local ctx = reqctx.existing()
+  local b = ctx and ctx.balancer
+  local tries
+  if b then
+    tries = (ctx.balancer_tries or 0) + 1
+    ctx.balancer_tries = tries
+  else
+    -- no rewrite() kept one: the primary backend, which rewrite() left
+    -- in last_balancer unless another request's came after it
+    if get_request() == last_request then
+      b = last_balancer
+    else
+      b = plain()
+    end
+    if not b then
+      ngx_log(ngx_ERR, "balancer: no balancer for backend ", tostring(ngx.var.proxy_upstream_name))
+      return ngx.exit(ngx.ERROR)
+    end
+    local retry = ngx_balancer.get_last_failure() ~= nil
+    if ctx or retry or b.keeps_request then
+      -- from here on the request keeps its balancer and counts its tries
+      -- (a first try without ngx.ctx kept none: a retry now is the second)
+      ctx = ctx or ngx.ctx
+      ctx.balancer = b
+      tries = retry and 2 or 1
+      ctx.balancer_tries = tries
+    else
+      tries = 1
+    end
   end
-  if not b then
-    ngx_log(ngx_ERR, "balancer: no balancer for backend ", tostring(ngx.var.proxy_upstream_name))
-    return ngx.exit(ngx.ERROR)
-  end
-  local tries = (ctx.balancer_tries or 0) + 1
-  ctx.balancer_tries = tries
   local address, port = b:balance(tries, ctx)
   if not address then
     ngx_log(ngx_ERR, "balancer: backend ", tostring(b.name), " has no endpoints")
@@ -385,7 +461,7 @@ function _M.balance()
   if tries < b:size() then
     ngx_balancer.set_more_tries(1) -- "reduced tries due to limit" is no error
   end
-  local timeouts = ctx.balancer_timeouts -- a route's own (router.lua)
+  local timeouts = ctx and ctx.balancer_timeouts -- a route's own (router.lua)
   if timeouts then
     local tok, terr = ngx_balancer.set_timeouts(timeouts[1], timeouts[2], timeouts[3])
     if not tok then
@@ -402,7 +478,10 @@ end
 -- log runs in log_by_lua: implementations that learn from the answer
 -- (ewma) do so here.
 function _M.log()
-  local ctx = ngx.ctx
+  local ctx = reqctx.existing()
+  if not ctx then
+    return
+  end
   local b = ctx.balancer
   if b and b.after_balance then
     b:after_balance(ctx)

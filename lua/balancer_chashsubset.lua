@@ -21,6 +21,10 @@ local math_random = math.random
 local DEFAULT_SUBSET_SIZE = 3
 
 local _M = { name = "chashsubset" }
+-- keeps_request: balance() reads or writes the request's ngx.ctx (the
+-- subset's first try, for the next): balancer.lua makes one for each
+-- request (see balancer.rewrite).
+_M.keeps_request = true
 _M.__index = _M
 
 local function settings(backend)

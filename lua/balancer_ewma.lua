@@ -39,6 +39,10 @@ local EXPIRE = 600     -- seconds without a measurement before a score is droppe
 local DICT = "balancer_ewma"
 
 local _M = { name = "ewma" }
+-- keeps_request: balance() reads or writes the request's ngx.ctx (the peer
+-- balance() picked, for after_balance() in the log phase): balancer.lua
+-- makes one for each request (see balancer.rewrite).
+_M.keeps_request = true
 _M.__index = _M
 
 -- local_store stands in for the shared dict when the config lacks it.

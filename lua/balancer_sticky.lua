@@ -53,6 +53,10 @@ local SEPARATOR = "|"
 local MAX_DRAWS = 20
 
 local _M = { name = "sticky" }
+-- keeps_request: balance() reads or writes the request's ngx.ctx (the
+-- request's route (router.lua), for the cookie it may set): balancer.lua
+-- makes one for each request (see balancer.rewrite).
+_M.keeps_request = true
 _M.__index = _M
 
 function _M.new(backend, peers, fingerprint)

@@ -50,6 +50,7 @@ local lrucache = require("resty.lrucache")
 local balancer = require("balancer")
 local cidr = require("cidr")
 local limit = require("limit")
+local configuration = require("configuration")
 local util = require("util")
 
 local ngx = ngx
@@ -75,11 +76,13 @@ local table_sort = table.sort
 local SLASH = 47 -- "/"
 local HTTP_TOO_LARGE = 413
 local NO_LIMIT_RATE = "0k" -- compile_path's limit_rate for none
--- The named location of the routes with auth-type basic, enable-cors or
--- custom-headers and no shape of their own: the router's location with
--- nginx's auth_basic, access_by_lua and header_filter_by_lua, which the
--- router's own location leaves out (each phase handler costs every
--- request of its location; see rewrite()).
+-- The named location of the routes with auth-type basic, enable-cors,
+-- custom-headers or backend-protocol HTTPS and no shape of their own: the
+-- router's location with nginx's auth_basic, access_by_lua,
+-- header_filter_by_lua and the scheme of $kubectl_ingress_upstream_scheme
+-- in proxy_pass, which the router's own location leaves out (each phase
+-- handler, and a variable in proxy_pass, costs every request of its
+-- location; see rewrite()).
 local EVERY_PHASE_LOCATION = "@kubectl_ingress_every_phase"
 local QUESTION = 63 -- "?"
 
@@ -88,8 +91,36 @@ local _M = {}
 local cache -- host -> compiled entry (see compile)
 local DEFAULT_CACHE = 10000
 
--- init_worker runs in init_worker_by_lua; size bounds the compiled
--- entries each worker keeps.
+-- The hosts find() resolved, each with the configuration generation
+-- (configuration.lua) it was resolved at and the entry that serves it
+-- (false: none): while the generation has not moved, a request's host is
+-- a table lookup, no shared-dict read per host. Two generations of at
+-- most resolved_max names each: a name found in the older moves to the
+-- newer; when the newer is full it becomes the older (so the names asked
+-- for recently stay, as in an LRU, at a table lookup per request).
+local resolved_new, resolved_old, resolved_count = {}, {}, 0
+local resolved_max = DEFAULT_CACHE
+
+local function resolved_put(host, hit)
+  if resolved_count >= resolved_max then
+    resolved_old, resolved_new, resolved_count = resolved_new, {}, 0
+  end
+  resolved_new[host] = hit
+  resolved_count = resolved_count + 1
+end
+
+local function resolved_get(host)
+  local hit = resolved_new[host]
+  if hit then
+    return hit
+  end
+  hit = resolved_old[host]
+  if hit then
+    resolved_put(host, hit)
+  end
+  return hit
+end
+
 -- set_server_name: the access log prints $kubectl_ingress_server_name,
 -- which rewrite() sets to the host entry (classic nginx's $server_name).
 local set_server_name = false
@@ -100,15 +131,34 @@ local set_server_name = false
 -- them only where something reads them. The request metrics take them
 -- from ngx.ctx (monitor.lua).
 local set_labels_always = false
+-- keep_route: the request metrics (monitor.lua) read every request's
+-- route host and labels from its ngx.ctx, so that every request makes one.
+-- Otherwise only a route that something reads again after rewrite() makes
+-- one (compile_path's keeps_ctx, and a balancer that keeps the request's
+-- state): the first ngx.ctx of a request costs about as much as the rest
+-- of a plain route's Lua.
+local keep_route = false
+-- location_body_limit: the client_max_body_size of the router's own
+-- location and of EVERY_PHASE_LOCATION in bytes (0: none), which nginx
+-- checks itself: a route with that limit needs no check of its own.
+local location_body_limit
 -- counts_connections: a route of this worker has limit-connections, so
 -- that log() must look for a request to end (nothing else sets
 -- $kubectl_ingress_conn_key).
 local counts_connections = false
 
-function _M.init_worker(size, server_name, labels)
-  set_server_name = server_name == true
-  set_labels_always = labels == true
-  local c, err = lrucache.new(size or DEFAULT_CACHE)
+-- init_worker runs in init_worker_by_lua with the options nginxconf
+-- writes: cache (the compiled entries each worker keeps), server_name,
+-- labels, keep_route and body_limit (the variables above).
+function _M.init_worker(opts)
+  opts = type(opts) == "table" and opts or {}
+  set_server_name = opts.server_name == true
+  set_labels_always = opts.labels == true
+  keep_route = opts.keep_route == true
+  location_body_limit = tonumber(opts.body_limit)
+  local size = tonumber(opts.cache) or DEFAULT_CACHE
+  resolved_max = size
+  local c, err = lrucache.new(size)
   if not c then
     ngx_log(ngx_ERR, "router: cannot create the route cache: ", err)
     return
@@ -239,7 +289,19 @@ local function compile_path(p)
   r.monitor_labels = r.location_path .. " " .. r.namespace .. " " .. r.ingress .. " " .. r.service
   -- what only a location with the access phase and the header filter
   -- serves
-  r.every_phase = r.basic_auth ~= nil or r.cors ~= nil or r.headers ~= nil
+  -- (and backend-protocol HTTPS: the router's own location proxies to
+  -- http:// alone, as a variable in its proxy_pass would cost every
+  -- request)
+  r.every_phase = r.basic_auth ~= nil or r.cors ~= nil or r.headers ~= nil or r.https_backend
+  -- what a later phase reads of the route from ngx.ctx: access() and
+  -- header_filter() in a named location, the CORS answer, the timeouts
+  -- (balancer.lua)
+  r.keeps_ctx = r.every_phase or r.error_shape ~= nil or r.timeouts ~= nil
+  if r.body_limit == location_body_limit and not r.error_shape then
+    -- nginx checks this limit itself, Content-Length and chunked bodies
+    -- alike: the router's location and EVERY_PHASE_LOCATION have it
+    r.body_limit = 0
+  end
   if r.limits and r.limits.conn > 0 then
     counts_connections = true
   end
@@ -329,10 +391,10 @@ local function served(dict, host)
   return c
 end
 
--- find returns the entry that serves host: an exact name (a host or a
--- server-alias), a "*." name of one label (a host or a server-alias),
+-- find_now returns the entry that serves host: an exact name (a host or
+-- a server-alias), a "*." name of one label (a host or a server-alias),
 -- else the catch-all, as nginx chooses among the classic server_names.
-local function find(host)
+local function find_now(host)
   local dict = ngx.shared.routes_data
   if not dict then
     return nil
@@ -349,6 +411,24 @@ local function find(host)
     end
   end
   return entry(dict, "_")
+end
+
+-- find is find_now, resolved again only once generation gen moved (nil:
+-- unknown, always resolved).
+local function find(host, gen)
+  local hit = resolved_get(host)
+  if gen and hit and hit.gen == gen then
+    return hit.c or nil
+  end
+  local c = find_now(host)
+  if gen then
+    if hit then
+      hit.gen, hit.c = gen, c or false
+    else
+      resolved_put(host, { gen = gen, c = c or false })
+    end
+  end
+  return c
 end
 
 -- match returns the route of uri in c and, for nginx's automatic redirect,
@@ -513,17 +593,15 @@ local function https_redirect(r)
 end
 
 -- Each variable write costs a lookup of the name in nginx's variables:
--- set_labels writes only what differs from the location's "set" and what
--- something reads.
-local function set_labels(ctx, r)
-  -- the request metrics take them from here (monitor.lua), as nginx would
-  -- read the variables from here on
-  ctx.monitor_labels = r.monitor_labels
-  -- limit-rate and limit-rate-after (the location's limit_rate and
-  -- limit_rate_after read these variables when the answer starts; the
-  -- location sets "0", none)
+-- set_labels writes only what differs from the variable's map
+-- (nginxconf's writeRouterVarMaps) and what something reads.
+local function set_labels(r)
+  -- (the request metrics take them from ngx.ctx: route_ctx)
+  -- limit-rate: nginx's own $limit_rate (none where it is not written);
+  -- limit-rate-after: the location's limit_rate_after reads this
+  -- variable once the answer starts, when a rate applies ("0" in its map)
   if r.limit_rate ~= NO_LIMIT_RATE then
-    ngx_var.kubectl_ingress_limit_rate = r.limit_rate
+    ngx_var.limit_rate = r.limit_rate
   end
   if r.limit_rate_after ~= NO_LIMIT_RATE then
     ngx_var.kubectl_ingress_limit_rate_after = r.limit_rate_after
@@ -673,16 +751,33 @@ function _M.access()
   return check_chunked_body(r, ngx_var.content_length)
 end
 
+-- route_ctx makes the request's ngx.ctx with what the later phases read
+-- of its route: the host entry (the affinity cookie's host in
+-- balancer_sticky.lua, and the metrics' in monitor.lua), the route
+-- (access(), header_filter(), the sticky balancer) and the labels of the
+-- request metrics.
+local function route_ctx(ctx, host, r)
+  ctx = ctx or ngx.ctx
+  ctx.route_host = host
+  ctx.route = r
+  ctx.monitor_labels = r.monitor_labels
+  return ctx
+end
+
 -- rewrite runs in rewrite_by_lua of the Lua location.
 function _M.rewrite()
-  local c = find(ngx_var.host or "_")
+  -- read first: whatever is stored after it moves it again
+  local gen = configuration.generation()
+  local c = find(ngx_var.host or "_", gen)
   if not c then
     return ngx_exit(ngx.HTTP_NOT_FOUND)
   end
-  local ctx = ngx.ctx
-  -- the host entry: the affinity cookie's host (balancer_sticky.lua) and
-  -- the metrics' (monitor.lua)
-  ctx.route_host = c.host
+  -- ngx.ctx only where something reads it later (see keep_route)
+  local ctx
+  if keep_route then
+    ctx = ngx.ctx
+    ctx.route_host = c.host
+  end
   if set_server_name then
     ngx_var.kubectl_ingress_server_name = c.host
   end
@@ -710,7 +805,9 @@ function _M.rewrite()
     -- access() and header_filter()
     return ngx.exec(EVERY_PHASE_LOCATION)
   end
-  ctx.route = r
+  if ctx or r.keeps_ctx then
+    ctx = route_ctx(ctx, c.host, r)
+  end
   if r.log_off then
     ngx_var.kubectl_ingress_loggable = "0"
   end
@@ -734,7 +831,7 @@ function _M.rewrite()
     end
     return ngx_redirect(absolute(c, location), 301)
   end
-  set_labels(ctx, r)
+  set_labels(r)
   https_redirect(r)
   if r.denied then
     return ngx_exit(ngx.HTTP_SERVICE_UNAVAILABLE)
@@ -751,33 +848,37 @@ function _M.rewrite()
     ngx_var.kubectl_ingress_auth_basic = ba.realm
     ngx_var.kubectl_ingress_auth_basic_user_file = ba.file
   end
-  if r.backend == "" then
-    if r.default_backend == "" then
+  local backend = r.backend
+  if backend == "" then
+    backend = r.default_backend
+    if backend == "" then
       return ngx_exit(ngx.HTTP_NOT_FOUND)
     end
-    ngx_var.proxy_upstream_name = r.default_backend
     ngx_var.kubectl_ingress_x_code = "404"
     ngx_var.kubectl_ingress_x_format = ngx_var.http_accept or ""
-    balancer.rewrite(r.default_backend, ctx)
-    return preaccess(r, length)
+  else
+    if r.upstream_vhost ~= "" then
+      ngx_var.kubectl_ingress_upstream_host = r.upstream_vhost
+    end
+    if r.https_backend then
+      ngx_var.kubectl_ingress_upstream_scheme = "https"
+    end
+    if r.x_forwarded_prefix ~= "" then
+      ngx_var.kubectl_ingress_x_forwarded_prefix = r.x_forwarded_prefix
+    end
+    if r.rewrite_target then
+      rewrite_target(c, r, uri)
+    end
+    if r.timeouts then
+      ctx.balancer_timeouts = r.timeouts
+    end
   end
-  ngx_var.proxy_upstream_name = r.backend
-  if r.upstream_vhost ~= "" then
-    ngx_var.kubectl_ingress_upstream_host = r.upstream_vhost
+  ngx_var.proxy_upstream_name = backend
+  local made = balancer.rewrite(backend, ctx, gen)
+  if made then
+    -- a canary, or a balancer that keeps the request's state
+    route_ctx(made, c.host, r)
   end
-  if r.https_backend then
-    ngx_var.kubectl_ingress_upstream_scheme = "https"
-  end
-  if r.x_forwarded_prefix ~= "" then
-    ngx_var.kubectl_ingress_x_forwarded_prefix = r.x_forwarded_prefix
-  end
-  if r.rewrite_target then
-    rewrite_target(c, r, uri)
-  end
-  if r.timeouts then
-    ctx.balancer_timeouts = r.timeouts
-  end
-  balancer.rewrite(r.backend, ctx)
   return preaccess(r, length)
 end
 

@@ -34,6 +34,9 @@ type confWriter struct {
 	router *LuaRouting
 	// shapes are the shape locations of the router's server (Lua routing).
 	shapes []model.LocationShape
+	// routerBodyMax is the client_max_body_size of the router's location
+	// ("": the http level's), nil when the router's server is not written.
+	routerBodyMax *string
 }
 
 // confEvent is one directive (or block end) as written: its tokens as they

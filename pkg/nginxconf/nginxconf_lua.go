@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
@@ -95,6 +96,7 @@ func writeNGINXConfLua(w *confWriter, c *model.Config, o ConfOptions, r LuaRouti
 	}
 	bodyMax, shapes := split.bodyMax, split.shapes
 	w.shapes = shapes
+	w.routerBodyMax = &bodyMax
 	return writeConfServers(w, &cc, o, func() {
 		for i := range cc.Servers {
 			if cc.Servers[i].Hostname != model.CatchAllHost {
@@ -138,13 +140,30 @@ func writeRouterLog(w *confWriter) {
 
 func writeRouterWorker(w *confWriter) {
 	if w.router != nil {
-		// the route cache's size; whether to set $kubectl_ingress_server_name;
-		// whether every route sets the log and metric labels
-		args := strconv.Itoa(w.router.RouteCache) + ", " +
-			strconv.FormatBool(w.routerServerName(w.global().Logging.FormatUpstream)) + ", " +
-			strconv.FormatBool(w.routerLabels())
-		w.raw(`router.init_worker(` + args + `)`)
+		w.raw(`router.init_worker(` + routerWorkerOptions(w) + `)`)
 	}
+}
+
+// routerWorkerOptions is the table router.init_worker reads: the route
+// cache's size; whether to set $kubectl_ingress_server_name; whether every
+// route sets the log and metric labels; whether every request keeps its
+// route in ngx.ctx (the request metrics read it); the client_max_body_size
+// of the router's location in bytes, which nginx checks itself (-1: the
+// router's server is not written).
+func routerWorkerOptions(w *confWriter) string {
+	bodyLimit := int64(-1)
+	if w.routerBodyMax != nil {
+		v := *w.routerBodyMax
+		if v == "" {
+			v = w.global().ProxyBodySize
+		}
+		bodyLimit = sizeOf(v)
+	}
+	return "{ cache = " + strconv.Itoa(w.router.RouteCache) +
+		", server_name = " + strconv.FormatBool(w.routerServerName(w.global().Logging.FormatUpstream)) +
+		", labels = " + strconv.FormatBool(w.routerLabels()) +
+		", keep_route = " + strconv.FormatBool(w.monitor) +
+		", body_limit = " + strconv.FormatInt(bodyLimit, 10) + " }"
 }
 
 // routerLabels says whether every route must set luaLocationVars: the
@@ -178,6 +197,53 @@ var luaHeaderVars = []struct{ header, variable, client string }{
 	{"X-Format", "$kubectl_ingress_x_format", "$http_x_format"},
 }
 
+// writeRouterVarMaps declares, at http level, the variables the router
+// writes per request, each with the value it has where the router writes
+// none. A map is evaluated only when read, and once the router wrote the
+// variable never (nginx keeps the value written), where a "set" in the
+// location would cost every request its evaluation. A value written
+// before an ngx.exec stays in the named location, which the router enters
+// before writing any.
+func writeRouterVarMaps(w *confWriter, c *model.Config) {
+	var names strings.Builder
+	declare := func(name, value string) {
+		names.WriteString(name)
+		w.open("map", `""`, name)
+		w.line("default", value)
+		w.close()
+	}
+	for _, v := range luaLocationVars {
+		if logFormatReads(c.Global.Logging.FormatUpstream, v[1:]) { // writeAccessLog's
+			names.WriteString(v)
+		} else {
+			declare(v, `""`)
+		}
+	}
+	for _, h := range luaHeaderVars {
+		declare(h.variable, h.client)
+	}
+	declare("$kubectl_ingress_upstream_host", "$best_http_host")
+	// The scheme towards the backend: "https" for a route with
+	// backend-protocol HTTPS (and no proxy-ssl-*, whose hosts are
+	// classic). A variable in proxy_pass names the same upstream block,
+	// so the URI sent is the one proxy_pass without a URI sends.
+	declare("$kubectl_ingress_upstream_scheme", `"http"`)
+	// the limit-connections counter of the request (router.log)
+	declare("$kubectl_ingress_conn_key", `""`)
+	// custom-http-errors: the route's default backend, which the error
+	// pages ask
+	declare("$kubectl_ingress_error_backend", `""`)
+	declare("$kubectl_ingress_loggable", loggableDefault(c.Global.Logging))
+	declare("$kubectl_ingress_limit_rate_after", `"0"`)
+	// Lua writes a variable only if nginx gave it an index, which a
+	// directive that reads it does; one that nothing else reads (the
+	// labels where the log format has none) gets it from this map's
+	// source, compiled once and never evaluated (nothing reads the map).
+	w.open("map", w.q(names.String()), "$kubectl_ingress_router_vars")
+	w.line("default", `""`)
+	w.close()
+}
+
 // writeLuaServer writes the default server of the Lua router. Its
 // redirects are made absolute by the router where the classic server's
 // would be (absolute_redirect off here: a host with app-root has it off).
@@ -188,6 +254,7 @@ var luaHeaderVars = []struct{ header, variable, client string }{
 // route's default backend, as the classic server's @custom_ locations:
 // their number depends on the distinct code sets, never on the hosts.
 func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax string, shapes []model.LocationShape) {
+	writeRouterVarMaps(w, c)
 	w.comment("start server _ (Lua routing: lua/router.lua)")
 	w.open("server")
 	w.line("server_name", w.q(serverName(model.CatchAllHost)))
@@ -287,33 +354,16 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 		defer func() { w.snippet.drop = nil }()
 	}
 	w.line("set", "$proxy_upstream_name", `"-"`)
-	for _, v := range luaLocationVars {
-		w.line("set", v, `""`)
-	}
-	for _, h := range luaHeaderVars {
-		w.line("set", h.variable, h.client)
-	}
-	w.line("set", "$kubectl_ingress_upstream_host", "$best_http_host")
-	// The scheme towards the backend: "https" for a route with
-	// backend-protocol HTTPS (and no proxy-ssl-*, whose hosts are
-	// classic). A variable in proxy_pass names the same upstream block,
-	// so the URI sent is the one proxy_pass without a URI sends.
-	w.line("set", "$kubectl_ingress_upstream_scheme", `"http"`)
-	// the limit-connections counter of the request (router.log)
-	w.line("set", "$kubectl_ingress_conn_key", `""`)
-	// custom-http-errors: the named location the router is in ("" here)
-	// and the route's default backend, which the error pages ask
+	// custom-http-errors: the named location the router is in ("" here);
+	// the other variables the router writes start from their maps
+	// (writeRouterVarMaps)
 	w.line("set", "$kubectl_ingress_error_shape", w.q(loc.name()))
-	w.line("set", "$kubectl_ingress_error_backend", `""`)
 	writeLuaAccessLog(w, c.Global.Logging)
-	// limit-rate and limit-rate-after through variables (nginx 1.17+),
-	// which the router sets to the route's (the ConfigMap's where it has
-	// none), as writeLocationClient writes them in an Ingress's location;
-	// none before a route is chosen, as the classic server level.
-	w.line("set", "$kubectl_ingress_limit_rate_after", `"0"`)
-	w.line("set", "$kubectl_ingress_limit_rate", `"0"`)
+	// limit-rate-after through a variable (nginx 1.17+; read only when a
+	// rate limit applies), which the router sets to the route's (the
+	// ConfigMap's where it has none), as writeLocationClient writes it in
+	// an Ingress's location; the router sets the rate itself ($limit_rate).
 	w.line("limit_rate_after", "$kubectl_ingress_limit_rate_after")
-	w.line("limit_rate", "$kubectl_ingress_limit_rate")
 	switch {
 	case shape != nil && shape.Proxy.BodySize != "":
 		// a streamed body: nginx checks the route's limit as it reads it
@@ -418,7 +468,15 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	case "HTTPS":
 		w.line("proxy_pass", "https://"+balancerUpstream(ps, protocol))
 	default:
-		w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
+		if named {
+			w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
+		} else {
+			// A variable in proxy_pass costs every request its evaluation
+			// and a search of the upstream blocks by name: a route with
+			// backend-protocol HTTPS (and no shape) is served by the
+			// every-phase location (router.lua).
+			w.line("proxy_pass", "http://upstream_balancer")
+		}
 	}
 	if shape != nil && shape.Proxy.Redirect != nil {
 		// after proxy_pass; model.ShapeOf sets it for proxy_pass only
@@ -464,15 +522,18 @@ func writeLuaErrorPageLocation(w *confWriter, code int) {
 // router sets to "0" for a route whose classic location turns the access
 // log off (enable-access-log "false", the catch-all's default backend
 // without enable-access-log-for-default-backend) and which otherwise
-// follows skip-access-log-urls ($loggable).
+// follows skip-access-log-urls (writeRouterVarMaps).
 func writeLuaAccessLog(w *confWriter, l model.Logging) {
-	off := l.DisableAccessLog || l.DisableHTTPAccessLog
-	if len(l.SkipURLs) > 0 && !off {
-		w.line("set", "$kubectl_ingress_loggable", "$loggable")
-	} else {
-		w.line("set", "$kubectl_ingress_loggable", `"1"`)
-	}
-	if !off { // else off at http level
+	if !(l.DisableAccessLog || l.DisableHTTPAccessLog) { // else off at http level
 		w.line(append(accessLogArgs(w, l), "if=$kubectl_ingress_loggable")...)
 	}
+}
+
+// loggableDefault is $kubectl_ingress_loggable where the router writes
+// none (writeLuaAccessLog).
+func loggableDefault(l model.Logging) string {
+	if len(l.SkipURLs) > 0 && !(l.DisableAccessLog || l.DisableHTTPAccessLog) {
+		return "$loggable"
+	}
+	return `"1"`
 }

@@ -97,7 +97,7 @@ func TestNGINXConfLua(t *testing.T) {
 	}
 	conf := string(small)
 	for _, want := range []string{`server_name "limited.example.com";`, `client_max_body_size "8m";`, "lua_shared_dict routes_data 8m;", "lua_shared_dict route_limits 16m;", "lua_regex_cache_max_entries 1024;",
-		"router.log()", `set $kubectl_ingress_conn_key "";`,
+		"router.log()", `map "" $kubectl_ingress_conn_key {`,
 		// custom-http-errors: one location for the code set, one per code
 		`location "` + "@kubectl_ingress_errors_i_404_503" + `" {`, `set $kubectl_ingress_error_shape "@kubectl_ingress_errors_i_404_503";`,
 		"proxy_intercept_errors on;", `error_page 404 = "@kubectl_ingress_error_404";`, `error_page 503 = "@kubectl_ingress_error_503";`,
@@ -111,13 +111,31 @@ func TestNGINXConfLua(t *testing.T) {
 		"auth_request /_kubectl_ingress_auth_", "location = /_kubectl_ingress_auth_", `${kubectl_ingress_auth_scope}$remote_user";`,
 		"proxy_cache_path tmp/auth_cache", "location @kubectl_ingress_signin_", `proxy_set_header "X-User" $authHeader0;`,
 		`set $kubectl_ingress_auth_target "http://auth.example/check";`,
-		`router = require("router")`, "router.init_worker(10000, false, false)", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;",
+		`router = require("router")`, "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = false, body_limit = ", "router.rewrite()", "router.access()", "router.header_filter()", "absolute_redirect off;",
 		// auth-type basic, CORS, custom-headers: the named location the
 		// router enters
 		`location "@kubectl_ingress_every_phase" {`, `set $kubectl_ingress_error_shape "@kubectl_ingress_every_phase";`} {
 		if !strings.Contains(conf, want) {
 			t.Errorf("nginx.conf has no %q", want)
 		}
+	}
+	// The router's own location evaluates nothing per request that it
+	// need not: its variables are maps (read only when used), its
+	// proxy_pass has no variable (backend-protocol HTTPS is served by the
+	// every-phase location).
+	router := conf[strings.Index(conf, "start server _ (Lua routing"):]
+	router = router[strings.Index(router, `location "/" {`):]
+	router = router[:strings.Index(router, "\n\t\t}\n")]
+	for _, line := range strings.Split(router, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && f[0] == "set" && f[1] != "$proxy_upstream_name" && f[1] != "$kubectl_ingress_error_shape" {
+			t.Errorf("the router's location sets a variable per request: %s", strings.TrimSpace(line))
+		}
+	}
+	if !strings.Contains(router, "proxy_pass http://upstream_balancer;") || strings.Contains(router, "limit_rate ") {
+		t.Errorf("router's location:\n%s", router)
+	}
+	if !strings.Contains(conf, "proxy_pass $kubectl_ingress_upstream_scheme://upstream_balancer;") {
+		t.Error("no location proxies to $kubectl_ingress_upstream_scheme")
 	}
 	// configuration-snippet: its shape location has the snippet's lines
 	// after the router's, less the router's X-Forwarded-Prefix (the
@@ -188,7 +206,7 @@ func TestNGINXConfLuaCatchAllClassic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`server_name "h1.example.com";`, "lua_shared_dict routes_data 16m;", "lua_regex_cache_max_entries 4096;", "router.init_worker(5, false, false)"} {
+	for _, want := range []string{`server_name "h1.example.com";`, "lua_shared_dict routes_data 16m;", "lua_regex_cache_max_entries 4096;", "router.init_worker({ cache = 5, server_name = false, labels = false, keep_route = false, body_limit = -1 })"} {
 		if !bytes.Contains(conf, []byte(want)) {
 			t.Errorf("nginx.conf has no %q", want)
 		}
@@ -242,7 +260,9 @@ func TestReplaceVar(t *testing.T) {
 // TestRouterInitWorkerArgs: the router sets $kubectl_ingress_server_name
 // when the log format prints $server_name, and the labels for every route
 // when the log format reads one of them (else only in the shape
-// locations; the request metrics take them from the route).
+// locations; the request metrics take them from the route, kept in
+// ngx.ctx); the router's location checks the ConfigMap's proxy-body-size
+// (1m), which the router need not check again.
 func TestRouterInitWorkerArgs(t *testing.T) {
 	cfg, _ := render.Build(luaSnapshot(2), render.DefaultOptions())
 	metrics := DefaultConfOptions()
@@ -252,14 +272,15 @@ func TestRouterInitWorkerArgs(t *testing.T) {
 		o      ConfOptions
 		want   string
 	}{
-		{model.DefaultLogFormatUpstream, DefaultConfOptions(), "router.init_worker(10000, false, false)"},
-		{"$remote_addr $server_name $status", DefaultConfOptions(), "router.init_worker(10000, true, false)"},
-		{"$remote_addr ${namespace}/$ingress_name", DefaultConfOptions(), "router.init_worker(10000, false, true)"},
-		{"$remote_addr $location_path", DefaultConfOptions(), "router.init_worker(10000, false, true)"},
-		{"$remote_addr $service_port $server_name", DefaultConfOptions(), "router.init_worker(10000, true, true)"},
-		{"$remote_addr $namespaces", DefaultConfOptions(), "router.init_worker(10000, false, false)"},
-		// the request metrics take them from the route (monitor.lua)
-		{model.DefaultLogFormatUpstream, metrics, "router.init_worker(10000, false, false)"},
+		{model.DefaultLogFormatUpstream, DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = false, body_limit = 1048576 })"},
+		{"$remote_addr $server_name $status", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = true, labels = false, keep_route = false, body_limit = 1048576 })"},
+		{"$remote_addr ${namespace}/$ingress_name", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = true, keep_route = false, body_limit = 1048576 })"},
+		{"$remote_addr $location_path", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = true, keep_route = false, body_limit = 1048576 })"},
+		{"$remote_addr $service_port $server_name", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = true, labels = true, keep_route = false, body_limit = 1048576 })"},
+		{"$remote_addr $namespaces", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = false, body_limit = 1048576 })"},
+		// the request metrics take them from the route (monitor.lua),
+		// which every request keeps in ngx.ctx
+		{model.DefaultLogFormatUpstream, metrics, "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = true, body_limit = 1048576 })"},
 	} {
 		c := *cfg
 		c.Global.Logging.FormatUpstream = tc.format

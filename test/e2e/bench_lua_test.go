@@ -175,6 +175,46 @@ func staticServer(port int, eps []*backend) string {
 	return b.String()
 }
 
+// floorServer is the least that a Lua router and balancer cost on top of
+// staticServer: an empty rewrite_by_lua (the router's phase handler), a
+// balancer_by_lua that sets the next of eps (round robin, no lookup), and
+// the http level's log_by_lua of the rendered config. No router nor
+// balancer of lua/ runs, so its figure bounds what they can reach.
+func floorServer(port int, eps []*backend) string {
+	ports := make([]string, len(eps))
+	for i, e := range eps {
+		ports[i] = strconv.Itoa(e.port)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `	upstream floor_pool {
+		server 0.0.0.1;
+		balancer_by_lua_block {
+			local s = package.loaded.kubectl_ingress_bench_floor
+			if not s then
+				s = { i = 0, ports = { %s }, set = package.loaded["ngx.balancer"].set_current_peer }
+				package.loaded.kubectl_ingress_bench_floor = s
+			end
+			s.i = s.i %% #s.ports + 1
+			s.set("127.0.0.1", s.ports[s.i])
+		}
+		keepalive 320;
+	}
+	server {
+		listen 127.0.0.1:%d;
+		location / { set $proxy_upstream_name "floor"; rewrite_by_lua_block { } proxy_pass http://floor_pool; }
+	}
+`, strings.Join(ports, ", "), port)
+	return b.String()
+}
+
+// withFloor adds floorServer on port before the end of the http block.
+func withFloor(port int, eps []*backend) func(string) string {
+	return func(conf string) string {
+		end := strings.LastIndex(conf, "}")
+		return conf[:end] + floorServer(port, eps) + conf[end:]
+	}
+}
+
 // httpLogByLua is the http level's log_by_lua_block of a rendered
 // nginx.conf (one tab deep).
 var httpLogByLua = regexp.MustCompile(`(?m)^\tlog_by_lua_block \{\n(?:\t\t[^\n]*\n)*\t\}\n`)
@@ -194,10 +234,22 @@ func withStatic(port int, eps []*backend, pure bool) func(string) string {
 	}
 }
 
-func BenchmarkLuaBalancers(b *testing.B) {
-	if _, err := exec.LookPath("wrk"); err != nil {
-		b.Skip("wrk is not installed")
-	}
+// balancerTarget is one server that BenchmarkLuaBalancers and
+// BenchmarkLuaBalancersInstructions measure: its URL, the Host and headers
+// of its requests, and the nginx that serves it.
+type balancerTarget struct {
+	name, url, host string
+	headers         []string
+	proxy           *liveNginx
+}
+
+// balancerTargets starts the nginx instances of the balancer benchmarks
+// (opts adds to each; BENCH_TARGETS names the targets to measure besides
+// static, the reference) and returns their targets: static (a static
+// upstream block, no Lua at all), static+log_by_lua, lua_phases_alone
+// (floorServer), the Lua router with each balancer, and round_robin with
+// the request metrics.
+func balancerTargets(b *testing.B, opts nginxOptions) []balancerTarget {
 	eps := staticEndpoints(b, 3)
 	modes := []struct {
 		name, host  string
@@ -217,24 +269,27 @@ func BenchmarkLuaBalancers(b *testing.B) {
 		svc := strings.NewReplacer("_", "-", "+", "-").Replace(m.name)
 		manifests += serviceOf(svc, eps...) + ingressOf(svc, m.host, svc, fmt.Sprintf("2026-01-01T00:00:0%dZ", i), m.annotations)
 	}
-	// Both proxies run side by side (an idle nginx costs nothing); the
-	// machine may be shared, so every round measures every target once,
-	// in turn, and the median of the rounds is reported.
+	// The proxies run side by side (an idle nginx costs nothing).
 	staticPort := freePort(b)
-	pure := startNginxWith(b, manifests, nginxOptions{editConf: withStatic(staticPort, eps, true)})
-	logPort := freePort(b)
-	n := startNginxWith(b, manifests, nginxOptions{editConf: withStatic(logPort, eps, false)})
-	// The same with ingress-nginx's request metrics (lua/monitor.lua).
-	monitored := startNginxWith(b, manifests, nginxOptions{editConf: withStatic(freePort(b), eps, false),
-		requestMetrics: controller.RequestHistogramBuckets(controller.DefaultRequestMetricsOptions())})
-	type target struct {
-		name, url, host string
-		headers         []string
-		proxy           *liveNginx
+	pureOpts := opts
+	pureOpts.editConf = withStatic(staticPort, eps, true)
+	pure := startNginxWith(b, manifests, pureOpts)
+	logPort, floorPort := freePort(b), freePort(b)
+	nOpts := opts
+	nOpts.editConf = func(conf string) string {
+		return withFloor(floorPort, eps)(withStatic(logPort, eps, false)(conf))
 	}
-	targets := []target{
+	n := startNginxWith(b, manifests, nOpts)
+	// The same with ingress-nginx's request metrics (lua/monitor.lua).
+	monitoredOpts := opts
+	monitoredOpts.editConf = withStatic(freePort(b), eps, false)
+	monitoredOpts.requestMetrics = controller.RequestHistogramBuckets(controller.DefaultRequestMetricsOptions())
+	monitored := startNginxWith(b, manifests, monitoredOpts)
+	targets := []balancerTarget{
 		{"static", "http://127.0.0.1:" + strconv.Itoa(staticPort) + "/", "static.bench", nil, pure},
 		{"static+log_by_lua", "http://127.0.0.1:" + strconv.Itoa(logPort) + "/", "static.bench", nil, n},
+		// the Lua phase handlers alone (floorServer)
+		{"lua_phases_alone", "http://127.0.0.1:" + strconv.Itoa(floorPort) + "/", "floor.bench", nil, n},
 	}
 	for _, m := range modes {
 		var headers []string
@@ -247,15 +302,25 @@ func BenchmarkLuaBalancers(b *testing.B) {
 			}
 			headers = append(headers, "Cookie: route="+value)
 		}
-		targets = append(targets, target{m.name, "http://127.0.0.1:" + strconv.Itoa(n.httpPort) + "/", m.host, headers, n})
+		targets = append(targets, balancerTarget{m.name, "http://127.0.0.1:" + strconv.Itoa(n.httpPort) + "/", m.host, headers, n})
 	}
-	targets = append(targets, target{"round_robin+request_metrics", "http://127.0.0.1:" + strconv.Itoa(monitored.httpPort) + "/", "rr.bench", nil, monitored})
+	targets = append(targets, balancerTarget{"round_robin+request_metrics", "http://127.0.0.1:" + strconv.Itoa(monitored.httpPort) + "/", "rr.bench", nil, monitored})
 	// BENCH_TARGETS=round_robin,round_robin+request_metrics measures
 	// those only (and static, the reference).
 	if only := os.Getenv("BENCH_TARGETS"); only != "" {
 		names := strings.Split(only, ",")
-		targets = slices.DeleteFunc(targets, func(tg target) bool { return tg.name != "static" && !slices.Contains(names, tg.name) })
+		targets = slices.DeleteFunc(targets, func(tg balancerTarget) bool { return tg.name != "static" && !slices.Contains(names, tg.name) })
 	}
+	return targets
+}
+
+func BenchmarkLuaBalancers(b *testing.B) {
+	if _, err := exec.LookPath("wrk"); err != nil {
+		b.Skip("wrk is not installed")
+	}
+	// The machine may be shared, so every round measures every target
+	// once, in turn, and the median of the rounds is reported.
+	targets := balancerTargets(b, nginxOptions{})
 	rounds := 3
 	if r, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && r > 0 {
 		rounds = r
