@@ -8,6 +8,12 @@
 #     which pays the http-level log_by_lua). The endpoints are a separate
 #     plain nginx with one worker. Each target is measured once per round,
 #     in turn; medians of the rounds are reported.
+#     The targets also hold "lua_phases_alone": the same server with an
+#     empty rewrite_by_lua and a balancer_by_lua that only sets the next
+#     endpoint, the least that any Lua router and balancer cost.
+#  1b. BenchmarkLuaBalancersInstructions (when valgrind is installed): the
+#     same targets in instructions nginx executes per request (callgrind),
+#     a figure the load of the machine does not move.
 #  2. BenchmarkPost10kBackends: a POST /configuration/backends of 10,000
 #     backends (5.2 MB) until 8 new connections in a row are served from
 #     the new backends: encode (Go), POST (validated and stored), live
@@ -16,7 +22,8 @@
 # CPU per request and CPU per phase are the figures that contention moves
 # least.
 # Usage: hack/bench-lua.sh [OUTDIR]
-# Env: BENCH_WRK_SECONDS (default 5), BENCH_ROUNDS (default 3), BENCH_TARGETS
+# Env: BENCH_WRK_SECONDS (default 5), BENCH_ROUNDS (default 3),
+#      BENCH_IR_REQUESTS (default 2000), BENCH_TARGETS
 #      (names of targets to measure besides static, comma-separated),
 #      BENCH_WRK_CONNECTIONS (default 32), BENCH_POST_TIMES (default 6).
 set -euo pipefail
@@ -31,6 +38,13 @@ echo "== BenchmarkLuaBalancers (${BENCH_WRK_SECONDS:-5}s x ${BENCH_ROUNDS:-3} ro
 BENCH_WRK_SECONDS=${BENCH_WRK_SECONDS:-5} BENCH_ROUNDS=${BENCH_ROUNDS:-3} \
 	go test ./test/e2e/ -run '^$' -bench 'BenchmarkLuaBalancers$' -benchtime 1x -timeout 20m -v 2>&1 |
 	grep -E 'median|^Benchmark|^ok|FAIL|wrk' | tee "$out/bench-lua-balancers.txt"
+if command -v valgrind >/dev/null; then
+	echo "== BenchmarkLuaBalancersInstructions (${BENCH_IR_REQUESTS:-2000} requests per target)"
+	go test ./test/e2e/ -run '^$' -bench 'BenchmarkLuaBalancersInstructions$' -benchtime 1x -timeout 20m -v 2>&1 |
+		grep -E 'instructions/req \(|^ok|FAIL' | tee "$out/bench-lua-instructions.txt"
+else
+	echo "== BenchmarkLuaBalancersInstructions skipped: valgrind is not installed (apt-get install valgrind)"
+fi
 echo "== BenchmarkPost10kBackends (${BENCH_POST_TIMES:-6} POSTs)"
 go test ./test/e2e/ -run '^$' -bench 'BenchmarkPost10kBackends$' -benchtime "${BENCH_POST_TIMES:-6}x" -timeout 10m 2>&1 |
 	grep -E '^Benchmark|^ok|FAIL' | tee "$out/bench-lua-post10k.txt"

@@ -1,44 +1,125 @@
 package e2e
 
 // BenchmarkLuaBalancersInstructions: the targets of BenchmarkLuaBalancers,
-// measured in instructions that nginx's workers execute per request
-// (valgrind's callgrind), which do not move with the load of the machine
-// as its CPU time does. Run by hack/bench-lua.sh when valgrind is there.
+// measured in the instructions nginx executes per request (valgrind's
+// callgrind; each nginx runs again as one process under it, after the
+// same start and payloads), which do not move with the load of the
+// machine as its CPU time does. Instructions are not time (a cache miss
+// costs more than an instruction): the two figures go together. Run by
+// hack/bench-lua.sh when valgrind is installed.
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 )
 
-// callgrindWrapper writes an executable that runs nginx under callgrind
-// (its check, -t, without: nothing of it is measured), each process's
-// counts to dir/cg.<pid>, and returns its path.
-func callgrindWrapper(b *testing.B, dir string) string {
+// underCallgrind stops n's nginx and runs it again, with the same prefix,
+// config and ports, as one process (no master: callgrind_control reaches
+// no forked worker) under callgrind, which writes its counts to
+// dir/cg.<pid>.<part>; then it posts n's payloads again. It returns the
+// process's pid.
+func underCallgrind(b *testing.B, n *liveNginx, dir string) int {
 	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	workers, err := n.inst.WorkerPids()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := n.inst.Stop(ctx); err != nil {
+		b.Fatal(err)
+	}
+	// the workers may outlive the master a moment, holding their
+	// listening sockets (reuseport: connections would still go to them)
+	for _, pid := range workers {
+		for {
+			if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				b.Fatalf("worker %d of the stopped nginx is still there", pid)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
 	nginxPath, err := exec.LookPath("nginx")
 	if err != nil {
 		b.Skip("nginx is not installed")
 	}
-	script := fmt.Sprintf(`#!/bin/sh
-for a in "$@"; do
-	if [ "$a" = "-t" ]; then exec %[1]q "$@"; fi
-done
-exec valgrind --tool=callgrind --collect-atstart=yes --smc-check=all-non-file \
-	--callgrind-out-file=%[2]q/cg.%%p %[1]q "$@"
-`, nginxPath, dir)
-	path := filepath.Join(dir, "nginx-callgrind")
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+	// One worker's listening sockets: with more, nginx makes a reuseport
+	// socket per worker, and without a master nothing accepts on the
+	// others' (the connections the kernel gives them would wait).
+	conf := regexp.MustCompile(`(?m)^worker_processes [^;]*;`).ReplaceAllString(string(n.conf), "worker_processes 1;")
+	confPath := filepath.Join(n.inst.Prefix(), "callgrind.conf")
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return path
+	cmd := exec.Command("valgrind", "--tool=callgrind", "--smc-check=all-non-file",
+		"--callgrind-out-file="+filepath.Join(dir, "cg.%p"),
+		nginxPath, "-p", n.inst.Prefix()+"/", "-c", confPath, "-g", "daemon off; master_process off;")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	b.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	// serving once its status server answers
+	for {
+		resp, err := http.Get(n.statusURL + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		select {
+		case <-done:
+			b.Fatalf("nginx under callgrind ended: %s", out.String())
+		case <-ctx.Done():
+			b.Fatalf("nginx under callgrind does not answer: %s", out.String())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	slow := luaapi.NewClient(n.statusURL, &http.Client{Timeout: time.Minute})
+	backends, servers := luaapi.FromModel(n.config)
+	if err := slow.PostBackends(ctx, backends); err != nil {
+		b.Fatal(err)
+	}
+	if err := slow.PostServers(ctx, servers); err != nil {
+		b.Fatal(err)
+	}
+	if n.routes != nil {
+		if dropped, err := slow.PostRoutes(ctx, luaapi.RoutesChanges(nil, n.routes)); err != nil || len(dropped) > 0 {
+			b.Fatalf("posting the routes: %v (dropped %v)", err, dropped)
+		}
+	}
+	return cmd.Process.Pid
 }
 
 // callgrind runs callgrind_control with the command (-z: zero the counts,
@@ -66,7 +147,8 @@ func dumpedInstructions(b *testing.B, dir string, pids []int) int64 {
 			}
 		}
 		if newest == "" {
-			b.Fatalf("no callgrind dump of pid %d in %s", pid, dir)
+			all, _ := filepath.Glob(filepath.Join(dir, "*"))
+			b.Fatalf("no callgrind dump of pid %d in %s: %v", pid, dir, all)
 		}
 		data, err := os.ReadFile(newest)
 		if err != nil {
@@ -98,7 +180,13 @@ func BenchmarkLuaBalancersInstructions(b *testing.B) {
 		}
 	}
 	dir := b.TempDir()
-	targets := balancerTargets(b, nginxOptions{binary: callgrindWrapper(b, dir)})
+	targets := balancerTargets(b, nginxOptions{})
+	pids := map[*liveNginx][]int{}
+	for _, tg := range targets {
+		if pids[tg.proxy] == nil {
+			pids[tg.proxy] = []int{underCallgrind(b, tg.proxy, dir)}
+		}
+	}
 	requests := 2000
 	if n, err := strconv.Atoi(os.Getenv("BENCH_IR_REQUESTS")); err == nil && n > 0 {
 		requests = n
@@ -117,7 +205,11 @@ func BenchmarkLuaBalancersInstructions(b *testing.B) {
 			}
 			resp, err := client.Do(req)
 			if err != nil {
-				b.Fatalf("%s: %v", tg.name, err)
+				log, _ := os.ReadFile(filepath.Join(tg.proxy.inst.Prefix(), "logs", "error.log"))
+				if len(log) > 3000 {
+					log = log[len(log)-3000:]
+				}
+				b.Fatalf("%s: %v; error.log ends:\n%s", tg.name, err, log)
 			}
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
@@ -129,10 +221,7 @@ func BenchmarkLuaBalancersInstructions(b *testing.B) {
 	for range b.N {
 		per := map[string]float64{}
 		for _, tg := range targets {
-			pids, err := tg.proxy.inst.WorkerPids()
-			if err != nil {
-				b.Fatal(err)
-			}
+			pids := pids[tg.proxy]
 			// warm: the connection, the worker's caches, LuaJIT's traces
 			get(tg, 200)
 			callgrind(b, "-z", pids)

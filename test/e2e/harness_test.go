@@ -76,10 +76,6 @@ type nginxOptions struct {
 	requestMetrics map[string][]float64
 	// routing, when set, is the routing mode instead of e2eRouting's.
 	routing string
-	// binary, when set, is the nginx executable (a wrapper that runs
-	// nginx under valgrind: BenchmarkLuaBalancersInstructions), which may
-	// take much longer to start.
-	binary string
 }
 
 // buildConfig renders the manifests into the model (no I/O but the file
@@ -142,15 +138,11 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 		conf = []byte(opts.editConf(string(conf)))
 	}
 	n.conf = conf
-	n.inst = nginx.New(filepath.Join(dir, "nginx"), nginx.Options{StatusURL: "http://" + statusAddr, Binary: opts.binary})
+	n.inst = nginx.New(filepath.Join(dir, "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
 	if err := n.inst.Layout(); err != nil {
 		t.Fatal(err)
 	}
-	startTimeout := 20 * time.Second
-	if opts.binary != "" {
-		startTimeout = 3 * time.Minute
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	// The files nginx.conf names (htpasswd, CA bundles), as the controller
 	// writes them before nginx -t.
