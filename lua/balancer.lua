@@ -359,6 +359,14 @@ end
 -- address can only be one that no living request has).
 local last_request, last_balancer
 
+-- What balance() leaves to log() for a balancer that learns from the
+-- answer (after_balance: ewma), under the request's reqctx.key(): the
+-- balancer, and the peer of the last try. No ngx.ctx is made for it. A
+-- request's log phase always runs; should one not, a later request with
+-- the same address replaces the entries in its balance(), or its log()
+-- takes them (one stray measurement of an endpoint, then gone).
+local learning_balancer, learning_peer = {}, {}
+
 -- plain is the balancer of the backend named by $proxy_upstream_name,
 -- for a request that rewrite() gave none (see rewrite()). rewrite() synced
 -- this worker for the request already: every location that proxies to
@@ -450,10 +458,16 @@ function _M.balance()
       tries = 1
     end
   end
-  local address, port = b:balance(tries, ctx)
+  local address, port, picked = b:balance(tries, ctx)
   if not address then
     ngx_log(ngx_ERR, "balancer: backend ", tostring(b.name), " has no endpoints")
     return ngx.exit(ngx.ERROR)
+  end
+  if b.after_balance then
+    -- for log(): the balancer that learns from the answer, and the peer
+    -- this try went to (the last try's stays)
+    local key = reqctx.key()
+    learning_balancer[key], learning_peer[key] = b, picked
   end
   -- upstream_balancer has one (placeholder) server, so nginx allows no
   -- retry by itself: allow one more try per call, each to the next peer, at
@@ -476,16 +490,17 @@ function _M.balance()
 end
 
 -- log runs in log_by_lua: implementations that learn from the answer
--- (ewma) do so here.
+-- (ewma) do so here, for the peer that balance() left under the request's
+-- key.
 function _M.log()
-  local ctx = reqctx.existing()
-  if not ctx then
+  local key = reqctx.key()
+  local b = key and learning_balancer[key]
+  if not b then
     return
   end
-  local b = ctx.balancer
-  if b and b.after_balance then
-    b:after_balance(ctx)
-  end
+  local picked = learning_peer[key]
+  learning_balancer[key], learning_peer[key] = nil, nil
+  b:after_balance(picked)
 end
 
 return _M

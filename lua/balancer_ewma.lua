@@ -16,8 +16,8 @@
 --
 -- Measurements come from balancer.log() (log_by_lua) through after_balance:
 -- the last $upstream_response_time, which nginx counts from the start of
--- the connection, for the endpoint the last balance() picked (kept in the
--- request's ngx.ctx). An endpoint that joins an existing set starts at the
+-- the connection, for the endpoint the last balance() picked (balancer.lua
+-- keeps it for the log phase under the request's reqctx.key()). An endpoint that joins an existing set starts at the
 -- average score of the others (a slow start), as in ingress-nginx. A retry
 -- avoids the endpoints this request already tried. See
 -- balancer_round_robin.lua for the interface.
@@ -39,10 +39,6 @@ local EXPIRE = 600     -- seconds without a measurement before a score is droppe
 local DICT = "balancer_ewma"
 
 local _M = { name = "ewma" }
--- keeps_request: balance() reads or writes the request's ngx.ctx (the peer
--- balance() picked, for after_balance() in the log phase): balancer.lua
--- makes one for each request (see balancer.rewrite).
-_M.keeps_request = true
 _M.__index = _M
 
 -- local_store stands in for the shared dict when the config lacks it.
@@ -181,7 +177,9 @@ function _M:size()
   return #self.peers
 end
 
-function _M:balance(try, ctx)
+-- balance returns the address and port of the peer picked, and the peer
+-- (balancer.lua gives it back to after_balance()).
+function _M:balance(try)
   local peers = self.peers
   local n = #peers
   if n == 0 then
@@ -225,18 +223,14 @@ function _M:balance(try, ctx)
       end
     end
   end
-  if ctx then
-    ctx.ewma_peer = peer
-  end
-  return peer.address, peer.port
+  return peer.address, peer.port, peer
 end
 
 -- after_balance runs in the log phase: it blends the response time of the
 -- last try into the score of the peer that served it (the last one
 -- balance() picked, while it is still one of this balancer's peers: a
 -- sync meanwhile may have made new peer tables).
-function _M:after_balance(ctx)
-  local picked = ctx and ctx.ewma_peer
+function _M:after_balance(picked)
   local peer = picked and self.by_key[picked.key]
   if not peer then
     return

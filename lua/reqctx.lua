@@ -1,4 +1,5 @@
--- reqctx: the request's ngx.ctx only when something made one.
+-- reqctx: the request's ngx.ctx only when something made one, and a key
+-- of the request for what a phase leaves to a later one.
 --
 -- The first ngx.ctx of a request makes its table and registers it with
 -- nginx (a reference, a cleanup at the end of the request): about as much
@@ -35,6 +36,20 @@ function _M.existing()
   end
   local tables = registry.ngx_lua_ctx_tables
   return tables and tables[ref]
+end
+
+-- key returns the request's address as a number (nil outside a request):
+-- a table key for what one phase leaves to a later one of the same
+-- request, without ngx.ctx. A request's address is one no living request
+-- has, but a later request may get it again: what is kept under it must
+-- go in the request's last phase (log), and a later request must replace
+-- it before it reads it.
+function _M.key()
+  local r = get_request()
+  if not r then
+    return nil
+  end
+  return tonumber(ffi.cast("uintptr_t", r))
 end
 
 return _M
