@@ -386,7 +386,8 @@ end
 -- one, a request to the primary backend of a balancer that keeps nothing
 -- per request gets none: balance() finds that backend again by
 -- $proxy_upstream_name. rewrite() returns the ctx it made (a canary, or a
--- balancer that keeps a request's state), for the caller to add to.
+-- balancer that keeps a request's state), for the caller to add to, and
+-- the balancer chosen.
 -- gen is the configuration generation the caller read for this request
 -- (nil: read what serves).
 function _M.rewrite(name, ctx, gen)
@@ -423,7 +424,7 @@ function _M.rewrite(name, ctx, gen)
     ctx.balancer = b
   end
   last_request, last_balancer = get_request(), b
-  return made
+  return made, b
 end
 
 -- balance runs in balancer_by_lua of the upstream upstream_balancer.

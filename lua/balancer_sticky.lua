@@ -32,6 +32,7 @@
 -- one. See balancer_round_robin.lua for the interface.
 local ring = require("ring")
 local util = require("util")
+local reqctx = require("reqctx")
 local cookie = require("cookie")
 
 local ngx = ngx
@@ -53,10 +54,9 @@ local SEPARATOR = "|"
 local MAX_DRAWS = 20
 
 local _M = { name = "sticky" }
--- keeps_request: balance() reads or writes the request's ngx.ctx (the
--- request's route (router.lua), for the cookie it may set): balancer.lua
--- makes one for each request (see balancer.rewrite).
-_M.keeps_request = true
+-- wants_route: to set its cookie, balance() reads the request's route
+-- (the router leaves it in reqctx when the request has no ngx.ctx).
+_M.wants_route = true
 _M.__index = _M
 
 function _M.new(backend, peers, fingerprint)
@@ -171,14 +171,14 @@ function _M:pick(tried)
 end
 
 -- should_set_cookie tells whether this location sets the cookie: its host
--- and $location_path are in cookieSessionAffinity.locations.
-function _M:should_set_cookie(location_path)
+-- (host: the Lua router's host entry; nil in a classic server) and
+-- location_path are in cookieSessionAffinity.locations.
+function _M:should_set_cookie(location_path, host)
   local locations = self.cookie.locations
   if type(locations) ~= "table" or not location_path then
     return false
   end
   -- the host entry the Lua router chose (router.lua), else the server's
-  local host = ngx.ctx.route_host
   if not host then
     host = ngx.var.host
     if ngx.var.server_name == "_" then
@@ -199,6 +199,21 @@ function _M:should_set_cookie(location_path)
     end
   end
   return false
+end
+
+-- request_route returns the route the Lua router chose for this request
+-- and its host entry (nil, nil for a classic location): from ngx.ctx when
+-- the request has one, else where the router left them (reqctx).
+local function request_route()
+  local ctx = reqctx.existing()
+  if ctx and ctx.route then
+    return ctx.route, ctx.route_host
+  end
+  local key = reqctx.key()
+  if not key then
+    return nil, nil
+  end
+  return reqctx.route_of[key], reqctx.host_of[key]
 end
 
 function _M:set_cookie(key, location_path)
@@ -251,9 +266,9 @@ function _M:balance(try)
   end
   -- the route's (the router sets $location_path only where something
   -- else reads it), else the classic location's
-  local route = ngx.ctx.route
+  local route, host = request_route()
   local location_path = route and route.location_path or ngx.var.location_path
-  if self:should_set_cookie(location_path) then
+  if self:should_set_cookie(location_path, host) then
     self:set_cookie(key, location_path)
   end
   local peer = peers[i]

@@ -52,4 +52,10 @@ function _M.key()
   return tonumber(ffi.cast("uintptr_t", r))
 end
 
+-- The route of a request that the router left for the balancer under the
+-- request's key() when the request has no ngx.ctx (router.lua, for a
+-- balancer with wants_route: the sticky one reads it only to set its
+-- cookie), and the host entry's name; router.log() empties them.
+_M.route_of, _M.host_of = {}, {}
+
 return _M

@@ -51,7 +51,13 @@ local balancer = require("balancer")
 local cidr = require("cidr")
 local limit = require("limit")
 local configuration = require("configuration")
+local reqctx = require("reqctx")
 local util = require("util")
+
+local route_of, host_of = reqctx.route_of, reqctx.host_of
+-- routes_left counts the entries of route_of, so that log() looks for one
+-- only while there are some.
+local routes_left = 0
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -874,10 +880,17 @@ function _M.rewrite()
     end
   end
   ngx_var.proxy_upstream_name = backend
-  local made = balancer.rewrite(backend, ctx, gen)
+  local made, b = balancer.rewrite(backend, ctx, gen)
   if made then
     -- a canary, or a balancer that keeps the request's state
     route_ctx(made, c.host, r)
+  elseif not ctx and b.wants_route then
+    -- the sticky balancer, which reads the route to set its cookie
+    local key = reqctx.key()
+    if not route_of[key] then
+      routes_left = routes_left + 1
+    end
+    route_of[key], host_of[key] = r, c.host
   end
   return preaccess(r, length)
 end
@@ -911,9 +924,16 @@ function _M.header_filter()
   end
 end
 
--- log runs in the http level's log_by_lua: the end of a request that
--- limit-connections counted.
+-- log runs in the http level's log_by_lua: it drops the route it left for
+-- the balancer, and ends a request that limit-connections counted.
 function _M.log()
+  if routes_left > 0 then
+    local key = reqctx.key()
+    if key and route_of[key] then
+      route_of[key], host_of[key] = nil, nil
+      routes_left = routes_left - 1
+    end
+  end
   if counts_connections then
     return limit.done()
   end
