@@ -16,9 +16,10 @@
 -- separated by spaces: host, status, method, path, namespace, ingress,
 -- service. One variable read per request instead of a dozen keeps the
 -- log phase cheap. With the Lua router, host is its host entry and path,
--- namespace, ingress and service come from ngx.ctx.monitor_labels once it
--- chose a route (router.lua's set_labels): it writes their variables only
--- where something else reads them. Labels are bounded by the config: namespace, ingress,
+-- namespace, ingress and service come from the route's monitor_labels
+-- once it chose one (from ngx.ctx, else from what router.rewrite() left
+-- under the request's key: reqctx): it writes their variables only where
+-- something else reads them. Labels are bounded by the config: namespace, ingress,
 -- service and path are per-location variables the writer sets from the
 -- model ($namespace, $ingress_name, $service_name, $location_path); host
 -- is the server's name ($server_name: "_" for the catch-all server of
@@ -26,6 +27,7 @@
 -- HTTP methods or "OTHER"; status is nginx's; canary is the canary
 -- backend the balancer chose.
 local cjson = require("cjson.safe")
+local reqctx = require("reqctx")
 
 local _M = {}
 
@@ -147,12 +149,22 @@ function _M.call()
     p = q + 1
   end
   local labels = str_sub(record, p)
-  local ctx = ngx.ctx
-  local host = ctx.route_host
+  -- the Lua router's host entry and route: in ngx.ctx when the request has
+  -- one, else where router.rewrite() left them
+  local ctx = reqctx.existing()
+  local host, route_labels, canary
+  if ctx and ctx.route_host then
+    host, route_labels, canary = ctx.route_host, ctx.monitor_labels, ctx.canary
+  else
+    local key = reqctx.key()
+    host = key and reqctx.host_of[key]
+    local route = host and reqctx.route_of[key]
+    route_labels = route and route.monitor_labels
+    canary = ctx and ctx.canary
+  end
   if host then
     -- the Lua router's host entry (router.lua) for the server's "_"
     local after_host = str_find(labels, SEP, 1, true) or #labels + 1
-    local route_labels = ctx.monitor_labels
     local after_method = route_labels and after_host <= #labels and str_find(labels, SEP, after_host + 1, true)
     after_method = after_method and str_find(labels, SEP, after_method + 1, true)
     if after_method then
@@ -164,7 +176,7 @@ function _M.call()
       labels = host .. str_sub(labels, after_host)
     end
   end
-  local key = labels .. SEP .. (ctx.canary or "")
+  local key = labels .. SEP .. (canary or "")
   local e = pending[key]
   if not e then
     e = { n = 0, h = {} }

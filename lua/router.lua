@@ -55,9 +55,20 @@ local reqctx = require("reqctx")
 local util = require("util")
 
 local route_of, host_of = reqctx.route_of, reqctx.host_of
--- routes_left counts the entries of route_of, so that log() looks for one
+-- routes_left counts the entries of host_of, so that log() looks for one
 -- only while there are some.
 local routes_left = 0
+
+-- leave records, under the request's key (reqctx), its host entry and
+-- route (nil before one is chosen) for what reads them after rewrite()
+-- without ngx.ctx: the request metrics (monitor.lua) and the sticky
+-- balancer. log() drops them.
+local function leave(key, host, r)
+  if host_of[key] == nil then
+    routes_left = routes_left + 1
+  end
+  host_of[key], route_of[key] = host, r
+end
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -138,11 +149,11 @@ local set_server_name = false
 -- from ngx.ctx (monitor.lua).
 local set_labels_always = false
 -- keep_route: the request metrics (monitor.lua) read every request's
--- route host and labels from its ngx.ctx, so that every request makes one.
--- Otherwise only a route that something reads again after rewrite() makes
--- one (compile_path's keeps_ctx, and a balancer that keeps the request's
--- state): the first ngx.ctx of a request costs about as much as the rest
--- of a plain route's Lua.
+-- host entry and route, which rewrite() leaves for them (leave). ngx.ctx
+-- is made only for a route that something reads again from it after
+-- rewrite() (compile_path's keeps_ctx, and a balancer that keeps the
+-- request's state): the first ngx.ctx of a request costs about as much
+-- as the rest of a plain route's Lua.
 local keep_route = false
 -- location_body_limit: the client_max_body_size of the router's own
 -- location and of EVERY_PHASE_LOCATION in bytes (0: none), which nginx
@@ -602,7 +613,7 @@ end
 -- set_labels writes only what differs from the variable's map
 -- (nginxconf's writeRouterVarMaps) and what something reads.
 local function set_labels(r)
-  -- (the request metrics take them from ngx.ctx: route_ctx)
+  -- (the request metrics take them from the route: leave, route_ctx)
   -- limit-rate: nginx's own $limit_rate (none where it is not written);
   -- limit-rate-after: the location's limit_rate_after reads this
   -- variable once the answer starts, when a rate applies ("0" in its map)
@@ -780,9 +791,10 @@ function _M.rewrite()
   end
   -- ngx.ctx only where something reads it later (see keep_route)
   local ctx
+  local key
   if keep_route then
-    ctx = ngx.ctx
-    ctx.route_host = c.host
+    key = reqctx.key()
+    leave(key, c.host, nil)
   end
   if set_server_name then
     ngx_var.kubectl_ingress_server_name = c.host
@@ -811,8 +823,11 @@ function _M.rewrite()
     -- access() and header_filter()
     return ngx.exec(EVERY_PHASE_LOCATION)
   end
-  if ctx or r.keeps_ctx then
-    ctx = route_ctx(ctx, c.host, r)
+  if key then
+    leave(key, c.host, r)
+  end
+  if r.keeps_ctx then
+    ctx = route_ctx(nil, c.host, r)
   end
   if r.log_off then
     ngx_var.kubectl_ingress_loggable = "0"
@@ -884,13 +899,9 @@ function _M.rewrite()
   if made then
     -- a canary, or a balancer that keeps the request's state
     route_ctx(made, c.host, r)
-  elseif not ctx and b.wants_route then
+  elseif not ctx and not key and b.wants_route then
     -- the sticky balancer, which reads the route to set its cookie
-    local key = reqctx.key()
-    if not route_of[key] then
-      routes_left = routes_left + 1
-    end
-    route_of[key], host_of[key] = r, c.host
+    leave(reqctx.key(), c.host, r)
   end
   return preaccess(r, length)
 end
@@ -929,8 +940,8 @@ end
 function _M.log()
   if routes_left > 0 then
     local key = reqctx.key()
-    if key and route_of[key] then
-      route_of[key], host_of[key] = nil, nil
+    if key and host_of[key] ~= nil then
+      host_of[key], route_of[key] = nil, nil
       routes_left = routes_left - 1
     end
   end

@@ -319,8 +319,9 @@ func writeLua(w *confWriter, g model.Global, o ConfOptions) {
 	// ewma learns each endpoint's response time after the answer
 	w.open("log_by_lua_block")
 	w.raw(`balancer.log()`)
-	writeRouterLog(w)
+	// the metrics read what router.rewrite() left, which router.log() drops
 	writeMonitorLog(w, o)
+	writeRouterLog(w)
 	w.close()
 	w.open("upstream", "upstream_balancer")
 	// A placeholder that balancer.balance() always replaces. Not "down": nginx
