@@ -146,8 +146,9 @@ func writeRouterWorker(w *confWriter) {
 
 // routerWorkerOptions is the table router.init_worker reads: the route
 // cache's size; whether to set $kubectl_ingress_server_name; whether every
-// route sets the log and metric labels; whether every request keeps its
-// route in ngx.ctx (the request metrics read it); the client_max_body_size
+// route sets the log and metric labels; whether every request leaves its
+// host entry and route for the log phase (the request metrics read them);
+// the client_max_body_size
 // of the router's location in bytes, which nginx checks itself (-1: the
 // router's server is not written).
 func routerWorkerOptions(w *confWriter) string {

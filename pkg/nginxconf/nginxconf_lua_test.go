@@ -279,7 +279,7 @@ func TestRouterInitWorkerArgs(t *testing.T) {
 		{"$remote_addr $service_port $server_name", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = true, labels = true, keep_route = false, body_limit = 1048576 })"},
 		{"$remote_addr $namespaces", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = false, body_limit = 1048576 })"},
 		// the request metrics take them from the route (monitor.lua),
-		// which every request keeps in ngx.ctx
+		// which every request leaves for the log phase
 		{model.DefaultLogFormatUpstream, metrics, "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = true, body_limit = 1048576 })"},
 	} {
 		c := *cfg
