@@ -106,19 +106,7 @@ func underCallgrind(b *testing.B, n *liveNginx, dir string) int {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	slow := luaapi.NewClient(n.statusURL, &http.Client{Timeout: time.Minute})
-	backends, servers := luaapi.FromModel(n.config)
-	if err := slow.PostBackends(ctx, backends); err != nil {
-		b.Fatal(err)
-	}
-	if err := slow.PostServers(ctx, servers); err != nil {
-		b.Fatal(err)
-	}
-	if n.routes != nil {
-		if dropped, err := slow.PostRoutes(ctx, luaapi.RoutesChanges(nil, n.routes)); err != nil || len(dropped) > 0 {
-			b.Fatalf("posting the routes: %v (dropped %v)", err, dropped)
-		}
-	}
+	postPayloads(b, ctx, luaapi.NewClient(n.statusURL, &http.Client{Timeout: time.Minute}), n.config, n.routes)
 	return cmd.Process.Pid
 }
 
@@ -206,10 +194,7 @@ func BenchmarkLuaBalancersInstructions(b *testing.B) {
 			resp, err := client.Do(req)
 			if err != nil {
 				log, _ := os.ReadFile(filepath.Join(tg.proxy.inst.Prefix(), "logs", "error.log"))
-				if len(log) > 3000 {
-					log = log[len(log)-3000:]
-				}
-				b.Fatalf("%s: %v; error.log ends:\n%s", tg.name, err, log)
+				b.Fatalf("%s: %v; error.log ends:\n%s", tg.name, err, errorLogTail(log, 3000))
 			}
 			_, _ = io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()

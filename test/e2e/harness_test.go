@@ -160,16 +160,28 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 	})
 	n.statusURL = "http://" + statusAddr
 	n.lua = luaapi.NewClient("http://"+statusAddr, &http.Client{Timeout: 5 * time.Second})
-	backends, servers := luaapi.FromModel(cfg)
-	if err := n.lua.PostBackends(ctx, backends); err != nil {
-		t.Fatal(err)
-	}
-	if err := n.lua.PostServers(ctx, servers); err != nil {
-		t.Fatal(err)
-	}
 	n.routes = state.Routes
-	n.postRoutes(t, ctx, nil)
+	postPayloads(t, ctx, n.lua, cfg, n.routes)
 	return n
+}
+
+// postPayloads posts through lua the backends and servers of cfg, then the
+// host entries routes (none in classic routing), as the controller does
+// after a start.
+func postPayloads(t testing.TB, ctx context.Context, lua *luaapi.Client, cfg *model.Config, routes []luaapi.HostRoutes) {
+	t.Helper()
+	backends, servers := luaapi.FromModel(cfg)
+	if err := lua.PostBackends(ctx, backends); err != nil {
+		t.Fatal(err)
+	}
+	if err := lua.PostServers(ctx, servers); err != nil {
+		t.Fatal(err)
+	}
+	if routes != nil {
+		if dropped, err := lua.PostRoutes(ctx, luaapi.RoutesChanges(nil, routes)); err != nil || len(dropped) > 0 {
+			t.Fatalf("posting the routes: %v (dropped %v)", err, dropped)
+		}
+	}
 }
 
 // e2eRouting is the routing mode of the e2e harness: KUBECTL_INGRESS_E2E_ROUTING

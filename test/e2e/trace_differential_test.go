@@ -348,18 +348,7 @@ func startTraceNginxOnce(t *testing.T, c *model.Config) (*traceNginx, error) {
 		checkLuaErrors(t, filepath.Join(inst.Prefix(), "logs", "error.log"))
 	})
 	lua := luaapi.NewClient("http://"+statusAddr, &http.Client{Timeout: 5 * time.Second})
-	backends, servers := luaapi.FromModel(c)
-	if err := lua.PostBackends(ctx, backends); err != nil {
-		t.Fatal(err)
-	}
-	if err := lua.PostServers(ctx, servers); err != nil {
-		t.Fatal(err)
-	}
-	if state.Routes != nil {
-		if dropped, err := lua.PostRoutes(ctx, luaapi.RoutesChanges(nil, state.Routes)); err != nil || len(dropped) > 0 {
-			t.Fatalf("posting the routes: %v (dropped %v)", err, dropped)
-		}
-	}
+	postPayloads(t, ctx, lua, c, state.Routes)
 	return n, nil
 }
 
