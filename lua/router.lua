@@ -279,6 +279,7 @@ local function compile_path(p)
   if type(s.basicAuth) == "table" then
     r.basic_auth = { realm = str(s.basicAuth.realm), file = str(s.basicAuth.userFile) }
   end
+  r.satisfy_any = s.satisfyAny == true
   if type(s.redirect) == "table" then
     r.redirect = { url = s.redirect.url, code = s.redirect.code }
   end
@@ -687,20 +688,36 @@ local function body_size()
   return size
 end
 
--- check_ranges refuses (403) a client the route's source ranges do not
--- let in.
-local function check_ranges(r)
+-- in_ranges tells whether the route's source ranges let the client in.
+local function in_ranges(r)
   if r.deny_all then
-    return ngx_exit(ngx.HTTP_FORBIDDEN)
+    return false
   end
   local bin = ngx_var.binary_remote_addr
-  if not bin then
-    return ngx_exit(ngx.HTTP_FORBIDDEN)
+  if not bin or cidr.any(r.deny, bin) then
+    return false
   end
-  if cidr.any(r.deny, bin) then
-    return ngx_exit(ngx.HTTP_FORBIDDEN)
+  return #r.allow == 0 or cidr.any(r.allow, bin)
+end
+
+-- check_ranges refuses (403) a client the route's source ranges do not
+-- let in. With satisfy any (the route has an authentication too, and
+-- no deny all), one they let in is not asked to authenticate: auth_basic
+-- is off and the shape's auth subrequest answers 204 at once; one they
+-- refuse goes on to authenticate, and nginx answers 401 if it does not
+-- (its access phase under satisfy any prefers 401 to 403).
+local function check_ranges(r)
+  local ok = in_ranges(r)
+  if r.satisfy_any then
+    -- its one authentication: basic, else its shape's auth subrequest
+    if ok and r.basic_auth then
+      ngx_var.kubectl_ingress_auth_basic = "off"
+    elseif ok then
+      ngx_var.kubectl_ingress_auth_passed = "1"
+    end
+    return
   end
-  if #r.allow > 0 and not cidr.any(r.allow, bin) then
+  if not ok then
     return ngx_exit(ngx.HTTP_FORBIDDEN)
   end
 end
@@ -735,7 +752,8 @@ end
 -- before the access phase's checks of credentials, as in the classic
 -- location: the rate and connection limits (limit.lua; nginx's
 -- preaccess phase), then the source ranges (nginx's access module, which
--- runs before auth_basic: a denied client gets 403, never 401).
+-- runs before auth_basic: a denied client gets 403, never 401, but under
+-- satisfy any; see check_ranges).
 local function preaccess(r, length)
   if r.limits then
     local status = limit.check(r.limits, ngx_var.binary_remote_addr or "")

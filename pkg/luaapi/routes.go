@@ -165,6 +165,12 @@ type RouteSettings struct {
 	Limits *RouteLimits `json:"limits,omitempty"`
 	// BasicAuth is auth-type basic (nil: none).
 	BasicAuth *RouteBasicAuth `json:"basicAuth,omitempty"`
+	// SatisfyAny is satisfy any where it matters (model.SatisfyAnyOf): a
+	// client the source ranges let in is not asked to authenticate (the
+	// router turns auth_basic off and makes the shape's auth subrequest
+	// answer 204 at once), and one they refuse may still authenticate
+	// (401 when it does not, as nginx's access phase answers).
+	SatisfyAny bool `json:"satisfyAny,omitempty"`
 	// ErrorPages is custom-http-errors (nil: none).
 	ErrorPages *RouteErrorPages `json:"errorPages,omitempty"`
 	// Shape is the named location of the router's server that serves the
@@ -460,6 +466,7 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 			rs.CORS.AllowOrigins = append([]string(nil), c.AllowOrigins...)
 		}
 	}
+	rs.SatisfyAny = c.SatisfyAnyOf(l)
 	if st.Access.DenyAll {
 		rs.DenyAll = true
 	} else {

@@ -67,6 +67,23 @@ const DefaultAuthCacheDuration = "200 202 401 5m"
 // DefaultNoAuthLocations is ingress-nginx's no-auth-locations default.
 const DefaultNoAuthLocations = "/.well-known/acme-challenge"
 
+// SatisfyAnyOf tells whether satisfy any lets a request into l otherwise
+// than satisfy all: l has source ranges and an authentication (basic, or
+// external: its own or the global one), either of which is then enough.
+// Without both there is one check, and "any" asks what "all" does; a
+// location that refuses every client (deny all, an invalid range) never
+// has it (nginxconf writes no satisfy line there).
+func (c *Config) SatisfyAnyOf(l *Location) bool {
+	st := l.Settings
+	if st.Satisfy != "any" || st.Access.DenyAll {
+		return false
+	}
+	if len(st.Access.Allow) == 0 && len(st.Access.Deny) == 0 {
+		return false
+	}
+	return st.BasicAuth != nil || c.AuthOf(l) != nil
+}
+
 // AuthOf returns the external authentication of l in c: its own, else the
 // ConfigMap's global one unless l opts out; nil when it has none, when its
 // path starts with one of no-auth-locations, or when it never proxies

@@ -19,7 +19,8 @@ import (
 // upstream-vhost, x-forwarded-prefix, the proxy timeouts, source ranges, a
 // denied location, enable-access-log, enable-cors, custom-headers,
 // limit-rate, limit-rate-after, limit-rps, limit-rpm, limit-connections
-// with limit-allowlist, auth-type basic (with satisfy all),
+// with limit-allowlist, auth-type basic, satisfy any between the source
+// ranges and one authentication (basic or external),
 // proxy-body-size and server-alias (an entry per alias that names the
 // host's).
 //
@@ -79,8 +80,19 @@ var classicLocationSettings = []struct {
 	classic func(c *model.Config, l *model.Location) bool
 }{
 	{"configuration-snippet", func(_ *model.Config, l *model.Location) bool { return snippetBlocker(l) != "" }},
-	{"satisfy", func(_ *model.Config, l *model.Location) bool {
-		return l.Settings.Satisfy == "any" && !l.Settings.Access.DenyAll
+	{"satisfy", func(c *model.Config, l *model.Location) bool {
+		// the router applies satisfy any between its source ranges and
+		// one authentication (model.Config.SatisfyAnyOf); the shape location
+		// would ask both of two, and its snippet's allow/deny lines
+		// beside the authentication
+		st := l.Settings
+		if st.Satisfy != "any" || st.Access.DenyAll {
+			return false
+		}
+		if st.Snippet != nil && len(st.Snippet.Access) > 0 {
+			return true
+		}
+		return st.BasicAuth != nil && c.AuthOf(l) != nil
 	}},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
 	{"proxy-redirect-from", func(_ *model.Config, l *model.Location) bool {

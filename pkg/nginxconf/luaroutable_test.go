@@ -53,8 +53,18 @@ func TestLuaRoutable(t *testing.T) {
 		}}, want: []string{"proxy-redirect-from on Ingress team/other"}},
 		{name: "global auth: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{})}},
 			global: func(g *model.Global) { g.GlobalAuth.URL = "http://auth.example/" }},
-		{name: "auth with satisfy any", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
-			ExternalAuth: &model.ExternalAuth{URL: "http://auth.example/"}, Satisfy: "any"})}},
+		{name: "satisfy any between source ranges and one authentication", server: model.Server{Hostname: "a", Locations: []model.Location{
+			loc(model.LocationSettings{ExternalAuth: &model.ExternalAuth{URL: "http://auth.example/"}, Satisfy: "any",
+				Access: model.AccessControl{Allow: []string{"10.0.0.0/8"}}}),
+			{Path: "/b", PathType: model.PathPrefix, Backend: "b", Ingress: ing, Settings: &model.LocationSettings{
+				BasicAuth: &model.BasicAuth{Realm: "r", File: "f"}, Satisfy: "any", Access: model.AccessControl{Allow: []string{"10.0.0.0/8"}}}},
+		}}},
+		{name: "satisfy any between basic and external auth", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
+			ExternalAuth: &model.ExternalAuth{URL: "http://auth.example/"}, BasicAuth: &model.BasicAuth{Realm: "r", File: "f"}, Satisfy: "any"})}},
+			want: []string{"satisfy on Ingress team/web"}},
+		{name: "satisfy any beside a snippet's allow/deny", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
+			ExternalAuth: &model.ExternalAuth{URL: "http://auth.example/"}, Satisfy: "any",
+			Snippet: &model.Snippet{Access: []model.SnippetAccess{{Source: "10.0.0.0/8"}, {Deny: true, Source: "all"}}}})}},
 			want: []string{"satisfy on Ingress team/web"}},
 		{name: "configuration-snippet of headers and access: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
 			Snippet: &model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: model.Header{Name: "X", Value: "1"}}},

@@ -111,7 +111,7 @@ func writeAuthLocations(w *confWriter, c *model.Config, s *model.Server, l *mode
 	block := w.beginOwned(s.Hostname, "= "+path, []model.ObjectRef{l.Ingress})
 	// The cache key names the server and location, so that an answer
 	// cached for one path never lets a request in elsewhere.
-	writeAuthSubrequest(w, a, path, s.Hostname+path, l.Backend)
+	writeAuthSubrequest(w, a, path, s.Hostname+path, l.Backend, "")
 	w.endOwned(block)
 
 	if a.SigninURL == "" {
@@ -123,14 +123,27 @@ func writeAuthLocations(w *confWriter, c *model.Config, s *model.Server, l *mode
 	w.endOwned(block)
 }
 
+// authPassedVar is the variable the Lua router sets to "1" for a route
+// with satisfy any whose source ranges let the client in: its shape's auth
+// subrequest then answers 204 without asking the auth service, as a
+// classic location with satisfy any never asks it then (nginx's access
+// phase stops at the first check that lets the request in).
+const authPassedVar = "$kubectl_ingress_auth_passed"
+
 // writeAuthSubrequest writes the internal location path that sends the
 // request's headers to the auth service of a; scope starts the key of
 // cached answers (it names where they may be used), backend is the
-// $proxy_upstream_name to set again ("" to leave it).
-func writeAuthSubrequest(w *confWriter, a *model.ExternalAuth, path, scope, backend string) {
+// $proxy_upstream_name to set again ("" to leave it), passed a variable
+// that, when not empty, lets the request in without asking ("" for none).
+func writeAuthSubrequest(w *confWriter, a *model.ExternalAuth, path, scope, backend, passed string) {
 	w.open("location", "=", path)
 	w.line("internal")
 	w.line("access_log", "off")
+	if passed != "" {
+		w.open("if", "("+passed+")")
+		w.line("return", "204")
+		w.close()
+	}
 	uses := a.URL + a.RequestRedirect
 	for _, h := range a.ProxySetHeaders {
 		uses += h.Value

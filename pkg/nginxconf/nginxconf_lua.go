@@ -205,7 +205,7 @@ var luaHeaderVars = []struct{ header, variable, client string }{
 // location would cost every request its evaluation. A value written
 // before an ngx.exec stays in the named location, which the router enters
 // before writing any.
-func writeRouterVarMaps(w *confWriter, c *model.Config) {
+func writeRouterVarMaps(w *confWriter, c *model.Config, shapes []model.LocationShape) {
 	var names strings.Builder
 	declare := func(name, value string) {
 		names.WriteString(name)
@@ -236,6 +236,11 @@ func writeRouterVarMaps(w *confWriter, c *model.Config) {
 	declare("$kubectl_ingress_error_backend", `""`)
 	declare("$kubectl_ingress_loggable", loggableDefault(c.Global.Logging))
 	declare("$kubectl_ingress_limit_rate_after", `"0"`)
+	if slices.ContainsFunc(shapes, func(s model.LocationShape) bool { return s.Auth != nil }) {
+		// satisfy any: "1" when the source ranges let the client in, so
+		// that the auth subrequest answers at once (writeAuthSubrequest)
+		declare(authPassedVar, `""`)
+	}
 	// Lua writes a variable only if nginx gave it an index, which a
 	// directive that reads it does; one that nothing else reads (the
 	// labels where the log format has none) gets it from this map's
@@ -255,7 +260,7 @@ func writeRouterVarMaps(w *confWriter, c *model.Config) {
 // route's default backend, as the classic server's @custom_ locations:
 // their number depends on the distinct code sets, never on the hosts.
 func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax string, shapes []model.LocationShape) {
-	writeRouterVarMaps(w, c)
+	writeRouterVarMaps(w, c, shapes)
 	w.comment("start server _ (Lua routing: lua/router.lua)")
 	w.open("server")
 	w.line("server_name", w.q(serverName(model.CatchAllHost)))
@@ -282,7 +287,7 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 		}
 		// the cache key: where the answer may be used (the router sets
 		// the route's host and path), then auth-cache-key
-		writeAuthSubrequest(w, a, shapes[i].AuthPath(), shapes[i].AuthPath()+"${kubectl_ingress_auth_scope}", "")
+		writeAuthSubrequest(w, a, shapes[i].AuthPath(), shapes[i].AuthPath()+"${kubectl_ingress_auth_scope}", "", authPassedVar)
 		if a.SigninURL != "" {
 			writeAuthSignin(w, a, shapes[i].AuthSignin())
 		}

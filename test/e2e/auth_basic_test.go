@@ -261,7 +261,9 @@ func TestBasicAuthDefaultRealm(t *testing.T) {
 // auth_basic on the variables the router sets) to the classic location's,
 // with the phases in nginx's order: a rate limit refuses before the
 // credentials are asked (preaccess), a denied source range answers 403
-// before them (the access module runs before auth_basic), a host without
+// before them (the access module runs before auth_basic) but under
+// satisfy any, where the range lets a client in without them and the
+// credentials let in one it refuses, a host without
 // authentication passes the client's Authorization header on, and a host
 // with it never does.
 func TestBasicAuthBothModes(t *testing.T) {
@@ -279,7 +281,9 @@ func TestBasicAuthBothModes(t *testing.T) {
 		ingressOf("open", "open.test", "echo", "2026-01-01T00:00:02Z", nil) +
 		ingressOf("limited", "limited.test", "echo", "2026-01-01T00:00:03Z", auth("limit-rps", "1", "limit-burst-multiplier", "1")) +
 		ingressOf("small", "small.test", "echo", "2026-01-01T00:00:04Z", auth("proxy-body-size", "1k")) +
-		ingressOf("small-open", "small-open.test", "echo", "2026-01-01T00:00:05Z", map[string]string{"proxy-body-size": "1k"})
+		ingressOf("small-open", "small-open.test", "echo", "2026-01-01T00:00:05Z", map[string]string{"proxy-body-size": "1k"}) +
+		ingressOf("any-in", "any-in.test", "echo", "2026-01-01T00:00:06Z", auth("satisfy", "any", "whitelist-source-range", "127.0.0.1/32")) +
+		ingressOf("any-out", "any-out.test", "echo", "2026-01-01T00:00:07Z", auth("satisfy", "any", "whitelist-source-range", "10.0.0.0/8"))
 	const realm = `Basic realm="Team area"`
 	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
 		t.Run(mode, func(t *testing.T) {
@@ -299,6 +303,12 @@ func TestBasicAuthBothModes(t *testing.T) {
 				{"denied range, no credentials", "denied.test", "", "", 403, false, false},
 				{"denied range, right password", "denied.test", "alice", "secret", 403, false, false},
 				{"no authentication", "open.test", "alice", "secret", 200, false, true},
+				// satisfy any: the source range is enough, else the credentials
+				{"satisfy any, allowed range, no credentials", "any-in.test", "", "", 200, false, false},
+				{"satisfy any, allowed range, right password", "any-in.test", "alice", "secret", 200, false, false},
+				{"satisfy any, other range, no credentials", "any-out.test", "", "", 401, true, false},
+				{"satisfy any, other range, wrong password", "any-out.test", "alice", "guess", 401, true, false},
+				{"satisfy any, other range, right password", "any-out.test", "alice", "secret", 200, false, false},
 			} {
 				a := getAuth(t, n.httpPort, tc.host, tc.user, tc.pass)
 				_, got := a.got["Authorization"]

@@ -279,8 +279,9 @@ data:
 }
 
 // TestExternalAuthSatisfy: with satisfy any, a client of the source range
-// passes without authentication; with the default (all) it must also
-// authenticate.
+// passes without authentication (the auth service is not asked); with the
+// default (all) it must also authenticate. All three hosts are Lua-routed
+// in Lua routing.
 func TestExternalAuthSatisfy(t *testing.T) {
 	auth := startAuthServer(t)
 	echo := headerEcho(t)
@@ -295,9 +296,13 @@ func TestExternalAuthSatisfy(t *testing.T) {
 			"auth-url": auth.url("/auth"), "whitelist-source-range": "10.0.0.0/8", "satisfy": "any",
 		})
 	n := startNginx(t, manifests)
-	n.requireLuaRouted(t, "all.test") // satisfy any keeps the others classic
+	n.requireLuaRouted(t, "any.test", "all.test", "othernet.test")
 	if a := n.authDo(t, "GET", "any.test", "/"); a.status != http.StatusOK {
 		t.Errorf("satisfy any from the allowed network: got %d, want 200", a.status)
+	}
+	// nginx's access phase stops at the range: the auth service is not asked
+	if r := auth.lastRequest(); r != nil {
+		t.Errorf("satisfy any from the allowed network: the auth service was asked (%s)", r.Header.Get("X-Original-URL"))
 	}
 	if a := n.authDo(t, "GET", "all.test", "/"); a.status != http.StatusUnauthorized {
 		t.Errorf("satisfy all without credentials: got %d, want 401", a.status)
@@ -305,8 +310,12 @@ func TestExternalAuthSatisfy(t *testing.T) {
 	if a := n.authDo(t, "GET", "othernet.test", "/"); a.status != http.StatusUnauthorized {
 		t.Errorf("satisfy any from another network without credentials: got %d, want 401", a.status)
 	}
+	auth.lastRequest()
 	if a := n.authDo(t, "GET", "othernet.test", "/", "X-Test-Auth", "ok"); a.status != http.StatusOK {
 		t.Errorf("satisfy any from another network, signed in: got %d, want 200", a.status)
+	}
+	if r := auth.lastRequest(); r == nil {
+		t.Error("satisfy any from another network: the auth service was not asked")
 	}
 }
 
