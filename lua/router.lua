@@ -159,6 +159,9 @@ local keep_route = false
 -- location and of EVERY_PHASE_LOCATION in bytes (0: none), which nginx
 -- checks itself: a route with that limit needs no check of its own.
 local location_body_limit
+-- relative_location: the named location with absolute_redirect off (the
+-- routes of hosts with app-root), where the app-root redirect is answered.
+local relative_location
 -- counts_connections: a route of this worker has limit-connections, so
 -- that log() must look for a request to end (nothing else sets
 -- $kubectl_ingress_conn_key).
@@ -173,6 +176,9 @@ function _M.init_worker(opts)
   set_labels_always = opts.labels == true
   keep_route = opts.keep_route == true
   location_body_limit = tonumber(opts.body_limit)
+  if type(opts.relative_redirects) == "string" then
+    relative_location = opts.relative_redirects
+  end
   local size = tonumber(opts.cache) or DEFAULT_CACHE
   resolved_max = size
   local c, err = lrucache.new(size)
@@ -819,6 +825,11 @@ function _M.rewrite()
   end
   local uri = ngx_var.uri
   if c.app_root and uri == "/" then
+    -- relative, as the classic server's (absolute_redirect off there):
+    -- from the named location that has it off
+    if relative_location and ngx_var.kubectl_ingress_error_shape ~= relative_location then
+      return ngx.exec(relative_location)
+    end
     return ngx_redirect(c.app_root, 302)
   end
   local r, auto = match(c, uri)

@@ -340,7 +340,7 @@ func hostRoutesOf(c *model.Config, s *model.Server) (HostRoutes, encodedShape) {
 		}
 	}
 	for _, i := range model.LocationOrder(s.Locations) {
-		p := routePath(c, &s.Locations[i], exact)
+		p := routePath(c, s, &s.Locations[i], exact)
 		if p.Settings.AuthScope != "" {
 			p.Settings.AuthScope = s.Hostname + " " + p.Settings.AuthScope
 		}
@@ -371,7 +371,7 @@ func matchers(l *model.Location, exact map[string]bool) []RouteMatcher {
 	return out
 }
 
-func routePath(c *model.Config, l *model.Location, exact map[string]bool) RoutePath {
+func routePath(c *model.Config, srv *model.Server, l *model.Location, exact map[string]bool) RoutePath {
 	g := &c.Global
 	st := l.Settings
 	p := RoutePath{
@@ -433,7 +433,7 @@ func routePath(c *model.Config, l *model.Location, exact map[string]bool) RouteP
 		rs.LimitRateAfter = *st.Limits.RateAfter
 	}
 	rs.Limits = routeLimits(g, l)
-	shape := model.ShapeOf(c, l)
+	shape := model.ShapeOf(c, srv, l)
 	rs.Shape = shape.Location()
 	rs.StreamBody = shape.StreamsBody(g)
 	rs.ServerName = shape.Protocol == "FCGI"
@@ -490,6 +490,9 @@ func fallbackPath(c *model.Config, s *model.Server) RoutePath {
 		AccessLogOff:   s.Hostname == model.CatchAllHost && !g.Logging.DefaultBackend,
 	}
 	p.Settings.BodyLimit = BodyLimit(g.ProxyBodySize, "")
+	if s.AppRoot != "" {
+		p.Settings.Shape = model.RelativeRedirectsShape.Location()
+	}
 	if (s.TLS && g.SSLRedirect) || (g.Redirects.ForceSSLRedirect && s.Hostname != model.CatchAllHost) {
 		p.Settings.HTTPSRedirect = httpRedirectCode(g)
 		p.Settings.PreserveTrailingSlash = g.PreserveTrailingSlash

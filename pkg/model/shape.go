@@ -71,12 +71,24 @@ type LocationShape struct {
 	// X-Format and the route's Ingress, Service and port in headers, as
 	// the classic location's.
 	Unavailable bool
+	// RelativeRedirects is true for the locations of a server with
+	// app-root, whose classic server block has absolute_redirect off: a
+	// Location that starts with "/" (nginx's redirects, the backend's) is
+	// sent as it is, where nginx otherwise makes it absolute (scheme, host
+	// and port). RelativeRedirectsShape is the shape of a route with
+	// nothing else.
+	RelativeRedirects bool
 }
 
-// ShapeOf returns the shape of l in c.
-func ShapeOf(c *Config, l *Location) LocationShape {
+// RelativeRedirectsShape is the shape of a route of a server with app-root
+// that has no other (the default backend's "/" of a host without one).
+var RelativeRedirectsShape = LocationShape{RelativeRedirects: true}
+
+// ShapeOf returns the shape of l, a location of server srv, in c.
+func ShapeOf(c *Config, srv *Server, l *Location) LocationShape {
 	g := &c.Global
 	s := LocationShape{Auth: c.AuthOf(l), Snippet: l.Settings.Snippet, Errors: ErrorPages{Codes: l.Settings.ErrorPages.Codes, Intercept: l.Settings.ErrorPages.Intercept}}
+	s.RelativeRedirects = srv.AppRoot != ""
 	if len(s.Errors.Codes) == 0 {
 		s.Errors = ErrorPages{}
 	}
@@ -119,9 +131,10 @@ func ShapeOf(c *Config, l *Location) LocationShape {
 	// written in the location only (neither has an http-level line): the
 	// location's whole value
 	out.ConnectionHeader = p.ConnectionHeader
-	if r := p.Redirect; r != nil && !r.Off && !r.Default && !s.isGRPC() && s.Protocol != "FCGI" {
-		// "default" needs a proxy_pass without variables: its host is
-		// classic (nginxconf's classicLocationSettings)
+	if r := p.Redirect; r != nil && !s.isGRPC() && s.Protocol != "FCGI" {
+		// off and default too: a named location of the router proxies
+		// through a variable, where nginx has no implicit default and
+		// refuses "default" (nginxconf writes what it stands for)
 		out.Redirect = r
 	}
 	if s.StreamsBody(g) {
@@ -254,6 +267,9 @@ func (s LocationShape) Settings() []string {
 	if s.ModSecurity != nil {
 		out = append(out, "enable-modsecurity")
 	}
+	if s.RelativeRedirects {
+		out = append(out, "app-root (relative redirects)")
+	}
 	return out
 }
 
@@ -288,6 +304,9 @@ func (s LocationShape) otherKey() string {
 	}
 	if s.ModSecurity != nil {
 		k += fmt.Sprintf("\x00modsecurity\x00%+v", *s.ModSecurity)
+	}
+	if s.RelativeRedirects {
+		k += "\x00relative-redirects"
 	}
 	return k
 }

@@ -18,29 +18,29 @@ func TestShapeOf(t *testing.T) {
 	}
 	on, off := true, false
 	tries := 1
-	if got := ShapeOf(&Config{Global: g}, loc(ProxySettings{})).Location(); got != "" {
+	if got := ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{})).Location(); got != "" {
 		t.Errorf("no settings: shape %q, want the router's own location", got)
 	}
-	same := ShapeOf(&Config{Global: g}, loc(ProxySettings{Buffering: &g.ProxyBuffering, BufferSize: g.ProxyBufferSize, NextUpstream: g.ProxyNextUpstream}))
+	same := ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{Buffering: &g.ProxyBuffering, BufferSize: g.ProxyBufferSize, NextUpstream: g.ProxyNextUpstream}))
 	if got := same.Location(); got != "" {
 		t.Errorf("the ConfigMap's values: shape %q, want none", got)
 	}
-	errors := ShapeOf(&Config{Global: g}, loc(ProxySettings{}, 404, 503))
+	errors := ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{}, 404, 503))
 	if got := errors.Location(); got != "@kubectl_ingress_errors_i_404_503" {
 		t.Errorf("custom-http-errors: %q", got)
 	}
-	tuned := ShapeOf(&Config{Global: g}, loc(ProxySettings{Buffering: &on, BufferSize: "16k", NextUpstreamTries: &tries}))
+	tuned := ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{Buffering: &on, BufferSize: "16k", NextUpstreamTries: &tries}))
 	name := tuned.Location()
 	if !strings.HasPrefix(name, "@kubectl_ingress_shape_") || len(name) != len("@kubectl_ingress_shape_")+16 {
 		t.Errorf("proxy tuning: %q, want @kubectl_ingress_shape_ and 16 hex digits", name)
 	}
-	if again := ShapeOf(&Config{Global: g}, loc(ProxySettings{BufferSize: "16k", NextUpstreamTries: &tries, Buffering: &on})).Location(); again != name {
+	if again := ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{BufferSize: "16k", NextUpstreamTries: &tries, Buffering: &on})).Location(); again != name {
 		t.Errorf("the same settings: %q, want %q", again, name)
 	}
-	if other := ShapeOf(&Config{Global: g}, loc(ProxySettings{Buffering: &on, BufferSize: "32k", NextUpstreamTries: &tries})).Location(); other == name {
+	if other := ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{Buffering: &on, BufferSize: "32k", NextUpstreamTries: &tries})).Location(); other == name {
 		t.Errorf("another buffer size shares the location %q", other)
 	}
-	both := ShapeOf(&Config{Global: g}, loc(ProxySettings{Buffering: &on, BufferSize: "16k", NextUpstreamTries: &tries}, 404))
+	both := ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{Buffering: &on, BufferSize: "16k", NextUpstreamTries: &tries}, 404))
 	if got := both.Location(); !strings.HasPrefix(got, "@kubectl_ingress_shape_") || got == name {
 		t.Errorf("error pages and tuning: %q, want another shape than the tuning's alone (%q)", got, name)
 	}
@@ -49,47 +49,58 @@ func TestShapeOf(t *testing.T) {
 		t.Errorf("settings %q, want %q", got, want)
 	}
 
+	// app-root: every location of its server has relative redirects,
+	// alone the shared RelativeRedirectsShape, with other settings a
+	// shape of its own
+	rooted := &Server{AppRoot: "/app"}
+	if got := ShapeOf(&Config{Global: g}, rooted, loc(ProxySettings{})); got.Location() != RelativeRedirectsShape.Location() || got.Location() == "" {
+		t.Errorf("app-root alone: %q, want RelativeRedirectsShape's %q", got.Location(), RelativeRedirectsShape.Location())
+	}
+	if got := ShapeOf(&Config{Global: g}, rooted, loc(ProxySettings{}, 404)).Location(); got == RelativeRedirectsShape.Location() || got == ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{}, 404)).Location() {
+		t.Errorf("app-root and error pages: %q, want a shape of its own", got)
+	}
+
 	// External authentication: its own shape per distinct auth service
 	// and settings, with the internal location and sign-in of its hash;
 	// the ConfigMap's global-auth-url too, unless the location opts out.
 	authed := &Config{Global: g}
 	withAuth := loc(ProxySettings{})
 	withAuth.Settings.ExternalAuth = &ExternalAuth{URL: "http://auth.example/check", Host: "auth.example"}
-	a := ShapeOf(authed, withAuth)
+	a := ShapeOf(authed, &Server{}, withAuth)
 	if h := a.Hash(); a.Location() != "@kubectl_ingress_shape_"+h || a.AuthPath() != "/_kubectl_ingress_auth_"+h || a.AuthSignin() != "@kubectl_ingress_signin_"+h {
 		t.Errorf("auth-url: %q %q %q", a.Location(), a.AuthPath(), a.AuthSignin())
 	}
 	other := loc(ProxySettings{})
 	other.Settings.ExternalAuth = &ExternalAuth{URL: "http://auth.example/other", Host: "auth.example"}
-	if ShapeOf(authed, other).Location() == a.Location() {
+	if ShapeOf(authed, &Server{}, other).Location() == a.Location() {
 		t.Error("another auth URL shares the shape")
 	}
 	global := &Config{Global: g}
 	global.Global.GlobalAuth = ExternalAuth{URL: "http://auth.example/check", Host: "auth.example"}
-	if got := ShapeOf(global, loc(ProxySettings{})).Location(); got != a.Location() {
+	if got := ShapeOf(global, &Server{}, loc(ProxySettings{})).Location(); got != a.Location() {
 		t.Errorf("global-auth-url: %q, want the shape of the same auth-url %q", got, a.Location())
 	}
 	optedOut := loc(ProxySettings{})
 	optedOut.Settings.GlobalAuthOff = true
-	if got := ShapeOf(global, optedOut).Location(); got != "" {
+	if got := ShapeOf(global, &Server{}, optedOut).Location(); got != "" {
 		t.Errorf("enable-global-auth false: %q, want no shape", got)
 	}
 
 	// A streamed body carries the route's limit (or the ConfigMap's):
 	// nginx checks it as it reads the body.
-	streamed := ShapeOf(&Config{Global: g}, loc(ProxySettings{RequestBuffering: &off}))
+	streamed := ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{RequestBuffering: &off}))
 	if !streamed.StreamsBody(&g) || streamed.Proxy.BodySize != g.ProxyBodySize {
 		t.Errorf("request buffering off: streams %v, body size %q, want true and the ConfigMap's %q", streamed.StreamsBody(&g), streamed.Proxy.BodySize, g.ProxyBodySize)
 	}
-	if s := ShapeOf(&Config{Global: g}, loc(ProxySettings{RequestBuffering: &off, BodySize: "8m"})); s.Proxy.BodySize != "8m" || s.Location() == streamed.Location() {
+	if s := ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{RequestBuffering: &off, BodySize: "8m"})); s.Proxy.BodySize != "8m" || s.Location() == streamed.Location() {
 		t.Errorf("request buffering off, 8m: body size %q, location %q (the 1m one is %q)", s.Proxy.BodySize, s.Location(), streamed.Location())
 	}
-	if s := ShapeOf(&Config{Global: g}, loc(ProxySettings{BodySize: "8m"})); s.Location() != "" || s.StreamsBody(&g) {
+	if s := ShapeOf(&Config{Global: g}, &Server{}, loc(ProxySettings{BodySize: "8m"})); s.Location() != "" || s.StreamsBody(&g) {
 		t.Errorf("a body size with request buffering on: shape %q, want none (the router checks it)", s.Location())
 	}
 	unbuffered := g
 	unbuffered.ProxyRequestBuffering = false
-	if s := ShapeOf(&Config{Global: unbuffered}, loc(ProxySettings{})); !s.StreamsBody(&unbuffered) || s.Proxy.BodySize != g.ProxyBodySize || s.Location() == "" {
+	if s := ShapeOf(&Config{Global: unbuffered}, &Server{}, loc(ProxySettings{})); !s.StreamsBody(&unbuffered) || s.Proxy.BodySize != g.ProxyBodySize || s.Location() == "" {
 		t.Errorf("the ConfigMap's request buffering off: shape %+v, want a streamed body with the ConfigMap's limit", s)
 	}
 }
@@ -108,26 +119,26 @@ func TestShapeOfSnippet(t *testing.T) {
 			SubFilterOnce: once, Translated: map[string]int{"add_header": 1, "sub_filter_once": 1}}
 		return &Location{Path: "/", Settings: &LocationSettings{Snippet: sn, ErrorPages: ErrorPages{Codes: codes}}}
 	}
-	a := ShapeOf(c, snippet("a", &on)).Location()
+	a := ShapeOf(c, &Server{}, snippet("a", &on)).Location()
 	if !strings.HasPrefix(a, "@kubectl_ingress_shape_") {
 		t.Fatalf("a snippet: shape %q", a)
 	}
 	onAgain := true
-	if b := ShapeOf(c, snippet("b", &onAgain)).Location(); b != a {
+	if b := ShapeOf(c, &Server{}, snippet("b", &onAgain)).Location(); b != a {
 		t.Errorf("the same snippet on another Ingress: %q, want %q", b, a)
 	}
-	if other := ShapeOf(c, snippet("a", &off)).Location(); other == a {
+	if other := ShapeOf(c, &Server{}, snippet("a", &off)).Location(); other == a {
 		t.Errorf("sub_filter_once off shares the shape of on: %q", other)
 	}
-	if errs := ShapeOf(c, snippet("a", &on, 404)).Location(); errs == a || errs == "@kubectl_ingress_errors_n_404" {
+	if errs := ShapeOf(c, &Server{}, snippet("a", &on, 404)).Location(); errs == a || errs == "@kubectl_ingress_errors_n_404" {
 		t.Errorf("a snippet with error pages: %q", errs)
 	}
 	want := []string{"configuration-snippet (add_header, sub_filter_once)"}
-	if got := ShapeOf(c, snippet("a", &on)).Settings(); !slices.Equal(got, want) {
+	if got := ShapeOf(c, &Server{}, snippet("a", &on)).Settings(); !slices.Equal(got, want) {
 		t.Errorf("settings %q, want %q", got, want)
 	}
 	// the shapes without a snippet keep their names
-	if got := ShapeOf(c, &Location{Settings: &LocationSettings{ErrorPages: ErrorPages{Codes: []int{404}}}}).Location(); got != "@kubectl_ingress_errors_n_404" {
+	if got := ShapeOf(c, &Server{}, &Location{Settings: &LocationSettings{ErrorPages: ErrorPages{Codes: []int{404}}}}).Location(); got != "@kubectl_ingress_errors_n_404" {
 		t.Errorf("error pages alone: %q", got)
 	}
 
@@ -166,16 +177,17 @@ func TestShapeOfSnippet(t *testing.T) {
 // until it has a sample below and is part of Hash and Location.
 func TestShapeKeyCoversFields(t *testing.T) {
 	samples := map[string]func(s *LocationShape){
-		"Errors":      func(s *LocationShape) { s.Errors = ErrorPages{Codes: []int{404}, Intercept: true} },
-		"Proxy":       func(s *LocationShape) { s.Proxy.BufferSize = "24k" },
-		"Auth":        func(s *LocationShape) { s.Auth = &ExternalAuth{URL: "http://auth.example/"} },
-		"Snippet":     func(s *LocationShape) { off := false; s.Snippet = &Snippet{ServerTokens: &off} },
-		"Protocol":    func(s *LocationShape) { s.Protocol = "GRPC" },
-		"ProxySSL":    func(s *LocationShape) { s.Protocol, s.ProxySSL = "HTTPS", &ProxySSL{Verify: true} },
-		"FastCGI":     func(s *LocationShape) { s.Protocol, s.FastCGI = "FCGI", &FastCGI{Index: "index.php"} },
-		"Mirror":      func(s *LocationShape) { s.Mirror = &Mirror{Scheme: "http", HostPort: "m:80", Host: "m"} },
-		"Unavailable": func(s *LocationShape) { s.Unavailable = true },
-		"ModSecurity": func(s *LocationShape) { s.ModSecurity = &LocationModSecurity{Enable: true} },
+		"Errors":            func(s *LocationShape) { s.Errors = ErrorPages{Codes: []int{404}, Intercept: true} },
+		"Proxy":             func(s *LocationShape) { s.Proxy.BufferSize = "24k" },
+		"Auth":              func(s *LocationShape) { s.Auth = &ExternalAuth{URL: "http://auth.example/"} },
+		"Snippet":           func(s *LocationShape) { off := false; s.Snippet = &Snippet{ServerTokens: &off} },
+		"Protocol":          func(s *LocationShape) { s.Protocol = "GRPC" },
+		"ProxySSL":          func(s *LocationShape) { s.Protocol, s.ProxySSL = "HTTPS", &ProxySSL{Verify: true} },
+		"FastCGI":           func(s *LocationShape) { s.Protocol, s.FastCGI = "FCGI", &FastCGI{Index: "index.php"} },
+		"Mirror":            func(s *LocationShape) { s.Mirror = &Mirror{Scheme: "http", HostPort: "m:80", Host: "m"} },
+		"Unavailable":       func(s *LocationShape) { s.Unavailable = true },
+		"RelativeRedirects": func(s *LocationShape) { s.RelativeRedirects = true },
+		"ModSecurity":       func(s *LocationShape) { s.ModSecurity = &LocationModSecurity{Enable: true} },
 	}
 	// the proxy fields a shape carries (ShapeOf), each in tuningKey
 	proxy := map[string]func(p *ProxySettings){

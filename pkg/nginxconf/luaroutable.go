@@ -30,7 +30,7 @@ import (
 // proxy-max-temp-file-size, proxy-http-version, proxy-next-upstream(-tries,
 // -timeout), proxy-cookie-domain, proxy-cookie-path,
 // client-body-buffer-size, connection-proxy-header, proxy-redirect-from
-// and -to (but "default"), mirror-target (an internal location per
+// and -to, mirror-target (an internal location per
 // distinct mirror), a default-backend answering for a Service without
 // endpoints, proxy-ssl-* (the TLS lines and an upstream block per distinct
 // setting, as the classic writer's), auth-url, backend-protocol GRPC, GRPCS
@@ -95,12 +95,6 @@ var classicLocationSettings = []struct {
 		return st.BasicAuth != nil && c.AuthOf(l) != nil
 	}},
 	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
-	{"proxy-redirect-from", func(_ *model.Config, l *model.Location) bool {
-		// "default" needs a proxy_pass without variables; any other is
-		// the shape's proxy_redirect
-		r := l.Settings.Proxy.Redirect
-		return r != nil && r.Default
-	}},
 }
 
 // classicDetails name, for a row of classicLocationSettings, what of the

@@ -47,10 +47,11 @@ func TestLuaRoutable(t *testing.T) {
 		{name: "proxy tuning: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Proxy: model.ProxySettings{Buffering: new(true), RequestBuffering: new(false), BufferSize: "16k",
 				NextUpstream: []string{"off"}, HTTPVersion: "1.0", ClientBodyBufferSize: "1m"}})}}},
-		{name: "proxy-redirect and connection-proxy-header: a shape location, but proxy-redirect default", server: model.Server{Hostname: "a", Locations: []model.Location{
+		{name: "proxy-redirect (default and off too) and connection-proxy-header: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Proxy: model.ProxySettings{Redirect: &model.TextRewrite{From: "http://in/", To: "/"}, ConnectionHeader: "keep-alive"}}),
 			{Path: "/d", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{Proxy: model.ProxySettings{Redirect: &model.TextRewrite{Default: true}}}},
-		}}, want: []string{"proxy-redirect-from on Ingress team/other"}},
+			{Path: "/o", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{Proxy: model.ProxySettings{Redirect: &model.TextRewrite{Off: true}}}},
+		}}},
 		{name: "global auth: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{})}},
 			global: func(g *model.Global) { g.GlobalAuth.URL = "http://auth.example/" }},
 		{name: "satisfy any between source ranges and one authentication", server: model.Server{Hostname: "a", Locations: []model.Location{
@@ -205,7 +206,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"MaxTempFileSize": "lua", "NextUpstream": "lua",
 			"NextUpstreamTries": "lua", "NextUpstreamTimeout": "lua",
 			"HTTPVersion": "lua", "CookieDomain": "lua", "CookiePath": "lua",
-			"RedirectFrom": "model", "RedirectTo": "model", "Redirect": "proxy-redirect-from",
+			"RedirectFrom": "model", "RedirectTo": "model", "Redirect": "lua",
 			"ClientBodyBufferSize": "lua", "ConnectionHeader": "lua",
 		},
 		reflect.TypeOf(model.RateLimits{}): {

@@ -104,12 +104,15 @@ func (sc *LuaSplitCache) Split(c *model.Config) *LuaSplit {
 
 func newServerSplit(c *model.Config, s *model.Server) *serverSplit {
 	e := &serverSplit{host: s.Hostname, locations: s.Locations, reasons: LuaRoutable(c, s)}
+	addShape := func(shape model.LocationShape) {
+		if e.shapes == nil {
+			e.shapes = map[string]model.LocationShape{}
+		}
+		e.shapes[shape.Location()] = shape
+	}
 	for j := range s.Locations {
-		if shape := model.ShapeOf(c, &s.Locations[j]); shape.Location() != "" {
-			if e.shapes == nil {
-				e.shapes = map[string]model.LocationShape{}
-			}
-			e.shapes[shape.Location()] = shape
+		if shape := model.ShapeOf(c, s, &s.Locations[j]); shape.Location() != "" {
+			addShape(shape)
 		}
 		v := s.Locations[j].Settings.Proxy.BodySize
 		if v == "" {
@@ -208,7 +211,12 @@ func luaLocations(c *model.Config, entries []*serverSplit, isClassic []bool) ([]
 	g := c.Global.ProxyBodySize
 	best, bestBytes := g, sizeOf(g)
 	zero := ""
-	seen := map[string]model.LocationShape{}
+	// the routes of a host with app-root that have no other shape (and
+	// its app-root redirect) are served there: always written, so that
+	// app-root on a Lua-routed host is as dynamic as any setting of the
+	// router's own location
+	relative := model.RelativeRedirectsShape
+	seen := map[string]model.LocationShape{relative.Location(): relative}
 	for i, e := range entries {
 		if isClassic[i] {
 			continue

@@ -150,7 +150,8 @@ func writeRouterWorker(w *confWriter) {
 // host entry and route for the log phase (the request metrics read them);
 // the client_max_body_size
 // of the router's location in bytes, which nginx checks itself (-1: the
-// router's server is not written).
+// router's server is not written); the named location with
+// absolute_redirect off that answers a host's app-root redirect.
 func routerWorkerOptions(w *confWriter) string {
 	bodyLimit := int64(-1)
 	if w.routerBodyMax != nil {
@@ -164,7 +165,8 @@ func routerWorkerOptions(w *confWriter) string {
 		", server_name = " + strconv.FormatBool(w.routerServerName(w.global().Logging.FormatUpstream)) +
 		", labels = " + strconv.FormatBool(w.routerLabels()) +
 		", keep_route = " + strconv.FormatBool(w.monitor) +
-		", body_limit = " + strconv.FormatInt(bodyLimit, 10) + " }"
+		", body_limit = " + strconv.FormatInt(bodyLimit, 10) +
+		", relative_redirects = " + strconv.Quote(model.RelativeRedirectsShape.Location()) + " }"
 }
 
 // routerLabels says whether every route must set luaLocationVars: the
@@ -251,8 +253,9 @@ func writeRouterVarMaps(w *confWriter, c *model.Config, shapes []model.LocationS
 }
 
 // writeLuaServer writes the default server of the Lua router. Its
-// redirects are made absolute by the router where the classic server's
-// would be (absolute_redirect off here: a host with app-root has it off).
+// redirects are absolute as the classic server's (nginx's absolute_redirect
+// on), but in the shape locations with RelativeRedirects, which serve the
+// hosts with app-root (their classic server has it off).
 // Besides the router's location it has, for the routes with
 // custom-http-errors, one named location per distinct set of codes (the
 // router's location with the set's error_page lines, which the router
@@ -266,7 +269,6 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	w.line("server_name", w.q(serverName(model.CatchAllHost)))
 	writeDefaultListen(w, c, o)
 	writeServerBlocking(w, &c.Global)
-	w.line("absolute_redirect", "off")
 	// $proxy_upstream_name is "-" in each router location, not in the
 	// server: an auth subrequest shares the request's variables and runs
 	// the server's rewrite phase, which would reset it
@@ -370,6 +372,9 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	// ConfigMap's where it has none), as writeLocationClient writes it in
 	// an Ingress's location; the router sets the rate itself ($limit_rate).
 	w.line("limit_rate_after", "$kubectl_ingress_limit_rate_after")
+	if shape != nil && shape.RelativeRedirects {
+		w.line("absolute_redirect", "off")
+	}
 	switch {
 	case shape != nil && shape.Proxy.BodySize != "":
 		// a streamed body: nginx checks the route's limit as it reads it
@@ -475,7 +480,8 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 		w.line("proxy_pass", "https://"+balancerUpstream(ps, protocol))
 	default:
 		if named {
-			w.line("proxy_pass", "$kubectl_ingress_upstream_scheme://upstream_balancer")
+			w.line("proxy_pass", luaSchemeUpstream)
+			writeVariablePassRedirect(w, shape)
 		} else {
 			// A variable in proxy_pass costs every request its evaluation
 			// and a search of the upstream blocks by name: a route with
@@ -484,11 +490,30 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 			w.line("proxy_pass", "http://upstream_balancer")
 		}
 	}
-	if shape != nil && shape.Proxy.Redirect != nil {
+	if shape != nil && shape.Proxy.Redirect != nil && (!named || protocol == "HTTPS") {
 		// after proxy_pass; model.ShapeOf sets it for proxy_pass only
 		writeTextRewrite(w, "proxy_redirect", *shape.Proxy.Redirect)
 	}
 	w.close()
+}
+
+// luaSchemeUpstream is the proxy_pass of the router's named locations:
+// the scheme the router chose towards the upstream balancer.
+const luaSchemeUpstream = "$kubectl_ingress_upstream_scheme://upstream_balancer"
+
+// writeVariablePassRedirect writes the proxy_redirect of a named location
+// whose proxy_pass is luaSchemeUpstream as a classic location's behaves:
+// nginx gives a proxy_pass without variables an implicit "proxy_redirect
+// default" (its URL and "/" → "/"), gives one with variables none, and
+// refuses "default" beside it; so "default", or no proxy-redirect-from,
+// is written as what it stands for, and "off" or a from/to pair as they
+// are.
+func writeVariablePassRedirect(w *confWriter, shape *model.LocationShape) {
+	if shape != nil && shape.Proxy.Redirect != nil && !shape.Proxy.Redirect.Default {
+		writeTextRewrite(w, "proxy_redirect", *shape.Proxy.Redirect)
+		return
+	}
+	w.line("proxy_redirect", luaSchemeUpstream+"/", "/")
 }
 
 // writeShapeSnippet writes the configuration-snippet of a shape location

@@ -206,7 +206,7 @@ func TestNGINXConfLuaCatchAllClassic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`server_name "h1.example.com";`, "lua_shared_dict routes_data 16m;", "lua_regex_cache_max_entries 4096;", "router.init_worker({ cache = 5, server_name = false, labels = false, keep_route = false, body_limit = -1 })"} {
+	for _, want := range []string{`server_name "h1.example.com";`, "lua_shared_dict routes_data 16m;", "lua_regex_cache_max_entries 4096;", "router.init_worker({ cache = 5, server_name = false, labels = false, keep_route = false, body_limit = -1, relative_redirects = \"@kubectl_ingress_shape_"} {
 		if !bytes.Contains(conf, []byte(want)) {
 			t.Errorf("nginx.conf has no %q", want)
 		}
@@ -272,15 +272,15 @@ func TestRouterInitWorkerArgs(t *testing.T) {
 		o      ConfOptions
 		want   string
 	}{
-		{model.DefaultLogFormatUpstream, DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = false, body_limit = 1048576 })"},
-		{"$remote_addr $server_name $status", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = true, labels = false, keep_route = false, body_limit = 1048576 })"},
-		{"$remote_addr ${namespace}/$ingress_name", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = true, keep_route = false, body_limit = 1048576 })"},
-		{"$remote_addr $location_path", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = true, keep_route = false, body_limit = 1048576 })"},
-		{"$remote_addr $service_port $server_name", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = true, labels = true, keep_route = false, body_limit = 1048576 })"},
-		{"$remote_addr $namespaces", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = false, body_limit = 1048576 })"},
+		{model.DefaultLogFormatUpstream, DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = false, body_limit = 1048576, relative_redirects = \"@kubectl_ingress_shape_"},
+		{"$remote_addr $server_name $status", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = true, labels = false, keep_route = false, body_limit = 1048576, relative_redirects = \"@kubectl_ingress_shape_"},
+		{"$remote_addr ${namespace}/$ingress_name", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = true, keep_route = false, body_limit = 1048576, relative_redirects = \"@kubectl_ingress_shape_"},
+		{"$remote_addr $location_path", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = true, keep_route = false, body_limit = 1048576, relative_redirects = \"@kubectl_ingress_shape_"},
+		{"$remote_addr $service_port $server_name", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = true, labels = true, keep_route = false, body_limit = 1048576, relative_redirects = \"@kubectl_ingress_shape_"},
+		{"$remote_addr $namespaces", DefaultConfOptions(), "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = false, body_limit = 1048576, relative_redirects = \"@kubectl_ingress_shape_"},
 		// the request metrics take them from the route (monitor.lua),
 		// which every request leaves for the log phase
-		{model.DefaultLogFormatUpstream, metrics, "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = true, body_limit = 1048576 })"},
+		{model.DefaultLogFormatUpstream, metrics, "router.init_worker({ cache = 10000, server_name = false, labels = false, keep_route = true, body_limit = 1048576, relative_redirects = \"@kubectl_ingress_shape_"},
 	} {
 		c := *cfg
 		c.Global.Logging.FormatUpstream = tc.format

@@ -106,7 +106,7 @@ func shapeSettings(c *model.Config, name string) string {
 	if c != nil {
 		for i := range c.Servers {
 			for j := range c.Servers[i].Locations {
-				if shape := model.ShapeOf(c, &c.Servers[i].Locations[j]); shape.Location() == name {
+				if shape := model.ShapeOf(c, &c.Servers[i], &c.Servers[i].Locations[j]); shape.Location() == name {
 					return strings.Join(shape.Settings(), ", ")
 				}
 			}

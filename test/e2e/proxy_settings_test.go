@@ -65,7 +65,7 @@ func TestProxyNextUpstream(t *testing.T) {
 			"proxy-next-upstream": "error timeout http_502"})+
 		ingressOf("once", "once.test", "flaky", "2026-01-01T00:00:01Z", map[string]string{
 			"proxy-next-upstream": "error timeout http_502", "proxy-next-upstream-tries": "1"})+
-		ingressOf("default", "default.test", "flaky", "2026-01-01T00:00:02Z", nil))
+		ingressOf("redirect-default", "default.test", "flaky", "2026-01-01T00:00:02Z", nil))
 	n.requireLuaRouted(t, "retry.test", "once.test", "default.test")
 	const requests = 12
 	count := func(host string) (ok, failed int) {
@@ -96,11 +96,17 @@ func TestProxyNextUpstream(t *testing.T) {
 }
 
 // TestProxyCookieAndRedirect: proxy-cookie-path and proxy-cookie-domain
-// rewrite the backend's Set-Cookie, proxy-redirect-from/-to its Location.
+// rewrite the backend's Set-Cookie, proxy-redirect-from/-to its Location
+// (and "default", "off", and nginx's implicit default, in both modes).
 func TestProxyCookieAndRedirect(t *testing.T) {
 	be := handlerBackend(t, "app", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "1", Path: "/one/sub", Domain: "backend.internal"})
-		w.Header().Set("Location", "http://backend:8080/login?next=%2F")
+		if r.URL.Path == "/balancer" {
+			// the URL of nginx's proxy_pass: what "default" rewrites
+			w.Header().Set("Location", "http://upstream_balancer/login")
+		} else {
+			w.Header().Set("Location", "http://backend:8080/login?next=%2F")
+		}
 		w.WriteHeader(http.StatusFound)
 	})
 	n := startNginx(t, serviceOf("app", be)+
@@ -110,8 +116,31 @@ func TestProxyCookieAndRedirect(t *testing.T) {
 			"proxy-redirect-from": "http://backend:8080/",
 			"proxy-redirect-to":   "https://app.test/app/",
 		})+
-		ingressOf("plain", "plain.test", "app", "2026-01-01T00:00:01Z", nil))
-	n.requireLuaRouted(t, "app.test", "plain.test")
+		ingressOf("plain", "plain.test", "app", "2026-01-01T00:00:01Z", nil)+
+		ingressOf("redirect-default", "default.test", "app", "2026-01-01T00:00:02Z", map[string]string{"proxy-redirect-from": "default"})+
+		ingressOf("redirect-off", "off.test", "app", "2026-01-01T00:00:03Z", map[string]string{"proxy-redirect-from": "off"})+
+		ingressOf("cookies", "cookies.test", "app", "2026-01-01T00:00:04Z", map[string]string{"proxy-cookie-path": "/one/ /app/"})+
+		ingressOf("app-root", "root.test", "app", "2026-01-01T00:00:05Z", map[string]string{"app-root": "/start"}))
+	n.requireLuaRouted(t, "app.test", "plain.test", "default.test", "off.test", "cookies.test", "root.test")
+	// proxy_pass http://upstream_balancer has nginx's implicit "proxy_redirect
+	// default" unless the location has proxy_redirect lines of its own
+	// (proxy-redirect-from "off" writes none, as in ingress-nginx); the
+	// "/login" it leaves is made absolute by nginx (absolute_redirect),
+	// but where app-root turns that off
+	absolute := func(host string) string { return "http://" + host + ":" + strconv.Itoa(n.httpPort) + "/login" }
+	for _, tc := range []struct{ host, path, want string }{
+		{"plain.test", "/balancer", absolute("plain.test")},
+		{"default.test", "/balancer", absolute("default.test")},
+		{"cookies.test", "/balancer", absolute("cookies.test")}, // in Lua routing a shape location: the same
+		{"off.test", "/balancer", absolute("off.test")},
+		{"app.test", "/balancer", "http://upstream_balancer/login"}, // its own from/to only
+		{"root.test", "/balancer", "/login"},
+		{"root.test", "/", "/start"}, // app-root's own redirect
+	} {
+		if got := n.rawGet(t, tc.host, tc.path).Header.Get("Location"); got != tc.want {
+			t.Errorf("%s%s: Location %q, want %q", tc.host, tc.path, got, tc.want)
+		}
+	}
 	resp := n.rawGet(t, "app.test", "/")
 	if got, want := resp.Header.Get("Set-Cookie"), "sid=1; Path=/app/sub; Domain=app.test"; got != want {
 		t.Errorf("Set-Cookie %q, want %q", got, want)
