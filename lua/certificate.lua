@@ -188,14 +188,39 @@ local function serve_default()
   return serve("default", cert, key)
 end
 
--- call runs in ssl_certificate_by_lua.
-function _M.call()
+-- routed tells whether the Lua router has a host entry for name: the
+-- exact name (a host or a server-alias), else a "*." name whose one label
+-- stands for name's first, as nginx would find a classic server_name for
+-- it; the catch-all's entry does not count.
+local function routed(name)
+  local dict = ngx.shared.routes_data
+  if not dict then
+    return false
+  end
+  local host = string_lower(name)
+  if host ~= CATCH_ALL and dict:get("v:" .. host) then
+    return true
+  end
+  local label, parent = string_match(host, "^([^.]+)(%..+)$")
+  return label ~= nil and string_match(label, "^[%w_-]+$") ~= nil and dict:get("v:*" .. parent) ~= nil
+end
+
+-- call runs in ssl_certificate_by_lua. reject_unknown (ssl-reject-handshake,
+-- in the Lua router's server) refuses the handshake of a name the router
+-- has no host entry for, and of a client without SNI, as nginx's
+-- ssl_reject_handshake in a classic default server (a classic host's name
+-- never reaches the router's server).
+function _M.call(reject_unknown)
   local name, err = ssl.server_name()
   if not name then
     if err then
       ngx_log(ngx_ERR, "certificate: server name: ", err)
     end
     name = CATCH_ALL -- no SNI: the default certificate
+  end
+  if reject_unknown and not routed(name) then
+    ngx_log(ngx.INFO, "certificate: handshake refused (ssl-reject-handshake): no host ", name)
+    return ngx.exit(ngx.ERROR)
   end
   local pem, id = _M.lookup(name)
   if not pem then

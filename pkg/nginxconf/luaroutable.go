@@ -147,10 +147,6 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 			out = append(out, ClassicReason{Setting: row.setting, Ingress: owner})
 		}
 	}
-	if s.Hostname == model.CatchAllHost && c.Global.TLS.RejectHandshake {
-		// the router's default server serves every Lua-routed host's TLS
-		out = append(out, ClassicReason{Setting: "ssl-reject-handshake"})
-	}
 	for i := range s.Locations {
 		l := &s.Locations[i]
 		for _, row := range classicLocationSettings {

@@ -268,6 +268,15 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	w.open("server")
 	w.line("server_name", w.q(serverName(model.CatchAllHost)))
 	writeDefaultListen(w, c, o)
+	if c.Global.TLS.RejectHandshake {
+		// ssl-reject-handshake: nginx's ssl_reject_handshake here would
+		// refuse every Lua-routed host, which this server serves; the
+		// certificate handler refuses the names no host entry has (a
+		// classic host's name never reaches this server)
+		w.open("ssl_certificate_by_lua_block")
+		w.raw(`certificate.call(true)`)
+		w.close()
+	}
 	writeServerBlocking(w, &c.Global)
 	// $proxy_upstream_name is "-" in each router location, not in the
 	// server: an auth subrequest shares the request's variables and runs

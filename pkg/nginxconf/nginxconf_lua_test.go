@@ -216,6 +216,34 @@ func TestNGINXConfLuaCatchAllClassic(t *testing.T) {
 	}
 }
 
+// TestNGINXConfLuaRejectHandshake: ssl-reject-handshake keeps the hosts
+// Lua-routed; the router's server refuses unknown names in its own
+// certificate handler, never with nginx's ssl_reject_handshake (which
+// would refuse every Lua-routed host), and a classic default server keeps
+// nginx's.
+func TestNGINXConfLuaRejectHandshake(t *testing.T) {
+	snap := luaSnapshot(2)
+	cfg, _ := render.Build(snap, render.DefaultOptions())
+	cfg.Global.TLS.RejectHandshake = true
+	if lua, _ := LuaHosts(cfg); len(lua) != 3 { // with the catch-all
+		t.Fatalf("lua hosts %v, want all", lua)
+	}
+	conf, err := NGINXConfLua(cfg, DefaultConfOptions(), LuaRouting{RoutesDict: 16 << 20, RouteCache: 5, RegexCache: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(conf, []byte("certificate.call(true)")) || bytes.Contains(conf, []byte("ssl_reject_handshake")) {
+		t.Errorf("Lua routing: want the router's server to call certificate.call(true) and no ssl_reject_handshake:\n%s", conf)
+	}
+	classic, err := NGINXConf(cfg, DefaultConfOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(classic, []byte("ssl_reject_handshake on;")) || bytes.Contains(classic, []byte("certificate.call(true)")) {
+		t.Error("classic: want ssl_reject_handshake on in the catch-all server")
+	}
+}
+
 func TestLuaBodyMax(t *testing.T) {
 	for _, tc := range []struct {
 		global string

@@ -32,6 +32,9 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 	w.line(names...)
 	if s.Hostname == model.CatchAllHost {
 		writeDefaultListen(w, c, o)
+		if c.Global.TLS.RejectHandshake {
+			w.line("ssl_reject_handshake", "on")
+		}
 	} else {
 		w.line(append([]string{"listen", w.q(listenAddr(o, o.HTTPPort))}, w.listenOptions()...)...)
 		w.line(httpsListen(w, c, o)...)
@@ -110,9 +113,6 @@ func writeDefaultListen(w *confWriter, c *model.Config, o ConfOptions) {
 	}
 	w.line(append(httpListen, defaults...)...)
 	w.line(append(httpsListen(w, c, o), defaults...)...)
-	if c.Global.TLS.RejectHandshake {
-		w.line("ssl_reject_handshake", "on")
-	}
 }
 
 func quoteAll(w *confWriter, m model.Matcher) []string {

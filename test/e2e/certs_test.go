@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/render"
 )
 
 const certsIngress = `apiVersion: networking.k8s.io/v1
@@ -83,5 +86,68 @@ func TestCertificatesBySNIAndRotation(t *testing.T) {
 	}
 	if after, err := n.inst.WorkerPids(); err != nil || !slices.Equal(before, after) {
 		t.Errorf("worker pids changed from %v to %v (%v): the rotation reloaded nginx", before, after, err)
+	}
+}
+
+// TestRejectHandshake: with ssl-reject-handshake the TLS handshake of a
+// name no Ingress serves fails (without SNI too), and every host's
+// handshake works: with its Secret's certificate, or the default one for a
+// host without TLS; plain HTTP is untouched. In Lua routing the hosts are
+// routed by the router (the check is the certificate handler's, since
+// nginx's ssl_reject_handshake would refuse the router's whole server);
+// adding a host lets its handshake in without a reload.
+func TestRejectHandshake(t *testing.T) {
+	web := startBackend(t, "web", 0)
+	shop, shopCrt := tlsSecretYAML(t, "shop-tls", "shop.example.com")
+	wild, wildCrt := tlsSecretYAML(t, "wild-tls", "*.wild.example.com")
+	exact, _ := tlsSecretYAML(t, "a-tls", "a.wild.example.com")
+	configMap := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ingress-nginx-controller, namespace: ingress-nginx}\n" +
+		"data: {ssl-reject-handshake: \"true\"}\n---\n"
+	plain := ingressOf("plain", "plain.example.com", "web", "2026-01-01T00:00:01Z", nil)
+	rest := configMap + shop + wild + exact + serviceOf("web", web) + certsIngress
+	n := startNginx(t, rest+plain)
+	n.requireLuaRouted(t, "shop.example.com", "*.wild.example.com", "a.wild.example.com", "plain.example.com")
+	before, err := n.inst.WorkerPids()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sni  string
+		want []byte // nil: the default certificate
+	}{
+		{"shop.example.com", shopCrt},
+		{"b.wild.example.com", wildCrt},
+		{"plain.example.com", nil},
+	} {
+		got := n.servedCertificate(t, c.sni)
+		if c.want == nil && got.Subject.CommonName != "Kubernetes Ingress Controller Fake Certificate" {
+			t.Errorf("SNI %s served %q, want the default certificate", c.sni, got.Subject.CommonName)
+		} else if c.want != nil && !sameCert(got.Raw, c.want) {
+			t.Errorf("SNI %s served %v, want the certificate of its Secret", c.sni, got.DNSNames)
+		}
+	}
+	// "" sends no SNI (as an IP address would not)
+	for _, sni := range []string{"other.example.com", "x.y.wild.example.com", "wild.example.com", ""} {
+		if err := n.tryHandshake(sni); err == nil {
+			t.Errorf("SNI %q: the handshake succeeded, want it refused", sni)
+		}
+	}
+	if status, _ := n.get(t, "other.example.com", "/"); status != 404 {
+		t.Errorf("plain HTTP for an unknown host: %d, want the catch-all's 404", status)
+	}
+
+	later := rest + plain + ingressOf("later", "later.example.com", "web", "2026-01-01T00:00:02Z", nil)
+	if e2eRouting(t) == nginxconf.RoutingLua {
+		n.push(t, later) // fails the test if nginx.conf changed
+	} else {
+		n.reloadTo(t, later, render.DefaultOptions())
+	}
+	if err := n.tryHandshake("later.example.com"); err != nil {
+		t.Errorf("SNI later.example.com after its Ingress came: %v", err)
+	}
+	if e2eRouting(t) == nginxconf.RoutingLua {
+		if after, err := n.inst.WorkerPids(); err != nil || !slices.Equal(before, after) {
+			t.Errorf("worker pids changed from %v to %v (%v): a new host reloaded nginx", before, after, err)
+		}
 	}
 }

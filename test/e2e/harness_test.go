@@ -367,6 +367,19 @@ func (n *liveNginx) servedCertificate(t *testing.T, serverName string) *x509.Cer
 	return conn.ConnectionState().PeerCertificates[0]
 }
 
+// tryHandshake does a TLS handshake with SNI serverName ("" for none) and
+// returns its error.
+func (n *liveNginx) tryHandshake(serverName string) error {
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	conn, err := tls.DialWithDialer(d, "tcp", "127.0.0.1:"+strconv.Itoa(n.httpsPort), &tls.Config{
+		ServerName: serverName, InsecureSkipVerify: true,
+	})
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
 // sameCert reports whether der is the certificate in pemBytes.
 func sameCert(der, pemBytes []byte) bool {
 	block, _ := pem.Decode(pemBytes)
