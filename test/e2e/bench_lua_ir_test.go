@@ -6,7 +6,9 @@ package e2e
 // same start and payloads), which do not move with the load of the
 // machine as its CPU time does. Instructions are not time (a cache miss
 // costs more than an instruction): the two figures go together. Run by
-// hack/bench-lua.sh when valgrind is installed.
+// hack/bench-lua.sh when valgrind is installed. BENCH_IR_DIR=DIR keeps the
+// callgrind dumps in DIR; BENCH_TARGETS limits the targets (see
+// balancerTargets).
 
 import (
 	"bytes"
@@ -167,7 +169,12 @@ func BenchmarkLuaBalancersInstructions(b *testing.B) {
 			b.Skip(tool + " is not installed (apt-get install valgrind)")
 		}
 	}
-	dir := b.TempDir()
+	// BENCH_IR_DIR keeps the dumps (cg.<pid>.<n>, one per target and
+	// nginx) for callgrind_annotate
+	dir := os.Getenv("BENCH_IR_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
 	targets := balancerTargets(b, nginxOptions{})
 	pids := map[*liveNginx][]int{}
 	for _, tg := range targets {

@@ -555,6 +555,41 @@ func TestLuaRoutingRequestMetrics(t *testing.T) {
 			t.Errorf("series of %s: %s, want %s", host, got[host], w)
 		}
 	}
+
+	// Every request is counted once, across the worker's flushes to the
+	// shared dict (its timer, every second): 1,500 more requests on
+	// keep-alive connections.
+	const more = 1500
+	client := &http.Client{Timeout: 10 * time.Second}
+	for range more {
+		req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+"/cart/1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = "shop.example.com"
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	var count float64
+	waitFor(t, 10*time.Second, "the count of shop.example.com's requests", func() bool {
+		var series []map[string]any
+		if err := json.Unmarshal([]byte(n.monitor(t)), &series); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range series {
+			if s["host"] == "shop.example.com" && s["status"] == "200" {
+				count, _ = s["requests"].(float64)
+			}
+		}
+		return count >= 1+more
+	})
+	if count != 1+more {
+		t.Errorf("shop.example.com: %v requests counted, want %d", count, 1+more)
+	}
 }
 
 // monitor returns GET /monitor/requests of the status server.
