@@ -499,8 +499,10 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 			w.line("proxy_pass", "http://upstream_balancer")
 		}
 	}
-	if shape != nil && shape.Proxy.Redirect != nil && (!named || protocol == "HTTPS") {
-		// after proxy_pass; model.ShapeOf sets it for proxy_pass only
+	if shape != nil && shape.Proxy.Redirect != nil && protocol == "HTTPS" {
+		// after proxy_pass, which has no variable here ("default" works
+		// as in a classic location); model.ShapeOf sets it for proxy_pass
+		// only, and writeVariablePassRedirect writes the others'
 		writeTextRewrite(w, "proxy_redirect", *shape.Proxy.Redirect)
 	}
 	w.close()
