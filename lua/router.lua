@@ -162,6 +162,9 @@ local location_body_limit
 -- relative_location: the named location with absolute_redirect off (the
 -- routes of hosts with app-root), where the app-root redirect is answered.
 local relative_location
+-- known_shapes: the shape locations of this worker's nginx.conf, by name
+-- (nil: not told, every shape taken as present).
+local known_shapes
 -- counts_connections: a route of this worker has limit-connections, so
 -- that log() must look for a request to end (nothing else sets
 -- $kubectl_ingress_conn_key).
@@ -178,6 +181,12 @@ function _M.init_worker(opts)
   location_body_limit = tonumber(opts.body_limit)
   if type(opts.relative_redirects) == "string" then
     relative_location = opts.relative_redirects
+  end
+  if type(opts.shapes) == "table" then
+    known_shapes = {}
+    for _, name in ipairs(opts.shapes) do
+      known_shapes[name] = true
+    end
   end
   local size = tonumber(opts.cache) or DEFAULT_CACHE
   resolved_max = size
@@ -344,6 +353,14 @@ local function compile(entry)
   local seen_len = {}
   for _, p in ipairs(entry.paths) do
     local route = compile_path(p)
+    if known_shapes and route.error_shape and not known_shapes[route.error_shape] then
+      -- a shape location that this worker's nginx.conf lacks: the entry
+      -- was posted for the nginx.conf of a reload this worker is not
+      -- part of (an old worker still serving a connection, or a new one
+      -- before the controller posted again). ngx.exec would answer 500;
+      -- find() serves the name as if the entry were not there yet
+      c.missing_shape = route.error_shape
+    end
     for _, m in ipairs(p.matchers) do
       local v = m.value
       if m.kind == "exact" then
@@ -412,6 +429,9 @@ local function served(dict, host)
       return nil -- validate.lua refuses an alias of "_", not chains
     end
   end
+  if c and c.missing_shape then
+    return nil -- see compile()
+  end
   return c
 end
 
@@ -434,7 +454,7 @@ local function find_now(host)
       return c
     end
   end
-  return entry(dict, "_")
+  return served(dict, "_")
 end
 
 -- find is find_now, resolved again only once generation gen moved (nil:

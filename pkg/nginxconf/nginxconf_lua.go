@@ -151,7 +151,8 @@ func writeRouterWorker(w *confWriter) {
 // the client_max_body_size
 // of the router's location in bytes, which nginx checks itself (-1: the
 // router's server is not written); the named location with
-// absolute_redirect off that answers a host's app-root redirect.
+// absolute_redirect off that answers a host's app-root redirect; the
+// shape locations (luaShapeNames).
 func routerWorkerOptions(w *confWriter) string {
 	bodyLimit := int64(-1)
 	if w.routerBodyMax != nil {
@@ -166,7 +167,26 @@ func routerWorkerOptions(w *confWriter) string {
 		", labels = " + strconv.FormatBool(w.routerLabels()) +
 		", keep_route = " + strconv.FormatBool(w.monitor) +
 		", body_limit = " + strconv.FormatInt(bodyLimit, 10) +
-		", relative_redirects = " + strconv.Quote(model.RelativeRedirectsShape.Location()) + " }"
+		", relative_redirects = " + strconv.Quote(model.RelativeRedirectsShape.Location()) +
+		", shapes = " + luaShapeNames(w.shapes) + " }"
+}
+
+// luaShapeNames is the Lua list of the shape locations nginx.conf has
+// (sorted, as shapes come): the router serves a host entry that names
+// another as not there yet, since ngx.exec to it would answer 500 (an
+// entry posted for the nginx.conf of a reload that a worker of the
+// previous one, or one before the post, sees).
+func luaShapeNames(shapes []model.LocationShape) string {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range shapes {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(" " + strconv.Quote(shapes[i].Location()))
+	}
+	b.WriteString(" }")
+	return b.String()
 }
 
 // routerLabels says whether every route must set luaLocationVars: the

@@ -55,19 +55,8 @@ func TestBodyWaitKeepsItsBackend(t *testing.T) {
 	// a connection each, so that every worker serves some
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	for range others {
-		req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+"/other", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Host = "beta.test"
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(string(got), "beta ") {
-			t.Fatalf("beta.test: %d %q", resp.StatusCode, got)
+		if status, got := getThrough(t, client, n.httpPort, "beta.test", "/other"); status != http.StatusOK || !strings.HasPrefix(string(got), "beta ") {
+			t.Fatalf("beta.test: %d %q", status, got)
 		}
 	}
 	for i, c := range conns {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -508,6 +509,59 @@ func TestLuaRoutingDropsOneBadHost(t *testing.T) {
 	n.check(t, luaReq{host: "c.example.com", path: "/", status: 200, body: "api /"})
 }
 
+// TestLuaRoutingUnknownShape: a host entry that names a shape location
+// this nginx.conf lacks (posted for the nginx.conf of a reload, while a
+// worker of the previous one still serves a connection) is served as if
+// it were not there yet, by the catch-all (404, or the wildcard that
+// covers it), never 500 (ngx.exec to a missing location); an entry of
+// the same host with a shape nginx.conf has is served again at once.
+func TestLuaRoutingUnknownShape(t *testing.T) {
+	ports := map[string]int{"root": uriBackend(t, "root"), "api": uriBackend(t, "api")}
+	manifests := serviceYAML("root", ports["root"]) + serviceYAML("api", ports["api"]) +
+		luaIngress("a", "a.example.com", false, nil, "Prefix / root") +
+		luaIngress("w", "*.w.example.com", false, nil, "Prefix / api")
+	n := startLuaNginx(t, manifests)
+	var plain luaapi.HostRoutes
+	for _, h := range n.routes {
+		if h.Host == "a.example.com" {
+			plain = h
+		}
+	}
+	if plain.Host == "" {
+		t.Fatalf("routes %+v", n.routes)
+	}
+	entry := func(host, version, shape string) luaapi.HostRoutes {
+		h := plain
+		h.Host, h.Version = host, version
+		h.Paths = slices.Clone(plain.Paths)
+		for i := range h.Paths {
+			h.Paths[i].Settings.Shape = shape
+		}
+		return h
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	missing := "@kubectl_ingress_errors_i_599"
+	post := func(hosts ...luaapi.HostRoutes) {
+		t.Helper()
+		if dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: hosts}); err != nil || len(dropped) > 0 {
+			t.Fatalf("POST routes: %v, dropped %+v", err, dropped)
+		}
+	}
+	post(entry("new.example.com", "1", missing), entry("x.w.example.com", "1", missing))
+	n.check(t, luaReq{host: "new.example.com", path: "/", status: 404})
+	n.check(t, luaReq{host: "x.w.example.com", path: "/x", status: 200, body: "api /x"}) // the wildcard's
+	post(entry("new.example.com", "2", ""))
+	n.check(t, luaReq{host: "new.example.com", path: "/y", status: 200, body: "root /y"})
+	log, err := os.ReadFile(filepath.Join(n.inst.Prefix(), "logs", "error.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(log, []byte("could not find named location")) {
+		t.Errorf("nginx looked for the missing location:\n%s", errorLogTail(log, 2000))
+	}
+}
+
 // TestLuaRoutingPreload: routes written to preload/routes.json before the
 // start (as backends and servers) serve from the first request, before
 // anything is posted.
@@ -562,17 +616,9 @@ func TestLuaRoutingRequestMetrics(t *testing.T) {
 	const more = 1500
 	client := &http.Client{Timeout: 10 * time.Second}
 	for range more {
-		req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+"/cart/1", nil)
-		if err != nil {
-			t.Fatal(err)
+		if status, _ := getThrough(t, client, n.httpPort, "shop.example.com", "/cart/1"); status != http.StatusOK {
+			t.Fatalf("GET http://shop.example.com/cart/1: %d", status)
 		}
-		req.Host = "shop.example.com"
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 	}
 	var count float64
 	waitFor(t, 10*time.Second, "the count of shop.example.com's requests", func() bool {

@@ -101,19 +101,8 @@ func TestIngressNginxControllerMetrics(t *testing.T) {
 	// A new connection per request, so that accepted counts them too.
 	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	for i := 0; i < n; i++ {
-		req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(fc.httpPort)+"/", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Host = "a.example.com"
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatalf("request %d: %v", i, err)
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("request %d: %d", i, resp.StatusCode)
+		if status, _ := getThrough(t, client, fc.httpPort, "a.example.com", "/"); status != 200 {
+			t.Fatalf("request %d: %d", i, status)
 		}
 	}
 	text = scrape(t, srv.URL)
