@@ -10,6 +10,7 @@
 -- (ocsp_stapling.lua).
 local ssl = require("ngx.ssl")
 local stapling = require("ocsp_stapling")
+local util = require("util")
 
 local ngx = ngx
 local ngx_log = ngx.log
@@ -201,8 +202,8 @@ local function routed(name)
   if host ~= CATCH_ALL and dict:get("v:" .. host) then
     return true
   end
-  local label, parent = string_match(host, "^([^.]+)(%..+)$")
-  return label ~= nil and string_match(label, "^[%w_-]+$") ~= nil and dict:get("v:*" .. parent) ~= nil
+  local wildcard = util.wildcard(host)
+  return wildcard ~= nil and dict:get("v:" .. wildcard) ~= nil
 end
 
 -- call runs in ssl_certificate_by_lua. reject_unknown (ssl-reject-handshake,

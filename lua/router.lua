@@ -447,9 +447,9 @@ local function find_now(host)
   if c then
     return c
   end
-  local dot = string_find(host, ".", 2, true)
-  if dot and string_match(string_sub(host, 1, dot - 1), "^[%w_-]+$") then
-    c = served(dict, "*" .. string_sub(host, dot))
+  local wildcard = util.wildcard(host)
+  if wildcard then
+    c = served(dict, wildcard)
     if c then
       return c
     end

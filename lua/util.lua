@@ -357,4 +357,15 @@ function _M.tried_peers(s)
   return set
 end
 
+-- wildcard returns the "*." name that covers host as a classic
+-- server_name of ingress-nginx's "*.": host without its first label, that
+-- label made of letters, digits, "_" and "-"; nil when host has none.
+function _M.wildcard(host)
+  local dot = string_find(host, ".", 2, true)
+  if dot and string_match(string_sub(host, 1, dot - 1), "^[%w_-]+$") then
+    return "*" .. string_sub(host, dot)
+  end
+  return nil
+end
+
 return _M
