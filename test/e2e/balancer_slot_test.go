@@ -53,9 +53,9 @@ func TestBodyWaitKeepsItsBackend(t *testing.T) {
 		conns[i], readers[i] = c, r
 	}
 	// a connection each, so that every worker serves some
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	fresh := &http.Transport{DisableKeepAlives: true}
 	for range others {
-		if status, got := getThrough(t, client, n.httpPort, "beta.test", "/other"); status != http.StatusOK || !strings.HasPrefix(string(got), "beta ") {
+		if status, got := n.do(t, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+"/other", "beta.test", fresh); status != http.StatusOK || !strings.HasPrefix(got, "beta ") {
 			t.Fatalf("beta.test: %d %q", status, got)
 		}
 	}

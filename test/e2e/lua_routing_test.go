@@ -614,10 +614,9 @@ func TestLuaRoutingRequestMetrics(t *testing.T) {
 	// shared dict (its timer, every second): 1,500 more requests on
 	// keep-alive connections.
 	const more = 1500
-	client := &http.Client{Timeout: 10 * time.Second}
 	for range more {
-		if status, _ := getThrough(t, client, n.httpPort, "shop.example.com", "/cart/1"); status != http.StatusOK {
-			t.Fatalf("GET http://shop.example.com/cart/1: %d", status)
+		if status, body := n.get(t, "shop.example.com", "/cart/1"); status != http.StatusOK {
+			t.Fatalf("GET http://shop.example.com/cart/1: %d %q", status, body)
 		}
 	}
 	var count float64

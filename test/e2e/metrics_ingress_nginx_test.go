@@ -99,10 +99,10 @@ func TestIngressNginxControllerMetrics(t *testing.T) {
 	req0, acc0, _, _ := status(text)
 	const n = 25
 	// A new connection per request, so that accepted counts them too.
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	fresh := &http.Transport{DisableKeepAlives: true}
 	for i := 0; i < n; i++ {
-		if status, _ := getThrough(t, client, fc.httpPort, "a.example.com", "/"); status != 200 {
-			t.Fatalf("request %d: %d", i, status)
+		if status, body := fc.getVia(fresh, "a.example.com", "/"); status != 200 {
+			t.Fatalf("request %d: %d %s", i, status, body)
 		}
 	}
 	text = scrape(t, srv.URL)

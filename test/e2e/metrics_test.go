@@ -96,27 +96,6 @@ func scrape(t *testing.T, url string) string {
 	return string(b)
 }
 
-// getThrough sends GET path to nginx on loopback port with Host host
-// through client and returns the status and the body.
-func getThrough(t testing.TB, client *http.Client, port int, host, path string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:"+strconv.Itoa(port)+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = host
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("GET http://%s%s: %v", host, path, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("GET http://%s%s: %v", host, path, err)
-	}
-	return resp.StatusCode, body
-}
-
 func get(t *testing.T, url string) int {
 	t.Helper()
 	resp, err := http.Get(url)
