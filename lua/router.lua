@@ -728,17 +728,21 @@ end
 
 -- check_ranges refuses (403) a client the route's source ranges do not
 -- let in. With satisfy any (the route has an authentication too, and
--- no deny all), one they let in is not asked to authenticate: auth_basic
+-- no deny all), one an allow range lets in is not asked to authenticate: auth_basic
 -- is off and the shape's auth subrequest answers 204 at once; one they
 -- refuse goes on to authenticate, and nginx answers 401 if it does not
 -- (its access phase under satisfy any prefers 401 to 403).
 local function check_ranges(r)
   local ok = in_ranges(r)
   if r.satisfy_any then
+    -- nginx's access module lets a client in by an allow line only: with
+    -- deny lines alone it lets nobody in, and the authentication decides
+    -- for every client
+    local granted = ok and #r.allow > 0
     -- its one authentication: basic, else its shape's auth subrequest
-    if ok and r.basic_auth then
+    if granted and r.basic_auth then
       ngx_var.kubectl_ingress_auth_basic = "off"
-    elseif ok then
+    elseif granted then
       ngx_var.kubectl_ingress_auth_passed = "1"
     end
     return

@@ -303,8 +303,13 @@ func (t *tracer) access(l *model.Location) bool {
 		t.step("access", setting, effect)
 	}
 	ip := t.r.remoteAddr()
+	satisfyAny := st.Satisfy == "any" && !st.Access.DenyAll
 	if rules, setting := t.locationRules(l); len(rules) > 0 {
-		if ok, rule := accessRules(ip, rules); ok {
+		if ok, rule := accessRules(ip, rules); ok && rule == "" && satisfyAny {
+			// nginx's access module lets a client in by an allow line
+			// only: no matching line lets the other checks decide
+			t.step("access", setting, ip+" matches no rule: the authentication decides (satisfy any)")
+		} else if ok {
 			add(pass, 0, "", setting, ip+" is allowed ("+orText(rule, "no rule matches")+")")
 		} else {
 			add(deny, 403, "", setting, ip+" is refused ("+rule+"): 403")
@@ -332,7 +337,7 @@ func (t *tracer) access(l *model.Location) bool {
 		return false
 	}
 	var unless []string
-	if st.Satisfy == "any" && !st.Access.DenyAll {
+	if satisfyAny {
 		status := 0
 		for _, r := range results {
 			switch r.v {

@@ -233,6 +233,11 @@ func TestSettings(t *testing.T) {
 				x.Settings.Access.Allow = []string{"127.0.0.1/32"}
 				x.Settings.Satisfy = "any"
 			}),
+			l("/anydeny", func(x *model.Location) {
+				x.Settings.BasicAuth = &model.BasicAuth{}
+				x.Settings.Access.Deny = []string{"10.0.0.0/8"}
+				x.Settings.Satisfy = "any"
+			}),
 			l("/cors", func(x *model.Location) { x.Settings.CORS = &model.CORS{AllowOrigins: []string{"https://*.ok.com"}} }),
 			l("/empty", func(x *model.Location) { x.Backend = "empty" }),
 			l("/errors", func(x *model.Location) {
@@ -263,6 +268,9 @@ func TestSettings(t *testing.T) {
 		{"basic auth", get("s.com", "/basic"), want{status: 401}},
 		{"satisfy any", get("s.com", "/any"), want{backend: "b"}},
 		{"satisfy any refuses", Request{Host: "s.com", Target: "/any", ClientIP: "10.0.0.1"}, want{status: 401}},
+		// deny lines alone let nobody in: the credentials decide for all
+		{"satisfy any, deny lines alone, not denied", get("s.com", "/anydeny"), want{status: 401}},
+		{"satisfy any, deny lines alone, denied", Request{Host: "s.com", Target: "/anydeny", ClientIP: "10.0.0.1"}, want{status: 401}},
 		{"cors preflight", Request{Method: "OPTIONS", Host: "s.com", Target: "/cors", Headers: []Header{{"Origin", "https://a.ok.com"}}}, want{status: 204}},
 		{"cors preflight other origin", Request{Method: "OPTIONS", Host: "s.com", Target: "/cors", Headers: []Header{{"Origin", "https://a.b.ok.com"}}}, want{backend: "b"}},
 		{"no endpoints", get("s.com", "/empty"), want{status: 503}},

@@ -283,7 +283,8 @@ func TestBasicAuthBothModes(t *testing.T) {
 		ingressOf("small", "small.test", "echo", "2026-01-01T00:00:04Z", auth("proxy-body-size", "1k")) +
 		ingressOf("small-open", "small-open.test", "echo", "2026-01-01T00:00:05Z", map[string]string{"proxy-body-size": "1k"}) +
 		ingressOf("any-in", "any-in.test", "echo", "2026-01-01T00:00:06Z", auth("satisfy", "any", "whitelist-source-range", "127.0.0.1/32")) +
-		ingressOf("any-out", "any-out.test", "echo", "2026-01-01T00:00:07Z", auth("satisfy", "any", "whitelist-source-range", "10.0.0.0/8"))
+		ingressOf("any-out", "any-out.test", "echo", "2026-01-01T00:00:07Z", auth("satisfy", "any", "whitelist-source-range", "10.0.0.0/8")) +
+		ingressOf("any-deny", "any-deny.test", "echo", "2026-01-01T00:00:08Z", auth("satisfy", "any", "denylist-source-range", "10.0.0.0/8"))
 	const realm = `Basic realm="Team area"`
 	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
 		t.Run(mode, func(t *testing.T) {
@@ -309,6 +310,10 @@ func TestBasicAuthBothModes(t *testing.T) {
 				{"satisfy any, other range, no credentials", "any-out.test", "", "", 401, true, false},
 				{"satisfy any, other range, wrong password", "any-out.test", "alice", "guess", 401, true, false},
 				{"satisfy any, other range, right password", "any-out.test", "alice", "secret", 200, false, false},
+				// deny lines alone let nobody in (nginx's access module
+				// grants by an allow line only): the credentials decide
+				{"satisfy any, deny lines alone, no credentials", "any-deny.test", "", "", 401, true, false},
+				{"satisfy any, deny lines alone, right password", "any-deny.test", "alice", "secret", 200, false, false},
 			} {
 				a := getAuth(t, n.httpPort, tc.host, tc.user, tc.pass)
 				_, got := a.got["Authorization"]
