@@ -268,6 +268,7 @@ local function compile_path(p)
     log_off = p.accessLogOff == true,
     https_redirect = tonumber(s.httpsRedirect) or 0,
     preserve = s.preserveTrailingSlash == true,
+    port_in_redirect = s.portInRedirect == true,
     denied = s.denied == true,
     upstream_vhost = str(s.upstreamVhost),
     https_backend = s.backendProtocol == "HTTPS",
@@ -511,15 +512,19 @@ local function match(c, uri)
 end
 
 -- absolute makes a redirect target absolute as nginx's absolute_redirect
--- does for a location of a server without app-root: scheme, $host and the
+-- does for a location of a server without app-root: scheme, the host and,
+-- with the route's use-port-in-redirects (nginx's port_in_redirect), the
 -- port unless it is the scheme's own.
-local function absolute(c, location)
+local function absolute(c, r, location)
   if c.app_root or string_byte(location, 1) ~= SLASH then
     return location -- app-root turns absolute_redirect off in that server
   end
   local scheme = ngx_var.scheme
-  local port = ngx_var.server_port
   local host = ngx_var.host
+  if not r.port_in_redirect then
+    return scheme .. "://" .. host .. location
+  end
+  local port = ngx_var.server_port
   if (scheme == "https" and port == "443") or (scheme == "http" and port == "80") then
     return scheme .. "://" .. host .. location
   end
@@ -903,7 +908,7 @@ function _M.rewrite()
     if args and args ~= "" then
       location = location .. "?" .. args
     end
-    return ngx_redirect(absolute(c, location), 301)
+    return ngx_redirect(absolute(c, r, location), 301)
   end
   set_labels(r)
   https_redirect(r)

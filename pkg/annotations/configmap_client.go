@@ -51,4 +51,6 @@ var clientConfigKeys = []configKeySpec{
 		set: configInt(400, 599, func(g *model.Global) *int { return &g.LimitReqStatusCode })},
 	{Key: "preserve-trailing-slash", Kind: kindBool, Default: "false", Description: "Default of the preserve-trailing-slash annotation: keep the trailing \"/\" of the URI in HTTPS redirects.",
 		set: configBool(func(g *model.Global) *bool { return &g.PreserveTrailingSlash })},
+	{Key: "use-port-in-redirects", Kind: kindBool, Default: "false", Description: "Default of the use-port-in-redirects annotation: name the client's port (but 80 and 443) in the redirects nginx makes absolute.",
+		set: configBool(func(g *model.Global) *bool { return &g.UsePortInRedirects })},
 }

@@ -2,7 +2,7 @@ package annotations
 
 // Per-location settings around proxying: the request body buffer, the
 // Connection header sent to the backend, the access and rewrite logs, and
-// the trailing slash of the HTTPS redirect.
+// the trailing slash of the HTTPS redirect, the port in nginx's redirects.
 
 // The kinds of values of the proxy family.
 const (
@@ -38,4 +38,6 @@ var proxyLocationAnnotations = []annotationSpec{
 		set: annBool(func(s *annotationState) *bool { return &s.out.Location.Logs.Rewrite })},
 	{Name: "preserve-trailing-slash", Kind: kindBool, Default: "ConfigMap preserve-trailing-slash", Description: `Keep the trailing "/" of the URI in the HTTPS redirect (by default https://host/a/ redirects to https://host/a, as in ingress-nginx).`,
 		set: annBoolPtr(func(s *annotationState) **bool { return &s.out.Location.PreserveTrailingSlash })},
+	{Name: "use-port-in-redirects", Kind: kindBool, Default: "ConfigMap use-port-in-redirects", Description: `"true" names the port the client connected to (unless it is 80 for http, 443 for https) in the redirects nginx makes absolute: a backend's or a redirect's Location that starts with "/", the 301 to a path's trailing "/".`,
+		set: annBoolPtr(func(s *annotationState) **bool { return &s.out.Location.UsePortInRedirects })},
 }

@@ -58,6 +58,8 @@ var proxyGoodCases = []annotationCase{
 	{name: "enable-rewrite-log", value: "true", want: func(a *Ingress) { a.Location.Logs.Rewrite = true }},
 	{name: "preserve-trailing-slash", value: "true", want: func(a *Ingress) { a.Location.PreserveTrailingSlash = boolp(true) }},
 	{name: "preserve-trailing-slash", value: "false", want: func(a *Ingress) { a.Location.PreserveTrailingSlash = boolp(false) }},
+	{name: "use-port-in-redirects", value: "true", want: func(a *Ingress) { a.Location.UsePortInRedirects = boolp(true) }},
+	{name: "use-port-in-redirects", value: "false", want: func(a *Ingress) { a.Location.UsePortInRedirects = boolp(false) }},
 	{name: "limit-rpm", value: "300", want: func(a *Ingress) { a.Location.Limits.RPM = 300; a.Location.Limits.BurstMultiplier = 5 }},
 	{name: "limit-rpm", value: "10", extra: []string{"limit-burst-multiplier", "2", "limit-allowlist", "10.0.0.0/8"}, want: func(a *Ingress) {
 		a.Location.Limits.RPM = 10
@@ -104,6 +106,7 @@ var proxyBadCases = []annotationCase{
 	{name: "enable-access-log", value: "off"},
 	{name: "enable-rewrite-log", value: "on"},
 	{name: "preserve-trailing-slash", value: "yes"},
+	{name: "use-port-in-redirects", value: "on"},
 	{name: "limit-rpm", value: "-5"},
 	{name: "limit-rate", value: "1m"},
 	{name: "limit-rate-after", value: "x"},
@@ -129,6 +132,7 @@ var proxyGoodConfigCases = []configCase{
 	{"retry-non-idempotent", "true", func(g *model.Global) { g.RetryNonIdempotent = true }},
 	{"proxy-stream-responses", "0", func(g *model.Global) { g.ProxyStreamResponses = 0 }},
 	{"preserve-trailing-slash", "true", func(g *model.Global) { g.PreserveTrailingSlash = true }},
+	{"use-port-in-redirects", "true", func(g *model.Global) { g.UsePortInRedirects = true }},
 	{"client-body-buffer-size", "16k", func(g *model.Global) { g.ClientBodyBufferSize = "16k" }},
 	{"client-body-timeout", "120", func(g *model.Global) { g.ClientBodyTimeout = 120 }},
 	{"client-header-buffer-size", "4k", func(g *model.Global) { g.ClientHeaderBufferSize = "4k" }},
@@ -149,7 +153,7 @@ var proxyBadConfigCases = []struct{ key, value string }{
 	{"proxy-next-upstream-timeout", "x"}, {"proxy-next-upstream-tries", "-1"}, {"proxy-http-version", "2"},
 	{"proxy-cookie-domain", "a"}, {"proxy-cookie-domain", "a b;"}, {"proxy-cookie-path", "/a"},
 	{"proxy-cookie-path", "/a /b$x"}, {"proxy-redirect-from", "~x"}, {"proxy-redirect-to", "a b"},
-	{"retry-non-idempotent", "on"}, {"proxy-stream-responses", "-1"}, {"preserve-trailing-slash", "maybe"},
+	{"retry-non-idempotent", "on"}, {"proxy-stream-responses", "-1"}, {"preserve-trailing-slash", "maybe"}, {"use-port-in-redirects", "1x"},
 	{"client-body-buffer-size", "8g"}, {"client-body-timeout", "0"}, {"client-header-buffer-size", "0"},
 	{"client-header-timeout", "-1"}, {"large-client-header-buffers", "4"}, {"large-client-header-buffers", "0 8k"},
 	{"large-client-header-buffers", "4 8k 1"}, {"large-client-header-buffers", "4 511"}, {"large-client-header-buffers", "4\t8k"}, {"enable-underscores-in-headers", "on"},

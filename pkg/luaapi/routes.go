@@ -119,6 +119,10 @@ type RouteSettings struct {
 	// PreserveTrailingSlash keeps the URI's trailing "/" in the HTTPS
 	// redirect.
 	PreserveTrailingSlash bool `json:"preserveTrailingSlash,omitempty"`
+	// PortInRedirect is use-port-in-redirects, resolved: the redirects the
+	// router makes absolute name the client's port (but 80 for http, 443
+	// for https).
+	PortInRedirect bool `json:"portInRedirect,omitempty"`
 	// Denied answers 503 (a setting could not be honoured).
 	Denied bool `json:"denied,omitempty"`
 	// Redirect answers every request with a redirect.
@@ -398,6 +402,7 @@ func routePath(c *model.Config, srv *model.Server, l *model.Location, exact map[
 			rs.PreserveTrailingSlash = *st.PreserveTrailingSlash
 		}
 	}
+	rs.PortInRedirect = c.PortInRedirect(st)
 	rs.Denied = st.Denied != ""
 	if st.Redirect != nil {
 		rs.Redirect = &RouteRedirect{URL: st.Redirect.URL, Code: st.Redirect.Code}
@@ -490,6 +495,7 @@ func fallbackPath(c *model.Config, s *model.Server) RoutePath {
 		AccessLogOff:   s.Hostname == model.CatchAllHost && !g.Logging.DefaultBackend,
 	}
 	p.Settings.BodyLimit = BodyLimit(g.ProxyBodySize, "")
+	p.Settings.PortInRedirect = g.UsePortInRedirects
 	if s.AppRoot != "" {
 		p.Settings.Shape = model.RelativeRedirectsShape.Location()
 	}

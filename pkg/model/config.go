@@ -175,3 +175,13 @@ func DefaultGlobal() Global {
 		Policy:                       defaultPolicy(),
 	}
 }
+
+// PortInRedirect says whether nginx names the client's port in the
+// redirects it makes absolute for a location with settings st:
+// use-port-in-redirects, else the ConfigMap's.
+func (c *Config) PortInRedirect(st *LocationSettings) bool {
+	if st != nil && st.UsePortInRedirects != nil {
+		return *st.UsePortInRedirects
+	}
+	return c.Global.UsePortInRedirects
+}

@@ -35,6 +35,12 @@ type ProxyGlobals struct {
 	// PreserveTrailingSlash keeps the trailing "/" of the URI in the HTTPS
 	// redirect (preserve-trailing-slash; ingress-nginx drops it by default).
 	PreserveTrailingSlash bool
+	// UsePortInRedirects is use-port-in-redirects: when nginx makes a
+	// redirect absolute (a Location that starts with "/", its own 301 to
+	// a directory), it names the port the client connected to unless it
+	// is the scheme's own (nginx's port_in_redirect on). ingress-nginx
+	// writes port_in_redirect off by default: no port, whatever it is.
+	UsePortInRedirects bool
 
 	ClientBodyBufferSize       string // client-body-buffer-size
 	ClientBodyTimeout          int    // client-body-timeout, seconds

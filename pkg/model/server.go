@@ -149,6 +149,9 @@ type LocationSettings struct {
 	Logs LocationLogs
 	// PreserveTrailingSlash is preserve-trailing-slash (nil: the ConfigMap's).
 	PreserveTrailingSlash *bool
+	// UsePortInRedirects is use-port-in-redirects (nil: the ConfigMap's;
+	// Config.PortInRedirect resolves it).
+	UsePortInRedirects *bool
 	// ModSecurity is enable-modsecurity, enable-owasp-core-rules and
 	// modsecurity-transaction-id (nil: none given).
 	ModSecurity *LocationModSecurity

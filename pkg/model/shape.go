@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -78,6 +79,11 @@ type LocationShape struct {
 	// and port). RelativeRedirectsShape is the shape of a route with
 	// nothing else.
 	RelativeRedirects bool
+	// PortInRedirect is the location's use-port-in-redirects where it
+	// differs from the ConfigMap's (nil otherwise, and in a server with
+	// app-root, whose redirects stay relative): nginx's port_in_redirect
+	// takes no variable.
+	PortInRedirect *bool
 }
 
 // RelativeRedirectsShape is the shape of a route of a server with app-root
@@ -89,6 +95,9 @@ func ShapeOf(c *Config, srv *Server, l *Location) LocationShape {
 	g := &c.Global
 	s := LocationShape{Auth: c.AuthOf(l), Snippet: l.Settings.Snippet, Errors: ErrorPages{Codes: l.Settings.ErrorPages.Codes, Intercept: l.Settings.ErrorPages.Intercept}}
 	s.RelativeRedirects = srv.AppRoot != ""
+	if p := l.Settings.UsePortInRedirects; p != nil && *p != g.UsePortInRedirects && !s.RelativeRedirects {
+		s.PortInRedirect = p
+	}
 	if len(s.Errors.Codes) == 0 {
 		s.Errors = ErrorPages{}
 	}
@@ -270,6 +279,9 @@ func (s LocationShape) Settings() []string {
 	if s.RelativeRedirects {
 		out = append(out, "app-root (relative redirects)")
 	}
+	if p := s.PortInRedirect; p != nil {
+		out = append(out, "use-port-in-redirects "+strconv.FormatBool(*p))
+	}
 	return out
 }
 
@@ -307,6 +319,9 @@ func (s LocationShape) otherKey() string {
 	}
 	if s.RelativeRedirects {
 		k += "\x00relative-redirects"
+	}
+	if p := s.PortInRedirect; p != nil {
+		k += "\x00port-in-redirect\x00" + strconv.FormatBool(*p)
 	}
 	return k
 }

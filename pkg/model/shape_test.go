@@ -187,6 +187,7 @@ func TestShapeKeyCoversFields(t *testing.T) {
 		"Mirror":            func(s *LocationShape) { s.Mirror = &Mirror{Scheme: "http", HostPort: "m:80", Host: "m"} },
 		"Unavailable":       func(s *LocationShape) { s.Unavailable = true },
 		"RelativeRedirects": func(s *LocationShape) { s.RelativeRedirects = true },
+		"PortInRedirect":    func(s *LocationShape) { s.PortInRedirect = new(true) },
 		"ModSecurity":       func(s *LocationShape) { s.ModSecurity = &LocationModSecurity{Enable: true} },
 	}
 	// the proxy fields a shape carries (ShapeOf), each in tuningKey

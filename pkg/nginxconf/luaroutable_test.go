@@ -196,7 +196,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"Mirror": "lua", "CustomHeaders": "lua", "FastCGI": "lua", "Denied": "lua",
 			"ExternalAuth": "lua", "GlobalAuthOff": "lua", "Satisfy": "satisfy", "BasicAuth": "lua",
 			"ClientAuth": "auth-tls-secret", "ProxySSL": "lua", "Logs": "model", "PreserveTrailingSlash": "lua",
-			"ModSecurity": "lua", "Snippet": "configuration-snippet",
+			"ModSecurity": "lua", "UsePortInRedirects": "lua", "Snippet": "configuration-snippet",
 		},
 		reflect.TypeOf(model.ProxySettings{}): {
 			// "lua" here includes the shape locations (model.LocationShape)

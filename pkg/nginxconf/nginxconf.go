@@ -229,6 +229,10 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 		// version in it.
 		w.line("more_clear_headers", "Server")
 	}
+	// ingress-nginx's default (use-port-in-redirects "false"): a redirect
+	// nginx makes absolute names no port; a location that differs says so
+	// (writeLocationClient)
+	w.line("port_in_redirect", onOff(g.UsePortInRedirects))
 	w.line("keepalive_timeout", strconv.Itoa(g.KeepAlive)+"s")
 	w.line("keepalive_requests", strconv.Itoa(g.KeepAliveRequests))
 	w.line("client_max_body_size", w.q(g.ProxyBodySize))

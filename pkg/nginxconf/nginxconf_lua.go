@@ -404,6 +404,9 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	if shape != nil && shape.RelativeRedirects {
 		w.line("absolute_redirect", "off")
 	}
+	if shape != nil && shape.PortInRedirect != nil {
+		w.line("port_in_redirect", onOff(*shape.PortInRedirect))
+	}
 	switch {
 	case shape != nil && shape.Proxy.BodySize != "":
 		// a streamed body: nginx checks the route's limit as it reads it

@@ -134,15 +134,18 @@ func writeProxyTuning(w *confWriter, g *model.Global, p *model.ProxySettings) {
 	}
 }
 
-// writeLocationClient writes the location's request body buffer, logs and
-// response rate, which apply whatever answers (a redirect, the default
-// backend, the backend).
+// writeLocationClient writes the location's request body buffer, logs,
+// port in redirects and response rate, which apply whatever answers (a
+// redirect, the default backend, the backend).
 func writeLocationClient(w *confWriter, g *model.Global, st *model.LocationSettings) {
 	if st.Logs.AccessOff {
 		w.line("access_log", "off")
 	}
 	if st.Logs.Rewrite {
 		w.line("rewrite_log", "on")
+	}
+	if p := st.UsePortInRedirects; p != nil && *p != g.UsePortInRedirects {
+		w.line("port_in_redirect", onOff(*p))
 	}
 	writeLocationModSecurity(w, g, st.ModSecurity)
 	if b := st.Proxy.ClientBodyBufferSize; b != "" && b != g.ClientBodyBufferSize {

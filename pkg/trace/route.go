@@ -216,7 +216,9 @@ func (t *tracer) locate(s *model.Server, entries []locEntry) bool {
 		}
 		t.step("find-config", "location", "nginx redirects "+uri+" to the location "+e.path+": 301")
 		t.status(301, loc)
-		d.Outcome.Absolute = d.Outcome.Status == 301 && s.AppRoot == ""
+		if d.Outcome.Status == 301 {
+			t.makeAbsolute(t.portInRedirect())
+		}
 	case e.kind == MatchInternal:
 		t.step("find-config", "location", "internal location: 404")
 		t.status(404, "")
@@ -229,6 +231,42 @@ func (t *tracer) locate(s *model.Server, entries []locEntry) bool {
 		return t.location(s, &s.Locations[e.loc])
 	}
 	return false
+}
+
+// makeAbsolute makes the outcome's Location, a path, absolute as nginx's
+// absolute_redirect does: the connection's scheme, the host looked up and,
+// with port (port_in_redirect, use-port-in-redirects), the port the client
+// connected to unless it is the scheme's own. Without a host (no Host
+// header: nginx names its own address) it stays a path, and Absolute says
+// nginx makes it absolute. A server with app-root has absolute_redirect
+// off: the path is sent as it is.
+func (t *tracer) makeAbsolute(port bool) {
+	o := &t.d.Outcome
+	if s := t.c.Server(t.d.Host.Server); s != nil && s.AppRoot != "" {
+		return
+	}
+	host := t.d.Host.Host
+	if host == "" || !strings.HasPrefix(o.Location, "/") {
+		o.Absolute = strings.HasPrefix(o.Location, "/")
+		return
+	}
+	if strings.Contains(host, ":") && !strings.HasPrefix(host, "[") {
+		host = "[" + host + "]"
+	}
+	scheme, p := t.r.Scheme, t.port()
+	if port && !(scheme == "http" && p == 80) && !(scheme == "https" && p == 443) {
+		host += ":" + strconv.Itoa(p)
+	}
+	o.Location = scheme + "://" + host + o.Location
+}
+
+// portInRedirect is use-port-in-redirects of the location reached (the
+// ConfigMap's outside one).
+func (t *tracer) portInRedirect() bool {
+	if lm := t.d.Location; lm != nil && lm.Location != nil {
+		return t.c.PortInRedirect(lm.Location.Settings)
+	}
+	return t.c.Global.UsePortInRedirects
 }
 
 // port is the port the client connected to.

@@ -33,7 +33,7 @@ func (t *tracer) runRewrites(setting string, steps []model.SnippetRewriteStep) r
 			switch r.Code {
 			case 301, 302, 303, 307, 308:
 				t.status(r.Code, text)
-				t.d.Outcome.Absolute = strings.HasPrefix(text, "/")
+				t.makeAbsolute(t.portInRedirect())
 			default:
 				t.status(r.Code, "")
 			}
@@ -78,7 +78,7 @@ func (t *tracer) runRewrites(setting string, steps []model.SnippetRewriteStep) r
 				loc += "?" + t.args
 			}
 			t.status(code, loc)
-			t.d.Outcome.Absolute = true
+			t.makeAbsolute(t.portInRedirect())
 			return rewriteEnded
 		case "last":
 			return rewriteLast

@@ -166,7 +166,7 @@ func TestLocationMatching(t *testing.T) {
 		{"merged slashes", "//foo//bar", want{backend: "foobar"}},
 		{"decoded", "/fo%6F/bar", want{backend: "foobar"}},
 		{"dot segments", "/x/../foo", want{backend: "foo"}},
-		{"auto redirect", "/impl?a=b", want{status: 301, location: "/impl/?a=b", match: MatchAutoRedirect}},
+		{"auto redirect", "/impl?a=b", want{status: 301, location: "http://h.com/impl/?a=b", match: MatchAutoRedirect}},
 		{"no auto redirect without pass", "/denied", want{backend: "root"}},
 		{"denied", "/denied/", want{status: 503}},
 		{"impl", "/impl/x", want{backend: "impl"}},
@@ -174,6 +174,44 @@ func TestLocationMatching(t *testing.T) {
 		{"its child", "/img/x", want{backend: "imgslash"}},
 	} {
 		check(t, tc.name, Route(c, get("h.com", tc.target)), tc.want)
+	}
+}
+
+// TestPortInRedirect: nginx makes its 301 to a directory absolute with the
+// host and, with use-port-in-redirects (the location's, else the
+// ConfigMap's), the port unless it is the scheme's own; in a server with
+// app-root it stays a path.
+func TestPortInRedirect(t *testing.T) {
+	on, off := true, false
+	c := cfg([]model.Server{{Hostname: "h.com", Locations: []model.Location{
+		loc("/a/", model.PathImplementationSpecific, "a"),
+		loc("/on/", model.PathImplementationSpecific, "on"),
+		loc("/off/", model.PathImplementationSpecific, "off"),
+	}}, {Hostname: "app.com", AppRoot: "/start", Locations: []model.Location{
+		loc("/a/", model.PathImplementationSpecific, "a"),
+	}}}, be("a"), be("on"), be("off"))
+	c.Server("h.com").Locations[1].Settings.UsePortInRedirects = &on
+	c.Server("h.com").Locations[2].Settings.UsePortInRedirects = &off
+	at := func(host, target, scheme string, port int) Request {
+		return Request{Host: host, Target: target, Scheme: scheme, Port: port}
+	}
+	for _, tc := range []struct {
+		name     string
+		global   bool
+		req      Request
+		location string
+	}{
+		{"default: no port", false, at("h.com:8080", "/a", "http", 8080), "http://h.com/a/"},
+		{"annotation on", false, at("h.com:8080", "/on", "http", 8080), "http://h.com:8080/on/"},
+		{"annotation on, the scheme's port", false, at("h.com", "/on", "http", 80), "http://h.com/on/"},
+		{"annotation on over https", false, at("h.com:8443", "/on", "https", 8443), "https://h.com:8443/on/"},
+		{"annotation on, https on 443", false, at("h.com", "/on", "https", 443), "https://h.com/on/"},
+		{"ConfigMap on", true, at("H.com:8080", "/a", "http", 8080), "http://h.com:8080/a/"},
+		{"ConfigMap on, annotation off", true, at("h.com:8080", "/off", "http", 8080), "http://h.com/off/"},
+		{"app-root: a path", true, at("app.com:8080", "/a", "http", 8080), "/a/"},
+	} {
+		c.Global.UsePortInRedirects = tc.global
+		check(t, tc.name, Route(c, tc.req), want{status: 301, location: tc.location, match: MatchAutoRedirect})
 	}
 }
 

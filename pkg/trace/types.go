@@ -143,8 +143,10 @@ type Outcome struct {
 	Kind OutcomeKind `json:"kind"`
 	// Status and Location are nginx's own answer (OutcomeStatus);
 	// Location is "" unless it redirects. A Location nginx makes
-	// absolute itself (its 301 to "/p/") is given as a path, and
-	// Absolute is true.
+	// absolute itself (its 301 to "/p/", a "return 301 /p") is given
+	// whole: scheme, host and, with use-port-in-redirects, the port
+	// unless it is the scheme's own; without a Host header (nginx names
+	// its own address) it is given as a path, and Absolute is true.
 	Status   int    `json:"status,omitempty"`
 	Location string `json:"location,omitempty"`
 	Absolute bool   `json:"absolute,omitempty"`

@@ -97,7 +97,9 @@ func TestProxyNextUpstream(t *testing.T) {
 
 // TestProxyCookieAndRedirect: proxy-cookie-path and proxy-cookie-domain
 // rewrite the backend's Set-Cookie, proxy-redirect-from/-to its Location
-// (and "default", "off", and nginx's implicit default, in both modes).
+// (and "default", "off", and nginx's implicit default, in both modes);
+// use-port-in-redirects names nginx's port in the redirects it makes
+// absolute.
 func TestProxyCookieAndRedirect(t *testing.T) {
 	be := handlerBackend(t, "app", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "1", Path: "/one/sub", Domain: "backend.internal"})
@@ -120,14 +122,20 @@ func TestProxyCookieAndRedirect(t *testing.T) {
 		ingressOf("redirect-default", "default.test", "app", "2026-01-01T00:00:02Z", map[string]string{"proxy-redirect-from": "default"})+
 		ingressOf("redirect-off", "off.test", "app", "2026-01-01T00:00:03Z", map[string]string{"proxy-redirect-from": "off"})+
 		ingressOf("cookies", "cookies.test", "app", "2026-01-01T00:00:04Z", map[string]string{"proxy-cookie-path": "/one/ /app/"})+
-		ingressOf("app-root", "root.test", "app", "2026-01-01T00:00:05Z", map[string]string{"app-root": "/start"}))
-	n.requireLuaRouted(t, "app.test", "plain.test", "default.test", "off.test", "cookies.test", "root.test")
+		ingressOf("app-root", "root.test", "app", "2026-01-01T00:00:05Z", map[string]string{"app-root": "/start"})+
+		ingressOf("port", "port.test", "app", "2026-01-01T00:00:06Z", map[string]string{"use-port-in-redirects": "true"})+
+		nsIngressOf("e2e", "port-dir", "2026-01-01T00:00:07Z", "port.test", "ImplementationSpecific", "/dir/", "app", "use-port-in-redirects", "true")+
+		nsIngressOf("e2e", "dir", "2026-01-01T00:00:08Z", "plain.test", "ImplementationSpecific", "/dir/", "app"))
+	n.requireLuaRouted(t, "app.test", "plain.test", "default.test", "off.test", "cookies.test", "root.test", "port.test")
 	// proxy_pass http://upstream_balancer has nginx's implicit "proxy_redirect
 	// default" unless the location has proxy_redirect lines of its own
 	// (proxy-redirect-from "off" writes none, as in ingress-nginx); the
 	// "/login" it leaves is made absolute by nginx (absolute_redirect),
-	// but where app-root turns that off
-	absolute := func(host string) string { return "http://" + host + ":" + strconv.Itoa(n.httpPort) + "/login" }
+	// but where app-root turns that off; without the port nginx listens on,
+	// as ingress-nginx's port_in_redirect off, but with
+	// use-port-in-redirects (in Lua routing a shape location)
+	absolute := func(host string) string { return "http://" + host + "/login" }
+	withPort := "http://port.test:" + strconv.Itoa(n.httpPort)
 	for _, tc := range []struct{ host, path, want string }{
 		{"plain.test", "/balancer", absolute("plain.test")},
 		{"default.test", "/balancer", absolute("default.test")},
@@ -136,6 +144,10 @@ func TestProxyCookieAndRedirect(t *testing.T) {
 		{"app.test", "/balancer", "http://upstream_balancer/login"}, // its own from/to only
 		{"root.test", "/balancer", "/login"},
 		{"root.test", "/", "/start"}, // app-root's own redirect
+		{"port.test", "/balancer", withPort + "/login"},
+		// nginx's own 301 to a directory (the router's, in Lua routing)
+		{"plain.test", "/dir?a=1", "http://plain.test/dir/?a=1"},
+		{"port.test", "/dir?a=1", withPort + "/dir/?a=1"},
 	} {
 		if got := n.rawGet(t, tc.host, tc.path).Header.Get("Location"); got != tc.want {
 			t.Errorf("%s%s: Location %q, want %q", tc.host, tc.path, got, tc.want)
