@@ -310,6 +310,7 @@ func writeLua(w *confWriter, g model.Global, o ConfOptions) {
 	w.raw(`configuration = require("configuration")`)
 	w.raw(`balancer = require("balancer")`)
 	w.raw(`certificate = require("certificate")`)
+	w.raw(`tls_session = require("tls_session")`)
 	writeRouterInit(w)
 	w.raw(certificateInit(g))
 	writeMonitorInit(w, o)
@@ -342,6 +343,11 @@ func writeLua(w *confWriter, g model.Global, o ConfOptions) {
 	w.close()
 	w.open("ssl_certificate_by_lua_block")
 	w.raw(`certificate.call()`)
+	w.close()
+	// before OpenSSL looks up the session a client offers: a session
+	// resumes only under the server name it was made for
+	w.open("ssl_client_hello_by_lua_block")
+	w.raw(`tls_session.client_hello()`)
 	w.close()
 }
 

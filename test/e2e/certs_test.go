@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"context"
+	"crypto/tls"
 	"slices"
 	"strings"
 	"testing"
@@ -131,6 +132,15 @@ func TestRejectHandshake(t *testing.T) {
 		if err := n.tryHandshake(sni); err == nil {
 			t.Errorf("SNI %q: the handshake succeeded, want it refused", sni)
 		}
+	}
+	// a session of a known host offered under an unknown name: a full
+	// handshake (tls_session.lua), which the check refuses, as nginx's
+	// SNI callback does in a classic default server
+	sessions := newOfferedSessions("shop.example.com")
+	if a, err := n.tlsGet(sessions, "shop.example.com", tls.VersionTLS13); err != nil || a.resumed {
+		t.Errorf("SNI shop.example.com: %+v, %v; want a full handshake", a, err)
+	} else if a, err := n.tlsGet(sessions, "other.example.com", tls.VersionTLS13); err == nil {
+		t.Errorf("SNI other.example.com with the session of shop.example.com: the handshake succeeded (resumed %v), want it refused", a.resumed)
 	}
 	if status, _ := n.get(t, "other.example.com", "/"); status != 404 {
 		t.Errorf("plain HTTP for an unknown host: %d, want the catch-all's 404", status)
