@@ -520,13 +520,20 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 			// backend-protocol HTTPS (and no shape) is served by the
 			// every-phase location (router.lua).
 			w.line("proxy_pass", "http://upstream_balancer")
+			// its routes have no proxy-redirect-from (that is a shape):
+			// ingress-nginx's default, as writeProxyRedirect
+			w.line("proxy_redirect", "off")
 		}
 	}
-	if shape != nil && shape.Proxy.Redirect != nil && protocol == "HTTPS" {
+	if protocol == "HTTPS" {
 		// after proxy_pass, which has no variable here ("default" works
 		// as in a classic location); model.ShapeOf sets it for proxy_pass
 		// only, and writeVariablePassRedirect writes the others'
-		writeTextRewrite(w, "proxy_redirect", *shape.Proxy.Redirect)
+		r := model.TextRewrite{Off: true}
+		if shape.Proxy.Redirect != nil {
+			r = *shape.Proxy.Redirect
+		}
+		writeTextRewrite(w, "proxy_redirect", r)
 	}
 	w.close()
 }
@@ -537,17 +544,20 @@ const luaSchemeUpstream = "$kubectl_ingress_upstream_scheme://upstream_balancer"
 
 // writeVariablePassRedirect writes the proxy_redirect of a named location
 // whose proxy_pass is luaSchemeUpstream as a classic location's behaves:
-// nginx gives a proxy_pass without variables an implicit "proxy_redirect
-// default" (its URL and "/" → "/"), gives one with variables none, and
-// refuses "default" beside it; so "default", or no proxy-redirect-from,
-// is written as what it stands for, and "off" or a from/to pair as they
-// are.
+// nginx refuses "default" beside a proxy_pass with variables (and gives it
+// no implicit one), so "default" is written as what it stands for (its URL
+// and "/" → "/"); a from/to pair as it is; none as ingress-nginx's default,
+// "off" (writeProxyRedirect).
 func writeVariablePassRedirect(w *confWriter, shape *model.LocationShape) {
-	if shape != nil && shape.Proxy.Redirect != nil && !shape.Proxy.Redirect.Default {
-		writeTextRewrite(w, "proxy_redirect", *shape.Proxy.Redirect)
+	r := model.TextRewrite{Off: true}
+	if shape != nil && shape.Proxy.Redirect != nil {
+		r = *shape.Proxy.Redirect
+	}
+	if r.Default {
+		w.line("proxy_redirect", luaSchemeUpstream+"/", "/")
 		return
 	}
-	w.line("proxy_redirect", luaSchemeUpstream+"/", "/")
+	writeTextRewrite(w, "proxy_redirect", r)
 }
 
 // writeShapeSnippet writes the configuration-snippet of a shape location

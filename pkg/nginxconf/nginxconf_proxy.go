@@ -169,12 +169,18 @@ func writeLocationClient(w *confWriter, g *model.Global, st *model.LocationSetti
 }
 
 // writeProxyRedirect writes the proxy_redirect of proxy-redirect-from and
-// -to; it follows proxy_pass, as nginx requires for "default". gRPC is
-// not proxied by the proxy module: proxy_redirect does not apply.
+// -to for a location whose protocol is proxied by the proxy module (for
+// gRPC and FastCGI proxy_redirect does not apply): "off" without them, as
+// ingress-nginx writes its default ("off"), so that a backend's Location
+// naming nginx's upstream (http://upstream_balancer/…) is sent as it is,
+// where nginx's implicit "proxy_redirect default" would rewrite it.
 func writeProxyRedirect(w *confWriter, st *model.LocationSettings, protocol string) {
-	r := st.Proxy.Redirect
-	if r == nil || r.Off || protocol == "GRPC" || protocol == "GRPCS" || protocol == "FCGI" {
+	if protocol == "GRPC" || protocol == "GRPCS" || protocol == "FCGI" {
 		return
+	}
+	r := st.Proxy.Redirect
+	if r == nil {
+		r = &model.TextRewrite{Off: true}
 	}
 	writeTextRewrite(w, "proxy_redirect", *r)
 }

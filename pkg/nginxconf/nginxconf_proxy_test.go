@@ -2,6 +2,7 @@ package nginxconf
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,10 +82,15 @@ func TestLocationProxyOnlyWhereDiffers(t *testing.T) {
 		ClientBodyBufferSize: g.ClientBodyBufferSize,
 	}}
 	for _, d := range []string{"proxy_buffer", "proxy_busy", "proxy_max_temp", "proxy_http_version", "proxy_next_upstream",
-		"proxy_cookie", "proxy_redirect", "client_body_buffer_size", "limit_rate", "access_log", "rewrite_log"} {
+		"proxy_cookie", "client_body_buffer_size", "limit_rate", "access_log", "rewrite_log"} {
 		if lines := locationLines(t, proxyTestConfig(g, same)); hasLine(lines, d) {
 			t.Errorf("the location writes %s though it inherits the same: %v", d, lines)
 		}
+	}
+	// but proxy_redirect, which has no http-level line: ingress-nginx's
+	// default "off" in every proxying location
+	if lines := locationLines(t, proxyTestConfig(g, same)); !slices.Contains(lines, "proxy_redirect off;") {
+		t.Errorf("the location writes no proxy_redirect off: %v", lines)
 	}
 	two, zero := 2, 0
 	differs := model.LocationSettings{

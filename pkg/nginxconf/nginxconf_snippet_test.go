@@ -143,7 +143,7 @@ func TestSnippetLocationLines(t *testing.T) {
 		`set $proxy_upstream_name "default-svc-80";`,
 		`set $location_path "/app";`,
 	}
-	tail := []string{"proxy_pass http://upstream_balancer;"}
+	tail := []string{"proxy_pass http://upstream_balancer;", "proxy_redirect off;"}
 	for _, tc := range []struct {
 		name string
 		ann  map[string]string
@@ -364,6 +364,7 @@ func TestSnippetServerLines(t *testing.T) {
 		`proxy_set_header "X-Forwarded-Proto" "https";`,
 		`proxy_set_header "X-Tenant" "t1";`,
 		"proxy_pass http://upstream_balancer;",
+		"proxy_redirect off;",
 		"}",
 	})
 	want := lines([]string{

@@ -97,16 +97,19 @@ func TestProxyNextUpstream(t *testing.T) {
 
 // TestProxyCookieAndRedirect: proxy-cookie-path and proxy-cookie-domain
 // rewrite the backend's Set-Cookie, proxy-redirect-from/-to its Location
-// (and "default", "off", and nginx's implicit default, in both modes);
-// use-port-in-redirects names nginx's port in the redirects it makes
-// absolute.
+// (and "default", "off", and ingress-nginx's default "off", in both
+// modes); use-port-in-redirects names nginx's port in the redirects it
+// makes absolute.
 func TestProxyCookieAndRedirect(t *testing.T) {
 	be := handlerBackend(t, "app", func(w http.ResponseWriter, r *http.Request) {
 		http.SetCookie(w, &http.Cookie{Name: "sid", Value: "1", Path: "/one/sub", Domain: "backend.internal"})
-		if r.URL.Path == "/balancer" {
+		switch r.URL.Path {
+		case "/balancer":
 			// the URL of nginx's proxy_pass: what "default" rewrites
 			w.Header().Set("Location", "http://upstream_balancer/login")
-		} else {
+		case "/relative":
+			w.Header().Set("Location", "/login")
+		default:
 			w.Header().Set("Location", "http://backend:8080/login?next=%2F")
 		}
 		w.WriteHeader(http.StatusFound)
@@ -123,28 +126,34 @@ func TestProxyCookieAndRedirect(t *testing.T) {
 		ingressOf("redirect-off", "off.test", "app", "2026-01-01T00:00:03Z", map[string]string{"proxy-redirect-from": "off"})+
 		ingressOf("cookies", "cookies.test", "app", "2026-01-01T00:00:04Z", map[string]string{"proxy-cookie-path": "/one/ /app/"})+
 		ingressOf("app-root", "root.test", "app", "2026-01-01T00:00:05Z", map[string]string{"app-root": "/start"})+
-		ingressOf("port", "port.test", "app", "2026-01-01T00:00:06Z", map[string]string{"use-port-in-redirects": "true"})+
+		ingressOf("port", "port.test", "app", "2026-01-01T00:00:06Z", map[string]string{"use-port-in-redirects": "true", "proxy-redirect-from": "default"})+
 		nsIngressOf("e2e", "port-dir", "2026-01-01T00:00:07Z", "port.test", "ImplementationSpecific", "/dir/", "app", "use-port-in-redirects", "true")+
 		nsIngressOf("e2e", "dir", "2026-01-01T00:00:08Z", "plain.test", "ImplementationSpecific", "/dir/", "app"))
 	n.requireLuaRouted(t, "app.test", "plain.test", "default.test", "off.test", "cookies.test", "root.test", "port.test")
-	// proxy_pass http://upstream_balancer has nginx's implicit "proxy_redirect
-	// default" unless the location has proxy_redirect lines of its own
-	// (proxy-redirect-from "off" writes none, as in ingress-nginx); the
-	// "/login" it leaves is made absolute by nginx (absolute_redirect),
-	// but where app-root turns that off; without the port nginx listens on,
-	// as ingress-nginx's port_in_redirect off, but with
-	// use-port-in-redirects (in Lua routing a shape location)
+	// ingress-nginx writes "proxy_redirect off" unless proxy-redirect-from
+	// says otherwise: a Location naming nginx's upstream is sent as it is,
+	// rewritten by "default" only. nginx makes a backend's Location
+	// absolute only when a proxy_redirect rewrote it to a path
+	// (absolute_redirect), but where app-root turns that off; a relative
+	// Location it did not rewrite is sent as it is. Absolute without the
+	// port nginx listens on, as ingress-nginx's port_in_redirect off, but
+	// with use-port-in-redirects (in Lua routing a shape location).
+	const upstream = "http://upstream_balancer/login"
 	absolute := func(host string) string { return "http://" + host + "/login" }
 	withPort := "http://port.test:" + strconv.Itoa(n.httpPort)
 	for _, tc := range []struct{ host, path, want string }{
-		{"plain.test", "/balancer", absolute("plain.test")},
+		{"plain.test", "/balancer", upstream},
 		{"default.test", "/balancer", absolute("default.test")},
-		{"cookies.test", "/balancer", absolute("cookies.test")}, // in Lua routing a shape location: the same
-		{"off.test", "/balancer", absolute("off.test")},
-		{"app.test", "/balancer", "http://upstream_balancer/login"}, // its own from/to only
-		{"root.test", "/balancer", "/login"},
-		{"root.test", "/", "/start"}, // app-root's own redirect
+		{"cookies.test", "/balancer", upstream}, // in Lua routing a shape location: the same
+		{"off.test", "/balancer", upstream},
+		{"app.test", "/balancer", upstream}, // its own from/to only
+		{"root.test", "/balancer", upstream},
 		{"port.test", "/balancer", withPort + "/login"},
+		{"plain.test", "/relative", "/login"},
+		{"default.test", "/relative", "/login"},
+		{"port.test", "/relative", "/login"},
+		{"root.test", "/relative", "/login"},
+		{"root.test", "/", "/start"}, // app-root's own redirect
 		// nginx's own 301 to a directory (the router's, in Lua routing)
 		{"plain.test", "/dir?a=1", "http://plain.test/dir/?a=1"},
 		{"port.test", "/dir?a=1", withPort + "/dir/?a=1"},
