@@ -270,6 +270,7 @@ local function compile_path(p)
     preserve = s.preserveTrailingSlash == true,
     port_in_redirect = s.portInRedirect == true,
     denied = s.denied == true,
+    status = tonumber(s.status),
     upstream_vhost = str(s.upstreamVhost),
     https_backend = s.backendProtocol == "HTTPS",
     x_forwarded_prefix = str(s.xForwardedPrefix),
@@ -890,6 +891,11 @@ function _M.rewrite()
   if r.log_off then
     ngx_var.kubectl_ingress_loggable = "0"
   end
+  if r.status then
+    -- the catch-all's health check location: "return 200;"
+    ngx.header["Content-Length"] = 0
+    return ngx_exit(r.status)
+  end
   -- proxy-body-size: nginx checks Content-Length once it chose the
   -- location, before anything else of it (the router's location has the
   -- largest limit of all routes); a chunked body is checked in access()
@@ -935,6 +941,7 @@ function _M.rewrite()
     end
     ngx_var.kubectl_ingress_x_code = "404"
     ngx_var.kubectl_ingress_x_format = ngx_var.http_accept or ""
+    ngx_var.kubectl_ingress_x_original_uri = ngx_var.request_uri
   else
     if r.upstream_vhost ~= "" then
       ngx_var.kubectl_ingress_upstream_host = r.upstream_vhost

@@ -389,6 +389,7 @@ local PATH_FIELDS = {
 }
 local SETTINGS_FIELDS = {
   { "httpsRedirect", a_count }, { "preserveTrailingSlash", a_boolean }, { "denied", a_boolean },
+  { "status", a_count }, { "portInRedirect", a_boolean },
   { "redirect", an_object }, { "rewriteTarget", a_string }, { "upstreamVhost", a_string },
   { "xForwardedPrefix", a_string }, { "timeouts", an_object }, { "allow", names_list },
   { "deny", names_list }, { "denyAll", a_boolean }, { "cors", an_object },

@@ -142,6 +142,7 @@ var goodConfigCases = []configCase{
 	{"custom-http-errors", " 304, 599 ", func(g *model.Global) { g.CustomHTTPErrors = []int{304, 599} }},
 	{"add-headers", "ingress-nginx/resp-headers", func(g *model.Global) { g.AddHeaders = "ingress-nginx/resp-headers" }},
 	{"proxy-set-headers", "req-headers", func(g *model.Global) { g.ProxySetHeaders = "req-headers" }},
+	{"proxy-add-original-uri-header", "true", func(g *model.Global) { g.ProxyAddOriginalURIHeader = true }},
 	{"global-allowed-response-headers", "X-A, My_Header", func(g *model.Global) { g.AllowedResponseHeaders = []string{"X-A", "My_Header"} }},
 }
 
@@ -185,7 +186,7 @@ var badConfigCases = []struct{ key, value string }{
 	{"proxy-body-size", ""},
 	{"custom-http-errors", "404;return"}, {"custom-http-errors", "600"}, {"custom-http-errors", "299"},
 	{"custom-http-errors", "abc"}, {"custom-http-errors", "404,"},
-	{"add-headers", "a/b/c"}, {"add-headers", "Ns/x"}, {"proxy-set-headers", "x;y"}, {"proxy-set-headers", "/x"},
+	{"add-headers", "a/b/c"}, {"add-headers", "Ns/x"}, {"proxy-set-headers", "x;y"}, {"proxy-add-original-uri-header", "yes"}, {"proxy-set-headers", "/x"},
 	{"global-allowed-response-headers", "X A"}, {"global-allowed-response-headers", "X:A"},
 }
 

@@ -142,6 +142,8 @@ var headersConfigKeys = []configKeySpec{
 			g.AllowedResponseHeaders = list
 			return nil
 		}},
+	{Key: "proxy-add-original-uri-header", Kind: kindBool, Default: "false", Description: `"true" sends backends the request's URI as the client sent it ($request_uri) in X-Original-URI (the requests for error pages and for the default backend get it always).`,
+		set: configBool(func(g *model.Global) *bool { return &g.ProxyAddOriginalURIHeader })},
 	{Key: "proxy-set-headers", Kind: kindConfigMapRef, NoDefault: true, Description: `ConfigMap ("namespace/name") whose data are request headers sent to every backend; values may use nginx variables ($host, $remote_addr, $http_*, …).`,
 		set: func(g *model.Global, v string) error {
 			r, err := valueConfigMapRef(v)

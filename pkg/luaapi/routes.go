@@ -125,6 +125,9 @@ type RouteSettings struct {
 	PortInRedirect bool `json:"portInRedirect,omitempty"`
 	// Denied answers 503 (a setting could not be honoured).
 	Denied bool `json:"denied,omitempty"`
+	// Status is answered with no body by the route itself (0: none): 200
+	// for the catch-all's health check location (healthzPath).
+	Status int `json:"status,omitempty"`
 	// Redirect answers every request with a redirect.
 	Redirect *RouteRedirect `json:"redirect,omitempty"`
 	// RewriteTarget replaces the URI sent upstream; $1..$9 are the
@@ -353,6 +356,9 @@ func hostRoutesOf(c *model.Config, s *model.Server) (HostRoutes, encodedShape) {
 	if !hasRoot {
 		h.Paths = append(h.Paths, fallbackPath(c, s))
 	}
+	if model.ServesHealthz(s) {
+		h.Paths = append(h.Paths, healthzPath())
+	}
 	markAutoRedirects(h.Paths)
 	var shape encodedShape
 	h.Version, shape = routesVersion(h)
@@ -479,6 +485,19 @@ func routePath(c *model.Config, srv *model.Server, l *model.Location, exact map[
 		rs.Deny = append([]string(nil), st.Access.Deny...)
 	}
 	return p
+}
+
+// healthzPath is the catch-all's model.HealthzPath, a prefix location that
+// answers 200 itself, unlogged (nginxconf's writeHealthzLocation).
+func healthzPath() RoutePath {
+	return RoutePath{
+		Path:         model.HealthzPath,
+		PathType:     string(model.PathImplementationSpecific),
+		Matchers:     []RouteMatcher{{Kind: MatchPrefix, Value: model.HealthzPath}},
+		LocationPath: model.HealthzPath,
+		AccessLogOff: true,
+		Settings:     RouteSettings{Status: 200},
+	}
 }
 
 // fallbackPath is the "/" the classic writer gives a host without one:

@@ -109,6 +109,11 @@ type Global struct {
 	ProxySetHeaders string
 	ResponseHeaders []Header
 	BackendHeaders  []Header
+	// ProxyAddOriginalURIHeader sends backends the request's URI as sent
+	// ($request_uri) in X-Original-URI (proxy-add-original-uri-header; off
+	// by default, as in ingress-nginx since v1.0). The requests for error
+	// pages and for the default backend get it always.
+	ProxyAddOriginalURIHeader bool
 	// AllowedResponseHeaders (global-allowed-response-headers) are the
 	// header names a custom-headers ConfigMap may set.
 	AllowedResponseHeaders []string

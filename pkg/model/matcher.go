@@ -58,3 +58,41 @@ func LocationOrder(locs []Location) []int {
 	}
 	return order
 }
+
+// HealthzPath is the location of the catch-all server that answers 200
+// itself, as ingress-nginx's default server does (its health-check URI):
+// load balancers probe it on the HTTP port (AKS's health probe path, for
+// one).
+const HealthzPath = "/healthz"
+
+// ServesHealthz says whether server s has the built-in HealthzPath
+// location: s is the catch-all and none of its Ingress paths nor
+// server-snippet locations is the prefix location of that name (nginx
+// refuses two; the Ingress's wins). A longer or exact path, or a regex,
+// is matched as nginx matches any other location beside it.
+func ServesHealthz(s *Server) bool {
+	if s.Hostname != CatchAllHost {
+		return false
+	}
+	exact := map[string]bool{}
+	for i := range s.Locations {
+		if s.Locations[i].PathType == PathExact {
+			exact[s.Locations[i].Path] = true
+		}
+	}
+	for i := range s.Locations {
+		for _, m := range LocationMatchers(&s.Locations[i], exact) {
+			if m.Modifier == "" && m.Path == HealthzPath {
+				return false
+			}
+		}
+	}
+	if s.Snippet != nil {
+		for _, l := range s.Snippet.Locations {
+			if l.Modifier == "" && l.Path == HealthzPath {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -233,6 +233,9 @@ func writeHTTPSettings(w *confWriter, g model.Global, httpsPort int) {
 	// nginx makes absolute names no port; a location that differs says so
 	// (writeLocationClient)
 	w.line("port_in_redirect", onOff(g.UsePortInRedirects))
+	// as ingress-nginx: a connection that timed out (or a 444) is reset,
+	// its memory freed at once rather than after FIN_WAIT
+	w.line("reset_timedout_connection", "on")
 	w.line("keepalive_timeout", strconv.Itoa(g.KeepAlive)+"s")
 	w.line("keepalive_requests", strconv.Itoa(g.KeepAliveRequests))
 	w.line("client_max_body_size", w.q(g.ProxyBodySize))

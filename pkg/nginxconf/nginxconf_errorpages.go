@@ -104,11 +104,12 @@ func interceptErrorsDirective(protocol string) string {
 }
 
 // writeNoRuleHeaders writes the request headers of the default backend
-// Service when no rule matches: X-Code 404 and X-Format besides the usual
-// ones (X-Original-URI and X-Request-ID among them). No Ingress, Service
+// Service when no rule matches: X-Code 404, X-Format and X-Original-URI
+// besides the usual ones (X-Request-ID among them). No Ingress, Service
 // or port is known there.
 func writeNoRuleHeaders(w *confWriter) {
 	writeProxyHeaders(w, "")
+	writeOriginalURI(w)
 	w.line("proxy_set_header", "X-Code", "404")
 	w.line("proxy_set_header", "X-Format", "$http_accept")
 }
@@ -162,9 +163,10 @@ func writeErrorPageLocation(w *confWriter, backend string, code int) {
 
 // writeErrorPageRequest writes how an error page location asks the
 // default backend for the page of code: the usual headers, X-Code,
-// X-Format and the variables of errorPageVars.
+// X-Format, X-Original-URI and the variables of errorPageVars.
 func writeErrorPageRequest(w *confWriter, code int) {
 	writeProxyHeaders(w, "")
+	writeOriginalURI(w)
 	w.line("proxy_set_header", "X-Code", strconv.Itoa(code))
 	w.line("proxy_set_header", "X-Format", "$http_accept")
 	for _, v := range errorPageVars {

@@ -131,7 +131,17 @@ func writeHSTS(w *confWriter, g model.Global) {
 // proxy_set_header only into locations that set none, so a location that
 // overrides one header writes them all again.
 func writeProxyHeaders(w *confWriter, host string) {
-	writeUpstreamHeaders(w, "proxy_set_header", host, "$connection_upgrade")
+	writeUpstreamHeaders(w, "proxy_set_header", host, "$connection_upgrade", w.global().ProxyAddOriginalURIHeader)
+}
+
+// writeOriginalURI writes the X-Original-URI of a request that gets it
+// whatever proxy-add-original-uri-header says (an error page's, the
+// default backend's), after writeProxyHeaders, which wrote it when the key
+// is on.
+func writeOriginalURI(w *confWriter) {
+	if !w.global().ProxyAddOriginalURIHeader {
+		w.line("proxy_set_header", "X-Original-URI", "$request_uri")
+	}
 }
 
 // isGRPC says whether a backend-protocol is gRPC (GRPC or GRPCS, any
@@ -153,9 +163,11 @@ func upstreamHeaderDirective(protocol string) string {
 }
 
 // writeUpstreamHeaders is writeProxyHeaders with the directive that sets
-// them (upstreamHeaderDirective) and the Connection header's value
-// (connection-proxy-header, quoted, or a variable of the writer).
-func writeUpstreamHeaders(w *confWriter, directive, host, connection string) {
+// them (upstreamHeaderDirective), the Connection header's value
+// (connection-proxy-header, quoted, or a variable of the writer) and
+// whether to send X-Original-URI (proxy-add-original-uri-header; the Lua
+// router's locations send a variable of their own).
+func writeUpstreamHeaders(w *confWriter, directive, host, connection string, originalURI bool) {
 	hostValue := "$best_http_host"
 	if host != "" {
 		hostValue = w.q(host)
@@ -169,7 +181,9 @@ func writeUpstreamHeaders(w *confWriter, directive, host, connection string) {
 	w.line(directive, "X-Forwarded-Proto", "$pass_access_scheme")
 	w.line(directive, "X-Forwarded-Scheme", "$pass_access_scheme")
 	w.line(directive, "X-Scheme", "$pass_access_scheme")
-	w.line(directive, "X-Original-URI", "$request_uri")
+	if originalURI {
+		w.line(directive, "X-Original-URI", "$request_uri")
+	}
 	w.line(directive, "X-Original-Forwarded-For", "$http_x_forwarded_for")
 	w.line(directive, "X-Original-Forwarded-Host", "$http_x_forwarded_host")
 	// httpoxy: a client's Proxy header never reaches a backend.

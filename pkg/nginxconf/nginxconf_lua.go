@@ -210,14 +210,16 @@ func (w *confWriter) routerLabels() bool {
 var luaLocationVars = []string{"$location_path", "$namespace", "$ingress_name", "$service_name", "$service_port"}
 
 // luaHeaderVars are the request headers the router may set, with their
-// variables: the X-Forwarded-Prefix of a route, the X-Code and X-Format of
-// the default backend (writeNoRuleHeaders). Each starts as the client's
-// header, which a classic location without them passes on (an empty
-// value is not sent).
+// variables: the X-Forwarded-Prefix of a route, the X-Code, X-Format and
+// X-Original-URI of the default backend (writeNoRuleHeaders). Each starts
+// as the client's header, which a classic location without them passes on
+// (an empty value is not sent); X-Original-URI as $request_uri with
+// proxy-add-original-uri-header (writeRouterVarMaps).
 var luaHeaderVars = []struct{ header, variable, client string }{
 	{"X-Forwarded-Prefix", "$kubectl_ingress_x_forwarded_prefix", "$http_x_forwarded_prefix"},
 	{"X-Code", "$kubectl_ingress_x_code", "$http_x_code"},
 	{"X-Format", "$kubectl_ingress_x_format", "$http_x_format"},
+	{"X-Original-URI", "$kubectl_ingress_x_original_uri", "$http_x_original_uri"},
 }
 
 // writeRouterVarMaps declares, at http level, the variables the router
@@ -243,6 +245,10 @@ func writeRouterVarMaps(w *confWriter, c *model.Config, shapes []model.LocationS
 		}
 	}
 	for _, h := range luaHeaderVars {
+		if h.header == "X-Original-URI" && c.Global.ProxyAddOriginalURIHeader {
+			declare(h.variable, "$request_uri")
+			continue
+		}
 		declare(h.variable, h.client)
 	}
 	declare("$kubectl_ingress_upstream_host", "$best_http_host")
@@ -475,7 +481,8 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	if shape != nil {
 		connection = connectionHeader(w, &shape.Proxy)
 	}
-	writeUpstreamHeaders(w, directive, "$kubectl_ingress_upstream_host", connection)
+	// X-Original-URI: luaHeaderVars
+	writeUpstreamHeaders(w, directive, "$kubectl_ingress_upstream_host", connection, false)
 	writeBackendHeadersWith(w, directive, c.Global.BackendHeaders)
 	unavailable := shape != nil && shape.Unavailable
 	for _, h := range luaHeaderVars {

@@ -96,6 +96,7 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 		writeDefaultBackend(w, c)
 		w.close()
 	}
+	writeHealthzLocation(w, s)
 	writeMirrorLocations(w, s)
 	writeServerSnippet(w, c, s)
 	w.close()
@@ -227,7 +228,7 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	// whole set with grpc_set_header, as ingress-nginx's location does
 	if grpc || st.UpstreamVhost != "" || st.XForwardedPrefix != "" || st.ErrorPages.Fallback || authProxyHeaders(st) || authRequestHeaders(c, l) || p.ConnectionHeader != "" || snippetProxyHeaders(w, l) {
 		directive := upstreamHeaderDirective(st.BackendProtocol)
-		writeUpstreamHeaders(w, directive, st.UpstreamVhost, connectionHeader(w, p))
+		writeUpstreamHeaders(w, directive, st.UpstreamVhost, connectionHeader(w, p), g.ProxyAddOriginalURIHeader)
 		writeBackendHeadersWith(w, directive, g.BackendHeaders)
 		if st.XForwardedPrefix != "" {
 			w.line(directive, "X-Forwarded-Prefix", w.q(st.XForwardedPrefix))
@@ -341,5 +342,17 @@ func writeLimitExempt(w *confWriter, ing model.ObjectRef, exempt []string) {
 	w.open("map", mark, limitKeyVar(ing))
 	w.line("0", "$binary_remote_addr")
 	w.line("1", `""`)
+	w.close()
+}
+
+// writeHealthzLocation writes the catch-all's model.HealthzPath location,
+// which answers 200 with no body and no log line, as ingress-nginx's.
+func writeHealthzLocation(w *confWriter, s *model.Server) {
+	if !model.ServesHealthz(s) {
+		return
+	}
+	w.open("location", w.q(model.HealthzPath))
+	w.line("access_log", "off")
+	w.line("return", "200")
 	w.close()
 }

@@ -105,7 +105,6 @@ func fullProxyHeaders(skip ...string) []string {
 		"proxy_set_header X-Forwarded-Proto $pass_access_scheme;",
 		"proxy_set_header X-Forwarded-Scheme $pass_access_scheme;",
 		"proxy_set_header X-Scheme $pass_access_scheme;",
-		"proxy_set_header X-Original-URI $request_uri;",
 		"proxy_set_header X-Original-Forwarded-For $http_x_forwarded_for;",
 		"proxy_set_header X-Original-Forwarded-Host $http_x_forwarded_host;",
 		`proxy_set_header Proxy "";`,

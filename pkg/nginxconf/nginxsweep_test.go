@@ -271,6 +271,7 @@ var sweepConfigKeys = withGlobalSweep(map[string][]string{
 	"proxy-stream-responses":         {"1", "0", strconv.Itoa(annotations.MaxInt32)},
 	"preserve-trailing-slash":        {"false", "true"},
 	"use-port-in-redirects":          {"false", "true"},
+	"proxy-add-original-uri-header":  {"false", "true"},
 	"client-body-buffer-size":        {"8k", "1", "1024m"},
 	"client-body-timeout":            {"60", "1", strconv.Itoa(annotations.ValueMaxSeconds)},
 	"client-header-buffer-size":      {"1k", "1", "1024m"},

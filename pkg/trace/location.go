@@ -41,8 +41,8 @@ func (e *locEntry) nginx() string {
 // in "/" first) its internal auth location and its matchers
 // (model.LocationMatchers; an Exact path ending in "/" as the regex
 // "~ ^/p/$"), the fallback "location /" unless a path or the
-// server-snippet has one, the internal mirror locations and the
-// server-snippet's locations.
+// server-snippet has one, the catch-all's model.HealthzPath, the internal
+// mirror locations and the server-snippet's locations.
 func serverLocations(c *model.Config, s *model.Server) []locEntry {
 	exact := map[string]bool{}
 	hasRoot := false
@@ -80,6 +80,9 @@ func serverLocations(c *model.Config, s *model.Server) []locEntry {
 	}
 	if !hasRoot && !snippetHasRoot(s) {
 		out = append(out, locEntry{path: "/", loc: -1, kind: MatchFallback, proxies: c.DefaultBackend != "" && c.DefaultBackend != model.DefaultBackendName})
+	}
+	if model.ServesHealthz(s) {
+		out = append(out, locEntry{path: model.HealthzPath, loc: -1, kind: MatchHealthz})
 	}
 	seen := map[string]bool{}
 	for _, i := range model.LocationOrder(s.Locations) {

@@ -222,6 +222,9 @@ func (t *tracer) locate(s *model.Server, entries []locEntry) bool {
 	case e.kind == MatchInternal:
 		t.step("find-config", "location", "internal location: 404")
 		t.status(404, "")
+	case e.kind == MatchHealthz:
+		t.step("find-config", "location", "the catch-all's health check location "+model.HealthzPath+": 200")
+		t.status(200, "")
 	case e.snippet:
 		t.step("find-config", "server-snippet", "location "+e.nginx()+" of the server-snippet")
 		return t.snippetLocation(e.snip)

@@ -75,6 +75,7 @@ const (
 	MatchRegex        MatchKind = "regex"         // the first regex in file order
 	MatchAutoRedirect MatchKind = "auto-redirect" // nginx's 301 to "/p/"
 	MatchFallback     MatchKind = "fallback"      // the writer's own "location /"
+	MatchHealthz      MatchKind = "healthz"       // the catch-all's "location /healthz": 200
 	MatchInternal     MatchKind = "internal"      // an internal location: 404
 )
 

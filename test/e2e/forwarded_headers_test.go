@@ -326,3 +326,34 @@ func TestHSTSHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestOriginalURIHeader: X-Original-URI reaches a backend only with the
+// ConfigMap's proxy-add-original-uri-header "true" (ingress-nginx's default
+// is "false" since v1.0), and then always nginx's $request_uri, never the
+// client's; without the key nginx leaves the client's own header alone,
+// as ingress-nginx does.
+func TestOriginalURIHeader(t *testing.T) {
+	port := headerEcho(t)
+	const host = "uri.example.com"
+	for _, tc := range []struct {
+		key           string
+		plain, forged string // what the backend gets without, with the client's header
+	}{
+		{"", "", "/forged"},
+		{"false", "", "/forged"},
+		{"true", "/a/b?c=d", "/a/b?c=d"},
+	} {
+		data := map[string]string{}
+		if tc.key != "" {
+			data["proxy-add-original-uri-header"] = tc.key
+		}
+		n := startNginx(t, headersManifests(port, host, "", data))
+		n.requireLuaRouted(t, host)
+		if a := n.send(t, false, host, "/a/b?c=d"); a.status != 200 || a.got["X-Original-Uri"] != tc.plain {
+			t.Errorf("key %q: %d, X-Original-URI %q, want 200 %q", tc.key, a.status, a.got["X-Original-Uri"], tc.plain)
+		}
+		if a := n.send(t, false, host, "/a/b?c=d", "X-Original-URI", "/forged"); a.status != 200 || a.got["X-Original-Uri"] != tc.forged {
+			t.Errorf("key %q, the client sending one: %d, X-Original-URI %q, want 200 %q", tc.key, a.status, a.got["X-Original-Uri"], tc.forged)
+		}
+	}
+}
