@@ -338,7 +338,11 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		stop()
 		cancelRun()
 	}()
-	log := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(o.Verbosity), textlogger.Output(o.ErrOut)))
+	// nginx's standard output and error go to the controller's (an access
+	// log at /dev/stdout reaches `kubectl logs`), written one at a time
+	// with the logger's
+	stdout, stderr := &serialWriter{w: o.Out}, &serialWriter{w: o.ErrOut}
+	log := textlogger.NewLogger(textlogger.NewConfig(textlogger.Verbosity(o.Verbosity), textlogger.Output(stderr)))
 	ctx = klog.NewContext(ctx, log)
 
 	// The GeoIP2 databases, before the first config reads them.
@@ -351,7 +355,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	inst := nginx.New(o.NginxPrefix, nginx.Options{Binary: o.NginxBinary, StatusURL: "http://" + o.Render.StatusAddress})
+	inst := nginx.New(o.NginxPrefix, nginx.Options{Binary: o.NginxBinary, StatusURL: "http://" + o.Render.StatusAddress, Stdout: stdout, Stderr: stderr})
 	if err := inst.Layout(); err != nil {
 		return err
 	}

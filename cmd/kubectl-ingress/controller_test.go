@@ -95,12 +95,17 @@ apiVersion: networking.k8s.io/v1
 kind: IngressClass
 metadata: {name: nginx}
 spec: {controller: k8s.io/ingress-nginx}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: ingress-nginx-controller, namespace: ingress-nginx}
+data: {access-log-path: /dev/stdout}
 `
 	if err := os.WriteFile(filepath.Join(dir, "web.yaml"), []byte(manifests), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	errOut := &lockedWriter{}
-	cmd := NewCmdRoot(genericiooptions.IOStreams{In: strings.NewReader(""), Out: &bytes.Buffer{}, ErrOut: errOut})
+	errOut, out := &lockedWriter{}, &lockedWriter{}
+	cmd := NewCmdRoot(genericiooptions.IOStreams{In: strings.NewReader(""), Out: out, ErrOut: errOut})
 	health := fmt.Sprintf("127.0.0.1:%d", ports[3])
 	cmd.SetArgs([]string{"controller", "--from-files", dir, "--demo-backends", "--worker-processes", "1",
 		"--http-port", fmt.Sprint(ports[0]), "--https-port", fmt.Sprint(ports[1]),
@@ -130,6 +135,14 @@ spec: {controller: k8s.io/ingress-nginx}
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("not served: %d %q\n%s", code, body, errOut.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// access-log-path /dev/stdout: nginx's access log is the command's
+	// standard output (as `kubectl logs` shows it in a cluster)
+	for !strings.Contains(out.String(), `"GET / HTTP/1.1" 200`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no access log line on the command's stdout: %q", out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

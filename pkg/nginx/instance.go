@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -32,6 +33,13 @@ type Options struct {
 	// poll, DefaultStatusURL when empty. It must match the status server
 	// of the configs given to Start and Reload.
 	StatusURL string
+	// Stdout and Stderr, when not nil, also get what the running master
+	// and its workers write to their standard output and error (an access
+	// log or error log at /dev/stdout or /dev/stderr, nginx's messages
+	// before it opens its error log), besides the tail an error quotes:
+	// the controller passes its own, so that such a log reaches `kubectl
+	// logs`. A slow writer slows the workers that log.
+	Stdout, Stderr io.Writer
 }
 
 // Instance is one nginx master process under a prefix directory. Its methods
@@ -41,6 +49,8 @@ type Instance struct {
 	binary    string
 	statusURL string
 	client    *http.Client
+	// stdout and stderr are Options.Stdout and Stderr.
+	stdout, stderr io.Writer
 
 	op sync.Mutex // serialises Start and Reload
 
@@ -72,6 +82,8 @@ func New(prefix string, opts Options) *Instance {
 		prefix:    filepath.Clean(prefix),
 		binary:    opts.Binary,
 		statusURL: opts.StatusURL,
+		stdout:    opts.Stdout,
+		stderr:    opts.Stderr,
 		client: &http.Client{
 			Timeout: 2 * time.Second,
 			// One connection per poll: a kept-alive connection could stay

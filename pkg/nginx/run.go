@@ -60,8 +60,7 @@ func (in *Instance) Start(ctx context.Context, conf []byte) error {
 		"-e", errorLogName, "-g", "daemon off;")
 	cmd.Dir = in.prefix
 	output := newTail(logTail)
-	cmd.Stdout = output
-	cmd.Stderr = output
+	cmd.Stdout, cmd.Stderr = also(output, in.stdout), also(output, in.stderr)
 	// The workers inherit the output pipe: do not wait for them after the
 	// master is gone.
 	cmd.WaitDelay = time.Second
@@ -300,4 +299,12 @@ func (in *Instance) checksum(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("status %s", resp.Status)
 	}
 	return strings.TrimSpace(string(body)), nil
+}
+
+// also is w, and besides it other when not nil.
+func also(w, other io.Writer) io.Writer {
+	if other == nil {
+		return w
+	}
+	return io.MultiWriter(w, other)
 }
