@@ -221,6 +221,9 @@ func (o *ControllerOptions) completeMode(cmd *cobra.Command) {
 	}
 	changed := func(name string) bool { return cmd.Flags().Changed(name) }
 	if o.FromFiles == "" {
+		// as ingress-nginx: listeners on [::] too where the pod has IPv6
+		// (the ConfigMap's disable-ipv6 turns them off)
+		o.Render.ipv6 = podHasIPv6()
 		if !changed("nginx-prefix") && !inCluster() {
 			// On a laptop, not in a pod: never /etc.
 			o.NginxPrefix, o.tempPrefix = "", true

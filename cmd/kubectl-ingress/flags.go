@@ -66,8 +66,11 @@ type RenderFlags struct {
 	HTTPPort                 int
 	HTTPSPort                int
 	ListenAddress            string
-	StatusAddress            string
-	WorkerProcesses          string
+	// ipv6 adds listeners on [::] (nginxconf.ConfOptions.IPv6): the
+	// controller on a cluster sets it when its pod has IPv6 (podHasIPv6).
+	ipv6            bool
+	StatusAddress   string
+	WorkerProcesses string
 	// TCP/UDP services and SSL passthrough (nginx stream servers).
 	TCPServicesConfigMap    string
 	UDPServicesConfigMap    string
@@ -241,6 +244,7 @@ func (f *RenderFlags) ConfOptions() nginxconf.ConfOptions {
 	c := nginxconf.DefaultConfOptions()
 	c.HTTPPort, c.HTTPSPort = f.HTTPPort, f.HTTPSPort
 	c.ListenAddress = f.ListenAddress
+	c.IPv6 = f.ipv6
 	c.StatusAddress = f.StatusAddress
 	c.WorkerProcesses = f.WorkerProcesses
 	c.SSLPassthroughProxyPort, c.SSLPassthroughHopPort = f.SSLPassthroughProxyPort, f.SSLPassthroughHopPort

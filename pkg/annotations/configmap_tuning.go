@@ -23,6 +23,8 @@ var tuningConfigKeys = []configKeySpec{
 			}
 			return valueMIMEType(v)
 		}, func(g *model.Global) *string { return &g.Tuning.DefaultType })},
+	{Key: "disable-ipv6", Kind: kindBool, Default: "false", Description: "\"true\": no listeners on [::] (the controller adds them, beside the IPv4 ones, when its pod has an IPv6 address and --listen-address is not set).",
+		set: configBool(func(g *model.Global) *bool { return &g.Tuning.DisableIPv6 })},
 	{Key: "enable-multi-accept", Kind: kindBool, Default: "true", Description: "A worker accepts all new connections at once.",
 		set: configBool(func(g *model.Global) *bool { return &g.Tuning.MultiAccept })},
 	{Key: "http2-max-concurrent-streams", Kind: kindInt, Default: "128", Description: "Concurrent HTTP/2 streams per connection.",

@@ -133,6 +133,7 @@ type Tuning struct {
 	UseHTTP2                  bool
 	HTTP2MaxConcurrentStreams int      // http2-max-concurrent-streams
 	ReusePort                 bool     // reuse-port
+	DisableIPv6               bool     // disable-ipv6: no [::] listeners even where the pod has IPv6
 	BindAddresses             []string // bind-address: IPv4 and IPv6 addresses; nil: all
 	DefaultType               string   // default-type
 	// Keep-alive to backends (upstream-keepalive-*).

@@ -13,8 +13,13 @@ import (
 type ConfOptions struct {
 	// ListenAddress is the address of the HTTP and HTTPS listeners; "" for all.
 	ListenAddress string
-	HTTPPort      int
-	HTTPSPort     int
+	// IPv6 adds, when ListenAddress is "" (every IPv4 address), the same
+	// listeners on [::] (the ConfigMap's disable-ipv6 "true" drops them):
+	// the controller sets it when its pod has an IPv6 address, as
+	// ingress-nginx does. render and diff leave it off.
+	IPv6      bool
+	HTTPPort  int
+	HTTPSPort int
 	// StatusAddress is the loopback address of the status server that
 	// serves /configuration/*, /healthz and /nginx_status.
 	StatusAddress string
@@ -169,7 +174,7 @@ func writeMain(w *confWriter, c *model.Config, o ConfOptions) {
 	}
 	w.line("worker_processes", w.q(workers))
 	w.line("pid", "nginx.pid")
-	writeMainGlobal(w, c, workers)
+	writeMainGlobal(w, c, workers, len(listenAddresses(w, o)))
 }
 
 // writeServerNamesHash sizes nginx's server name hash for the hosts: a

@@ -106,8 +106,8 @@ func writeWWWRedirects(w *confWriter, c *model.Config, o ConfOptions) {
 		w.open("server")
 		w.line("server_name", w.q(r.From))
 		// Listeners and blocking as every server's (writeServer).
-		w.line(append([]string{"listen", w.q(listenAddr(o, o.HTTPPort))}, w.listenOptions()...)...)
-		w.line(httpsListen(w, c, o)...)
+		writeListen(w, o, o.HTTPPort, w.listenOptions()...)
+		writeHTTPSListen(w, c, o)
 		writeServerBlocking(w, &c.Global)
 		w.line("set", "$proxy_upstream_name", `"-"`)
 		// r.To is a host checked by render (RFC 1123 name).

@@ -29,8 +29,9 @@ func (w *confWriter) global() *model.Global {
 // needs a connection for each listening socket, and nginx -t fails when
 // worker_connections are fewer: the ConfigMap's value is raised to at least
 // 1024 and, with a number of workers, to four sockets per worker (the
-// reuseport listeners are cloned per worker) and one per stream service.
-func writeMainGlobal(w *confWriter, c *model.Config, workers string) {
+// reuseport listeners are cloned per worker) and one per stream service,
+// twice with IPv6 listeners.
+func writeMainGlobal(w *confWriter, c *model.Config, workers string, families int) {
 	g := c.Global
 	writeErrorLog(w, g)
 	t := g.Tuning
@@ -50,7 +51,7 @@ func writeMainGlobal(w *confWriter, c *model.Config, workers string) {
 	}
 	need := 1024
 	if n, err := strconv.Atoi(workers); err == nil {
-		need = max(need, 4*n+len(c.Stream.Services)+64)
+		need = max(need, families*(4*n+len(c.Stream.Services))+64)
 	}
 	conns = max(conns, need)
 	w.line("worker_connections", strconv.Itoa(conns))

@@ -9,11 +9,27 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
-func listenAddr(o ConfOptions, port int) string {
-	if o.ListenAddress == "" {
-		return strconv.Itoa(port)
+// writeListen writes a listen line whose address is listenAddr's and,
+// when nginx listens on every address of a pod with IPv6
+// (listenAddresses), the same line on [::].
+func writeListen(w *confWriter, o ConfOptions, port int, params ...string) {
+	for _, a := range listenAddresses(w, o) {
+		w.line(append([]string{"listen", w.q(a + strconv.Itoa(port))}, params...)...)
 	}
-	return o.ListenAddress + ":" + strconv.Itoa(port)
+}
+
+// listenAddresses are the address prefixes of the public listeners: the
+// listen address and ":" (nothing for every IPv4 address), and "[::]:"
+// with IPv6 (ConfOptions.IPv6, the ConfigMap's disable-ipv6 not "true"),
+// as ingress-nginx listens.
+func listenAddresses(w *confWriter, o ConfOptions) []string {
+	if o.ListenAddress != "" {
+		return []string{o.ListenAddress + ":"}
+	}
+	if o.IPv6 && !w.global().Tuning.DisableIPv6 {
+		return []string{"", "[::]:"}
+	}
+	return []string{""}
 }
 
 func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions) {
@@ -36,8 +52,8 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 			w.line("ssl_reject_handshake", "on")
 		}
 	} else {
-		w.line(append([]string{"listen", w.q(listenAddr(o, o.HTTPPort))}, w.listenOptions()...)...)
-		w.line(httpsListen(w, c, o)...)
+		writeListen(w, o, o.HTTPPort, w.listenOptions()...)
+		writeHTTPSListen(w, c, o)
 	}
 	writeServerBlocking(w, &c.Global)
 	writeServerTLS(w, s)
@@ -107,13 +123,12 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 // writeDefaultListen writes the listeners of the default server (the
 // catch-all's, or the Lua router's).
 func writeDefaultListen(w *confWriter, c *model.Config, o ConfOptions) {
-	httpListen := append([]string{"listen", w.q(listenAddr(o, o.HTTPPort))}, w.listenOptions()...)
 	defaults := []string{"default_server", "reuseport", "backlog=4096"}
 	if !c.Global.Tuning.ReusePort {
 		defaults = []string{"default_server", "backlog=4096"}
 	}
-	w.line(append(httpListen, defaults...)...)
-	w.line(append(httpsListen(w, c, o), defaults...)...)
+	writeListen(w, o, o.HTTPPort, append(w.listenOptions(), defaults...)...)
+	writeHTTPSListen(w, c, o, defaults...)
 }
 
 func quoteAll(w *confWriter, m model.Matcher) []string {

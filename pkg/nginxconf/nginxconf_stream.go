@@ -26,18 +26,20 @@ func writeStreamModules(w *confWriter, c *model.Config, o ConfOptions) {
 	loadModule(w, o, "ngx_stream_js_module.so")
 }
 
-// httpsListen gives the arguments of the HTTPS listen directive: the
-// public HTTPS port, or with SSL passthrough a loopback port that takes
-// the PROXY protocol from the SNI router in front of it.
-func httpsListen(w *confWriter, c *model.Config, o ConfOptions) []string {
+// writeHTTPSListen writes the HTTPS listen directive (with extra
+// parameters): the public HTTPS port (writeListen), or with SSL
+// passthrough a loopback port that takes the PROXY protocol from the SNI
+// router in front of it.
+func writeHTTPSListen(w *confWriter, c *model.Config, o ConfOptions, extra ...string) {
 	opts := []string{"ssl"}
 	if c.Global.Tuning.UseHTTP2 {
 		opts = append(opts, "http2")
 	}
 	if !c.Stream.Passthrough {
-		return append(append([]string{"listen", w.q(listenAddr(o, o.HTTPSPort))}, opts...), w.listenOptions()...)
+		writeListen(w, o, o.HTTPSPort, append(append(opts, w.listenOptions()...), extra...)...)
+		return
 	}
-	return append(append([]string{"listen", w.q(passthroughLoopback + ":" + strconv.Itoa(o.SSLPassthroughProxyPort))}, opts...), "proxy_protocol")
+	w.line(append(append(append([]string{"listen", w.q(passthroughLoopback + ":" + strconv.Itoa(o.SSLPassthroughProxyPort))}, opts...), "proxy_protocol"), extra...)...)
 }
 
 // serverHTTPSPort is the port the HTTPS servers listen on: the public HTTPS
@@ -77,14 +79,14 @@ func writeStream(w *confWriter, c *model.Config, o ConfOptions) {
 func writeStreamService(w *confWriter, s *model.StreamService, responses int, o ConfOptions) {
 	w.comment("stream " + s.Key() + " from " + s.ConfigMap.String())
 	w.open("server")
-	listen := []string{"listen", w.q(listenAddr(o, s.Port))}
+	var params []string
 	if s.Protocol == model.ProtocolUDP {
-		listen = append(listen, "udp")
+		params = append(params, "udp")
 	}
 	if s.ProxyProtocolDecode {
-		listen = append(listen, "proxy_protocol")
+		params = append(params, "proxy_protocol")
 	}
-	w.line(listen...)
+	writeListen(w, o, s.Port, params...)
 	if s.Protocol == model.ProtocolUDP {
 		w.line("proxy_responses", strconv.Itoa(responses))
 	}
@@ -117,7 +119,7 @@ func writePassthrough(w *confWriter, st *model.Stream, o ConfOptions) {
 	w.line("default", w.q(passthroughLoopback+":"+strconv.Itoa(o.SSLPassthroughHopPort)))
 	w.close()
 	w.open("server")
-	w.line(append(append([]string{"listen", w.q(listenAddr(o, o.HTTPSPort))}, w.listenOptions()...), "reuseport", "backlog=4096")...)
+	writeListen(w, o, o.HTTPSPort, append(w.listenOptions(), "reuseport", "backlog=4096")...)
 	if r := w.global().RealIP; r.UseProxyProtocol {
 		// The load balancer's PROXY protocol header says the client
 		// address, which the router passes on in its own header.

@@ -272,6 +272,7 @@ var sweepConfigKeys = withGlobalSweep(map[string][]string{
 	"preserve-trailing-slash":        {"false", "true"},
 	"use-port-in-redirects":          {"false", "true"},
 	"proxy-add-original-uri-header":  {"false", "true"},
+	"disable-ipv6":                   {"false", "true"},
 	"client-body-buffer-size":        {"8k", "1", "1024m"},
 	"client-body-timeout":            {"60", "1", strconv.Itoa(annotations.ValueMaxSeconds)},
 	"client-header-buffer-size":      {"1k", "1", "1024m"},
