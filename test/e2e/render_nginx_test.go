@@ -39,7 +39,7 @@ endpoints: %[3]s
 `, name, max(port, 1), endpoints)
 }
 
-func tlsSecretYAML(t *testing.T, name string, hosts ...string) (string, []byte) {
+func tlsSecretYAML(t testing.TB, name string, hosts ...string) (string, []byte) {
 	t.Helper()
 	crt, key, err := nginx.SelfSignedCertificate(hosts[0], hosts...)
 	if err != nil {
