@@ -9,9 +9,9 @@ import (
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
 )
 
-// writeListen writes a listen line whose address is listenAddr's and,
-// when nginx listens on every address of a pod with IPv6
-// (listenAddresses), the same line on [::].
+// writeListen writes a listen line for port with params on each of
+// listenAddresses: the listen address (or every IPv4 address) and, where
+// nginx listens on every address of a pod with IPv6, the same on [::].
 func writeListen(w *confWriter, o ConfOptions, port int, params ...string) {
 	for _, a := range listenAddresses(w, o) {
 		w.line(append([]string{"listen", w.q(a + strconv.Itoa(port))}, params...)...)
