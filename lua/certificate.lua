@@ -9,6 +9,7 @@
 -- With enable-ocsp it staples the certificate's OCSP response
 -- (ocsp_stapling.lua).
 local ssl = require("ngx.ssl")
+local client_auth = require("client_auth")
 local stapling = require("ocsp_stapling")
 local util = require("util")
 
@@ -206,12 +207,14 @@ local function routed(name)
   return wildcard ~= nil and dict:get("v:" .. wildcard) ~= nil
 end
 
--- call runs in ssl_certificate_by_lua. reject_unknown (ssl-reject-handshake,
--- in the Lua router's server) refuses the handshake of a name the router
--- has no host entry for, and of a client without SNI, as nginx's
--- ssl_reject_handshake in a classic default server (a classic host's name
--- never reaches the router's server).
-function _M.call(reject_unknown)
+-- call runs in ssl_certificate_by_lua. router_server is true in the Lua
+-- router's server (a classic host's name never reaches it): there the
+-- host entry of the name may ask for a client certificate
+-- (client_auth.lua), and reject_unknown (ssl-reject-handshake) refuses
+-- the handshake of a name the router has no host entry for, and of a
+-- client without SNI, as nginx's ssl_reject_handshake in a classic
+-- default server.
+function _M.call(reject_unknown, router_server)
   local name, err = ssl.server_name()
   if not name then
     if err then
@@ -222,6 +225,9 @@ function _M.call(reject_unknown)
   if reject_unknown and not routed(name) then
     ngx_log(ngx.INFO, "certificate: handshake refused (ssl-reject-handshake): no host ", name)
     return ngx.exit(ngx.ERROR)
+  end
+  if router_server then
+    client_auth.handshake(name)
   end
   local pem, id = _M.lookup(name)
   if not pem then

@@ -786,6 +786,8 @@ end
 
 -- Routes (--routing=lua): one entry per host in the shared dict
 -- routes_data, "h:<host>" the entry's JSON and "v:<host>" its version
+-- (and "t:<host>" the client certificate settings that the TLS handshake
+-- reads: client_auth.lua)
 -- (router.lua reads the version on every request and the JSON only when
 -- it moved). A host's JSON is stored before its version, and its version
 -- deleted before its JSON, so that a worker never finds a version without
@@ -807,6 +809,7 @@ local function apply_routes_now(body)
   for _, host in ipairs(gone) do
     dict:delete("v:" .. host)
     dict:delete("h:" .. host)
+    dict:delete("t:" .. host)
   end
   local dropped = {}
   local function drop(b)
@@ -821,6 +824,14 @@ local function apply_routes_now(body)
     -- the entry's own bytes: validate.routes decoded and checked them
     local ok, err = dict:safe_set("h:" .. g.host, string_sub(body, g.first, g.last))
     if ok then
+      -- the handshake's client certificate settings (client_auth.lua)
+      if g.client_auth then
+        ok, err = dict:safe_set("t:" .. g.host, g.client_auth)
+      else
+        dict:delete("t:" .. g.host)
+      end
+    end
+    if ok then
       ok, err = dict:safe_set("v:" .. g.host, g.version)
     end
     if not ok then
@@ -828,6 +839,7 @@ local function apply_routes_now(body)
       -- served by an entry that does not match its version
       dict:delete("v:" .. g.host)
       dict:delete("h:" .. g.host)
+      dict:delete("t:" .. g.host)
       drop({ index = g.index, name = g.host, reason = "hosts[" .. (g.index - 1) .. "]: cannot store: " .. tostring(err) })
     end
   end

@@ -13,8 +13,10 @@
 --
 -- rewrite() (rewrite_by_lua) applies, in the classic location's order
 -- (the route's access log first: $kubectl_ingress_loggable "0" when off):
--- app-root (server level, first), the HTTPS redirect, a denied location
--- (503), a permanent/temporal redirect, CORS (a preflight answered 204),
+-- the host's client certificate checks (client_auth.lua: nginx's, before
+-- any phase), app-root (server level), the HTTPS redirect, a denied
+-- location (503), auth-tls-match-cn (403) and the ssl-client-* headers, a
+-- permanent/temporal redirect, CORS (a preflight answered 204),
 -- the default backend of a path without backend, then the backend
 -- ($proxy_upstream_name), the log and metric labels, $location_path, the
 -- upstream Host and X-Forwarded-Prefix, rewrite-target (ngx.req.set_uri,
@@ -49,6 +51,7 @@ local cjson = require("cjson.safe")
 local lrucache = require("resty.lrucache")
 local balancer = require("balancer")
 local cidr = require("cidr")
+local client_auth = require("client_auth")
 local limit = require("limit")
 local configuration = require("configuration")
 local reqctx = require("reqctx")
@@ -297,6 +300,11 @@ local function compile_path(p)
     r.basic_auth = { realm = str(s.basicAuth.realm), file = str(s.basicAuth.userFile) }
   end
   r.satisfy_any = s.satisfyAny == true
+  if type(s.matchCN) == "string" and s.matchCN ~= "" then
+    r.match_cn = s.matchCN
+  end
+  r.client_cert_headers = s.clientCertHeaders == true
+  r.pass_client_cert = s.passClientCert == true
   if type(s.redirect) == "table" then
     r.redirect = { url = s.redirect.url, code = s.redirect.code }
   end
@@ -343,6 +351,16 @@ local function compile_path(p)
   return r
 end
 
+-- compile_client_auth is what rewrite() checks of a host's clientAuth
+-- (client_auth.check); nil for none, or one that asks for no certificate.
+local function compile_client_auth(ca)
+  if type(ca) ~= "table" or ca.verify == "off" then
+    return nil
+  end
+  local page = ca.errorPage
+  return { verify = ca.verify, error_page = type(page) == "string" and page ~= "" and page or nil }
+end
+
 -- compile builds the matcher of an entry: exact map, prefix map with its
 -- lengths (longest first), automatic redirects, regexes in order.
 local function compile(entry)
@@ -350,6 +368,7 @@ local function compile(entry)
     host = entry.host,
     version = entry.version,
     app_root = type(entry.appRoot) == "string" and entry.appRoot ~= "" and entry.appRoot or nil,
+    client_auth = compile_client_auth(entry.clientAuth),
     exact = {}, prefix = {}, lengths = {}, auto = {}, regexes = {},
   }
   local seen_len = {}
@@ -853,6 +872,11 @@ function _M.rewrite()
   if set_server_name then
     ngx_var.kubectl_ingress_server_name = c.host
   end
+  if c.client_auth then
+    -- nginx's checks before the server's rewrite phase: 421, 400 (ends
+    -- the request when it answers)
+    client_auth.check(c.client_auth)
+  end
   local uri = ngx_var.uri
   if c.app_root and uri == "/" then
     -- relative, as the classic server's (absolute_redirect off there):
@@ -920,6 +944,13 @@ function _M.rewrite()
   https_redirect(r)
   if r.denied then
     return ngx_exit(ngx.HTTP_SERVICE_UNAVAILABLE)
+  end
+  if r.match_cn then
+    -- 403 unless the certificate's subject matches (ends the request)
+    client_auth.match_cn(r.match_cn)
+  end
+  if r.client_cert_headers then
+    client_auth.set_headers(r)
   end
   if r.redirect then
     return ngx_redirect(r.redirect.url, r.redirect.code)

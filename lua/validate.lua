@@ -363,7 +363,7 @@ local ngx_re_find = ngx.re.find
 local MATCH_KINDS = { exact = true, prefix = true, regex = true }
 local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
 -- ROUTE_FLAGS are the route settings that are true or false when given.
-local ROUTE_FLAGS = { "streamBody", "serverName", "rewriteLog" }
+local ROUTE_FLAGS = { "streamBody", "serverName", "rewriteLog", "clientCertHeaders", "passClientCert" }
 
 -- a_header_list accepts [{name, value, vars}, …]: a header name made of
 -- token characters, a string value.
@@ -469,6 +469,9 @@ local function check_settings(s)
   if not is_null(s.authScope) and type(s.authScope) ~= "string" then
     return "authScope", "must be a string"
   end
+  if not is_null(s.matchCN) and (type(s.matchCN) ~= "string" or s.matchCN == "") then
+    return "matchCN", "must be a non-empty string"
+  end
   for _, flag in ipairs(ROUTE_FLAGS) do
     if not is_null(s[flag]) and type(s[flag]) ~= "boolean" then
       return flag, "must be true or false"
@@ -540,11 +543,53 @@ local function route_host_error(h)
   end
 end
 
+-- CLIENT_VERIFY are the values of clientAuth.verify (ssl_verify_client).
+local CLIENT_VERIFY = { on = true, off = true, optional = true, optional_no_ca = true }
+
+-- check_client_auth returns the path (below clientAuth) and reason of the
+-- first bad field of a host's client certificate settings.
+local function check_client_auth(ca)
+  if not util.is_object(ca) then
+    return "", "must be an object"
+  end
+  -- model.FilePath of a name render makes (model.ValidFileName)
+  if type(ca.caFile) ~= "string" or not string.match(ca.caFile, "^files/[a-z0-9-][a-z0-9.-]*/[a-z0-9-][a-z0-9.-]*$") then
+    return ".caFile", "must be files/<dir>/<name> of lower-case letters, digits, '-' and '.'"
+  end
+  if not CLIENT_VERIFY[ca.verify] then
+    return ".verify", "must be on, off, optional or optional_no_ca"
+  end
+  if type(ca.depth) ~= "number" or ca.depth < 1 or ca.depth > 100 or ca.depth % 1 ~= 0 then
+    return ".depth", "must be an integer from 1 to 100"
+  end
+  local page = ca.errorPage
+  if not is_null(page) and (type(page) ~= "string" or not string.match(page, "^https?://[^%s%c]+$")) then
+    return ".errorPage", "must be an http:// or https:// URL"
+  end
+end
+
+-- client_auth_key is the value configuration.lua stores as "t:<host>"
+-- for the handshake (client_auth.lua), nil when the entry asks for no
+-- client certificate.
+local function client_auth_key(e)
+  local ca = e.clientAuth
+  if is_null(ca) or ca.verify == "off" then
+    return nil
+  end
+  return ca.caFile .. " " .. ca.verify .. " " .. string.format("%d", ca.depth)
+end
+
 -- check_route returns the path (below the entry) and reason of the first
 -- bad field of a host entry.
 local function check_route(e)
   if type(e.version) ~= "string" or e.version == "" then
     return "version", "must be a non-empty string"
+  end
+  if not is_null(e.clientAuth) then
+    local f, err = check_client_auth(e.clientAuth)
+    if f then
+      return "clientAuth" .. f, err
+    end
   end
   if not is_null(e.appRoot) and type(e.appRoot) ~= "string" then
     return "appRoot", "must be a string"
@@ -638,7 +683,8 @@ end
 -- routes checks a POST /configuration/routes body, one host entry at a
 -- time (each decoded on its own: see jsonscan.lua). It returns the list of
 -- good entries {index = i (1-based), host = …, version = …, first = …,
--- last = …} (where the entry's JSON is in body), the list of hosts to delete, and the bad
+-- last = …, client_auth = …} (where the entry's JSON is in body; its
+-- "t:" value, client_auth_key), the list of hosts to delete, and the bad
 -- entries {index, name (the host or nil), reason, duplicate}; or nil, nil,
 -- nil and a message when the body is not a JSON object, hosts or delete is
 -- not an array, or an entry is not JSON.
@@ -706,7 +752,8 @@ function _M.routes(body)
     if path then
       bad[#bad + 1] = { index = i, name = host, reason = path .. ": " .. reason, duplicate = duplicate }
     else
-      good[#good + 1] = { index = i, host = host, version = e.version, first = starts[i], last = ends[i] }
+      good[#good + 1] = { index = i, host = host, version = e.version, first = starts[i], last = ends[i],
+        client_auth = client_auth_key(e) }
     end
     if host then
       seen[host] = true

@@ -12,9 +12,11 @@ import (
 // of the host for a certificate signed by the CA of auth-tls-secret. It is
 // a setting of the host (ssl_client_certificate and ssl_verify_client in
 // its server block): the oldest Ingress of the host with auth-tls-secret
-// decides it, as in ingress-nginx (render). nginx reads the CA and the CRL
-// when it loads nginx.conf, so a new CA in the Secret takes effect with a
-// reload (the file name carries the content's digest: see model.File).
+// decides it, as in ingress-nginx (render). A classic server block's nginx
+// reads the CA and the CRL when it loads nginx.conf, so a new CA in the
+// Secret takes effect with a reload (the file name carries the content's
+// digest: see model.File); the Lua router reads the CA file at the TLS
+// handshake (lua/client_auth.lua), so there it is a push.
 
 const (
 	defaultAuthTLSVerifyClient = "on"
@@ -72,7 +74,7 @@ var authTLSAnnotations = []annotationSpec{
 			}
 			return err
 		}},
-	{Name: "auth-tls-secret", Kind: kindSecretRef, Description: "Secret holding ca.crt, the CA bundle that client certificates must chain to, and optionally ca.crl; another namespace only with the ConfigMap's allow-cross-namespace-resources. A setting of the whole host (the oldest Ingress with it decides). Only HTTPS asks for a certificate: give the host a tls section (ssl-redirect then sends plain HTTP to HTTPS). A CA or CRL change reloads nginx (it reads them at load).",
+	{Name: "auth-tls-secret", Kind: kindSecretRef, Description: "Secret holding ca.crt, the CA bundle that client certificates must chain to, and optionally ca.crl; another namespace only with the ConfigMap's allow-cross-namespace-resources. A setting of the whole host (the oldest Ingress with it decides). Only HTTPS asks for a certificate: give the host a tls section (ssl-redirect then sends plain HTTP to HTTPS). With --routing=lua a CA change is dynamic (the Lua router reads the CA at the handshake) and a ca.crl keeps the host in a classic server block; with --routing=nginx a CA or CRL change reloads nginx (it reads them at load).",
 		OnInvalid: authFailClosed,
 		set: func(s *annotationState, v string) error {
 			s.tlsSecretGiven = true

@@ -30,11 +30,13 @@ func (f NginxFiles) PruneFiles(ctx context.Context, keep []model.File) error {
 }
 
 // ToNginxFiles gives the files of the model as pkg/nginx writes them: the
-// workers read those that nginx does not read at load.
+// workers read those that nginx does not read at load, and may read
+// every one without a private key (the Lua router reads a host's CA
+// bundle at the TLS handshake: lua/client_auth.lua).
 func ToNginxFiles(files []model.File) []nginx.File {
 	out := make([]nginx.File, 0, len(files))
 	for _, f := range files {
-		out = append(out, nginx.File{Name: f.Name, Data: f.Content, WorkerReads: !f.ReadAtLoad})
+		out = append(out, nginx.File{Name: f.Name, Data: f.Content, WorkerReads: !f.ReadAtLoad || !f.Private})
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -51,6 +52,9 @@ type HostRoutes struct {
 	// or "*."), is the hostname whose entry serves it, as nginx serves an
 	// alias by its server block; "" in a host's own entry.
 	AliasOf string `json:"aliasOf,omitempty"`
+	// ClientAuth is the host's client certificate authentication
+	// (auth-tls-*), in an alias's entry too (nil: none).
+	ClientAuth *RouteClientAuth `json:"clientAuth,omitempty"`
 
 	// encoded, in a RoutesCache's entry, is its JSON; Paths are then nil
 	// (routes_encoded.go).
@@ -58,13 +62,49 @@ type HostRoutes struct {
 }
 
 // aliasRoutes are the entries of the server-aliases of s: each names s's
-// host, and its version changes only with that name.
+// host and carries its client certificate authentication (the TLS
+// handshake of the alias's name asks for certificates as the host's, as
+// nginx's one server block), and its version changes only with these.
 func aliasRoutes(s *model.Server) []HostRoutes {
 	out := make([]HostRoutes, len(s.Aliases))
+	ca := routeClientAuth(s.ClientAuth)
+	version := "alias of " + s.Hostname
+	if ca != nil {
+		version += " asking client certificates of " + ca.CAFile + " " + ca.Verify + " " + strconv.Itoa(ca.Depth) + " " + ca.ErrorPage
+	}
 	for i, a := range s.Aliases {
-		out[i] = HostRoutes{Host: a, Version: "alias of " + s.Hostname, Paths: []RoutePath{}, AliasOf: s.Hostname}
+		out[i] = HostRoutes{Host: a, Version: version, Paths: []RoutePath{}, AliasOf: s.Hostname, ClientAuth: ca}
 	}
 	return out
+}
+
+// RouteClientAuth is the client certificate authentication of a host
+// (auth-tls-*), as the classic server's ssl_client_certificate,
+// ssl_verify_client, ssl_verify_depth and error_page 495 496: the TLS
+// handshake of the host's name asks for a certificate that CAFile (a
+// PEM bundle, relative to nginx.conf's directory: model.FilePath, which
+// the controller writes before it posts the route) verifies within Depth
+// intermediates (lua/client_auth.lua), and the router answers a request
+// as nginx's request checks would: 421 when the host is not the name of
+// the handshake, 400 (or a 302 to ErrorPage, an http(s) URL) when
+// Verify is "on" and no valid certificate was sent, or "optional" and an
+// invalid one was. Verify "off" asks for nothing. A CA revocation list
+// (ca.crl) or a path as ErrorPage keeps the host classic
+// (nginxconf.LuaRoutable). The checks of each path (auth-tls-match-cn,
+// the headers sent upstream) are its RouteSettings.
+type RouteClientAuth struct {
+	CAFile    string `json:"caFile"`
+	Verify    string `json:"verify"`
+	Depth     int    `json:"depth"`
+	ErrorPage string `json:"errorPage,omitempty"`
+}
+
+// routeClientAuth is the payload of ca (nil for nil).
+func routeClientAuth(ca *model.ClientAuth) *RouteClientAuth {
+	if ca == nil {
+		return nil
+	}
+	return &RouteClientAuth{CAFile: model.FilePath(ca.CAFile), Verify: ca.Verify, Depth: ca.Depth, ErrorPage: ca.ErrorPage}
 }
 
 // RouteMatcher is one nginx location of a path: Kind is MatchExact,
@@ -202,6 +242,19 @@ type RouteSettings struct {
 	// answer cached for one route never lets a request in on another of
 	// the same shape ("" without a cache).
 	AuthScope string `json:"authScope,omitempty"`
+	// MatchCN is auth-tls-match-cn: the subject DN of the client
+	// certificate must match this regex (nginx's "!~": PCRE, case
+	// sensitive), else 403 "client certificate unauthorized"; checked
+	// after a denied route and before a redirect, as the classic
+	// location's "if".
+	MatchCN string `json:"matchCN,omitempty"`
+	// ClientCertHeaders sends the result of the client certificate
+	// verification upstream (ssl-client-verify, ssl-client-subject-dn,
+	// ssl-client-issuer-dn) and PassClientCert the certificate
+	// (ssl-client-cert), as the classic location's lines, which replace the
+	// client's headers of those names (an empty value sends none).
+	ClientCertHeaders bool `json:"clientCertHeaders,omitempty"`
+	PassClientCert    bool `json:"passClientCert,omitempty"`
 }
 
 // RouteErrorPages is custom-http-errors: the route's Shape has the
@@ -325,8 +378,8 @@ func RoutesFromModel(c *model.Config, hosts []string) []HostRoutes {
 }
 
 // HostRoutesOf returns the route payload of server s of c, Version set.
-// It reads c.Global, c.DefaultBackend and s's Hostname, AppRoot, TLS and
-// Locations, nothing else: RoutesCache reuses a payload while these stay.
+// It reads c.Global, c.DefaultBackend and s's Hostname, AppRoot, TLS,
+// ClientAuth and Locations, nothing else: RoutesCache reuses a payload while these stay.
 func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 	h, _ := hostRoutesOf(c, s)
 	return h
@@ -335,7 +388,7 @@ func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 // hostRoutesOf is HostRoutesOf, with the shape of the payload's JSON that
 // sizes its routes_data entry, and that JSON (routesVersion's).
 func hostRoutesOf(c *model.Config, s *model.Server) (HostRoutes, encodedShape) {
-	h := HostRoutes{Host: s.Hostname, AppRoot: s.AppRoot, Paths: []RoutePath{}}
+	h := HostRoutes{Host: s.Hostname, AppRoot: s.AppRoot, Paths: []RoutePath{}, ClientAuth: routeClientAuth(s.ClientAuth)}
 	exact := map[string]bool{}
 	hasRoot := false
 	for i := range s.Locations {
@@ -478,6 +531,11 @@ func routePath(c *model.Config, srv *model.Server, l *model.Location, exact map[
 		}
 	}
 	rs.SatisfyAny = c.SatisfyAnyOf(l)
+	if ca := st.ClientAuth; ca != nil {
+		rs.MatchCN = ca.MatchCN
+		rs.ClientCertHeaders = ca.Verify != "off"
+		rs.PassClientCert = rs.ClientCertHeaders && ca.PassCertificate
+	}
 	if st.Access.DenyAll {
 		rs.DenyAll = true
 	} else {

@@ -18,6 +18,7 @@ type encodedRoutes struct {
 	// the entry's fields when json was encoded: a copy of the entry whose
 	// fields were changed since is encoded again (MarshalJSON)
 	host, version, appRoot, aliasOf string
+	clientAuth                      *RouteClientAuth
 	// namespace and ingress name the owner: the Ingress of the entry's
 	// first path that has one (HostRoutes.Owner).
 	namespace, ingress string
@@ -32,7 +33,7 @@ type hostRoutesJSON HostRoutes
 // fields are still those of that JSON.
 func (h HostRoutes) MarshalJSON() ([]byte, error) {
 	if e := h.encoded; e != nil {
-		if h.Paths == nil && h.Host == e.host && h.Version == e.version && h.AppRoot == e.appRoot && h.AliasOf == e.aliasOf {
+		if h.Paths == nil && h.Host == e.host && h.Version == e.version && h.AppRoot == e.appRoot && h.AliasOf == e.aliasOf && h.ClientAuth == e.clientAuth {
 			return e.json, nil
 		}
 		d, err := h.Decoded()
@@ -47,10 +48,10 @@ func (h HostRoutes) MarshalJSON() ([]byte, error) {
 // compacted returns h (Version set) in compact form, its Paths dropped
 // and data, its JSON (routesVersion's), kept.
 func compacted(h HostRoutes, data []byte) HostRoutes {
-	e := &encodedRoutes{json: data, host: h.Host, version: h.Version, appRoot: h.AppRoot, aliasOf: h.AliasOf}
+	e := &encodedRoutes{json: data, host: h.Host, version: h.Version, appRoot: h.AppRoot, aliasOf: h.AliasOf, clientAuth: h.ClientAuth}
 	e.namespace, e.ingress = h.Owner()
 	e.shapes = h.Shapes()
-	return HostRoutes{Host: h.Host, Version: h.Version, AppRoot: h.AppRoot, AliasOf: h.AliasOf, encoded: e}
+	return HostRoutes{Host: h.Host, Version: h.Version, AppRoot: h.AppRoot, AliasOf: h.AliasOf, ClientAuth: h.ClientAuth, encoded: e}
 }
 
 // Decoded returns h with its Paths, not compact: h itself unless it is

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // Sizing of the Lua router (--routing=lua): the shared dict routes_data
@@ -24,7 +25,8 @@ const (
 
 // RoutesNeeds returns the bytes routes_data needs for routes: per host its
 // entry ("h:<host>", the JSON as Lua's cjson writes it, which escapes
-// every "/") and its version ("v:<host>"), in slab sizes, half again for
+// every "/"), its version ("v:<host>") and the handshake's client
+// certificate settings ("t:<host>", lua/client_auth.lua), in slab sizes, half again for
 // fragmentation and one entry being replaced, plus the pool's overhead.
 func RoutesNeeds(routes []HostRoutes) (int64, error) {
 	var n int64
@@ -65,7 +67,11 @@ func shapeOf(data []byte) encodedShape {
 // entryNeeds is hostNeeds for h, whose JSON has shape e.
 func (e encodedShape) entryNeeds(h *HostRoutes) int64 {
 	key := 2 + len(h.Host)
-	return slab(key, e.length+e.slashes) + slab(key, len(h.Version))
+	n := slab(key, e.length+e.slashes) + slab(key, len(h.Version))
+	if ca := h.ClientAuth; ca != nil && ca.Verify != "off" {
+		n += slab(key, len(ca.CAFile)+len(ca.Verify)+2+len(strconv.Itoa(ca.Depth)))
+	}
+	return n
 }
 
 // SizeRoutesDict returns the size of routes_data for routes given the size
@@ -87,7 +93,8 @@ func routesDictSize(need int64, err error, current int64) (int64, error) {
 }
 
 // RegexCacheSize returns lua_regex_cache_max_entries for routes: room for
-// every distinct path regex (a rewrite-target's regex is its path's) of
+// every distinct path regex (a rewrite-target's regex is its path's; an
+// auth-tls-match-cn is one too) of
 // every host, twice over, as a power of two of at least
 // DefaultRegexCache; current (0 when none runs) stays while it holds them
 // and is at most four times that.
@@ -101,13 +108,17 @@ func RegexCacheSize(routes []HostRoutes, current int) int {
 	return regexCacheSize(len(seen), current)
 }
 
-// pathRegexes appends the distinct path regexes of h to out.
+// pathRegexes appends the distinct regexes of h's paths to out: their
+// matchers and their auth-tls-match-cn.
 func pathRegexes(h *HostRoutes, out []string) []string {
 	for _, p := range h.Paths {
 		for _, m := range p.Matchers {
 			if m.Kind == MatchRegex && !slices.Contains(out, m.Value) {
 				out = append(out, m.Value)
 			}
+		}
+		if cn := p.Settings.MatchCN; cn != "" && !slices.Contains(out, cn) {
+			out = append(out, cn)
 		}
 	}
 	return out

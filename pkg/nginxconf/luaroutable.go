@@ -20,7 +20,9 @@ import (
 // denied location, enable-access-log, enable-cors, custom-headers,
 // limit-rate, limit-rate-after, limit-rps, limit-rpm, limit-connections
 // with limit-allowlist, auth-type basic, satisfy any between the source
-// ranges and one authentication (basic or external),
+// ranges and one authentication (basic or external), the auth-tls-*
+// client certificates (but a ca.crl, and an auth-tls-error-page that is a
+// path),
 // proxy-body-size and server-alias (an entry per alias that names the
 // host's).
 //
@@ -68,7 +70,14 @@ var classicServerSettings = []struct {
 }{
 	{"ssl-ciphers", func(s *model.Server) bool { return s.SSLCiphers != "" }},
 	{"ssl-prefer-server-ciphers", func(s *model.Server) bool { return s.SSLPreferServerCiphers != nil }},
-	{"auth-tls-secret", func(s *model.Server) bool { return s.ClientAuth != nil }},
+	// the router asks for client certificates in the handshake
+	// (ngx.ssl.verify_client), which cannot check a revocation list, and
+	// answers a failed verification itself, which an internal redirect to
+	// a path would run again
+	{"auth-tls-secret (ca.crl)", func(s *model.Server) bool { return s.ClientAuth != nil && s.ClientAuth.CRLFile != "" }},
+	{"auth-tls-error-page (a path)", func(s *model.Server) bool {
+		return s.ClientAuth != nil && strings.HasPrefix(s.ClientAuth.ErrorPage, "/")
+	}},
 	{"server-snippet", func(s *model.Server) bool { return s.Snippet != nil }},
 }
 
@@ -94,7 +103,6 @@ var classicLocationSettings = []struct {
 		}
 		return st.BasicAuth != nil && c.AuthOf(l) != nil
 	}},
-	{"auth-tls-secret", func(_ *model.Config, l *model.Location) bool { return l.Settings.ClientAuth != nil }},
 }
 
 // classicDetails name, for a row of classicLocationSettings, what of the

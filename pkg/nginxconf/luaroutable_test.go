@@ -60,6 +60,14 @@ func TestLuaRoutable(t *testing.T) {
 			{Path: "/b", PathType: model.PathPrefix, Backend: "b", Ingress: ing, Settings: &model.LocationSettings{
 				BasicAuth: &model.BasicAuth{Realm: "r", File: "f"}, Satisfy: "any", Access: model.AccessControl{Allow: []string{"10.0.0.0/8"}}}},
 		}}},
+		{name: "client certificates", server: model.Server{Hostname: "a", ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", Verify: "on", Depth: 1, ErrorPage: "https://e/", MatchCN: "CN=a", PassCertificate: true},
+			Locations: []model.Location{loc(model.LocationSettings{ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", Verify: "on", Depth: 1, MatchCN: "CN=a"}})}}},
+		{name: "client certificates with a revocation list", server: model.Server{Hostname: "a", ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", CRLFile: "crl/x.pem", Verify: "on", Depth: 1},
+			Locations: []model.Location{loc(model.LocationSettings{})}},
+			want: []string{"auth-tls-secret (ca.crl) on Ingress team/web"}},
+		{name: "client certificates with an error page path", server: model.Server{Hostname: "a", ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", Verify: "on", Depth: 1, ErrorPage: "/cert-error"},
+			Locations: []model.Location{loc(model.LocationSettings{})}},
+			want: []string{"auth-tls-error-page (a path) on Ingress team/web"}},
 		{name: "satisfy any between basic and external auth", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
 			ExternalAuth: &model.ExternalAuth{URL: "http://auth.example/"}, BasicAuth: &model.BasicAuth{Realm: "r", File: "f"}, Satisfy: "any"})}},
 			want: []string{"satisfy on Ingress team/web"}},
@@ -183,7 +191,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 		reflect.TypeOf(model.Server{}): {
 			"Hostname": "model", "Aliases": "lua", "CertificateID": "lua", "TLS": "lua", "AppRoot": "lua",
 			"SSLCiphers": "ssl-ciphers", "SSLPreferServerCiphers": "ssl-prefer-server-ciphers", "Locations": "model",
-			"ClientAuth": "auth-tls-secret", "Snippet": "server-snippet",
+			"ClientAuth": "model", "Snippet": "server-snippet",
 		},
 		reflect.TypeOf(model.Location{}): {
 			"Path": "lua", "PathType": "lua", "Regex": "lua", "Backend": "lua", "Ingress": "lua", "Service": "lua",
@@ -195,7 +203,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"CORS": "lua", "Limits": "model", "CustomDefaultBackend": "model", "ErrorPages": "lua",
 			"Mirror": "lua", "CustomHeaders": "lua", "FastCGI": "lua", "Denied": "lua",
 			"ExternalAuth": "lua", "GlobalAuthOff": "lua", "Satisfy": "satisfy", "BasicAuth": "lua",
-			"ClientAuth": "auth-tls-secret", "ProxySSL": "lua", "Logs": "model", "PreserveTrailingSlash": "lua",
+			"ClientAuth": "model", "ProxySSL": "lua", "Logs": "model", "PreserveTrailingSlash": "lua",
 			"ModSecurity": "lua", "UsePortInRedirects": "lua", "Snippet": "configuration-snippet",
 		},
 		reflect.TypeOf(model.ProxySettings{}): {
@@ -214,6 +222,11 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 			"RPM": "lua", "Rate": "lua", "RateAfter": "lua",
 		},
 		reflect.TypeOf(model.LocationLogs{}): {"AccessOff": "lua", "Rewrite": "lua"},
+		// a server's, copied into its locations (render's finishClientAuth)
+		reflect.TypeOf(model.ClientAuth{}): {
+			"Secret": "model", "CAFile": "lua", "CRLFile": "auth-tls-secret (ca.crl)", "Verify": "lua", "Depth": "lua",
+			"ErrorPage": "auth-tls-error-page (a path)", "PassCertificate": "lua", "MatchCN": "lua", "Ingress": "model",
+		},
 	}
 	for typ, known := range fields {
 		for i := 0; i < typ.NumField(); i++ {

@@ -122,7 +122,7 @@ func writeConfServers(w *confWriter, c *model.Config, o ConfOptions, servers fun
 	writeGeoIP2(w, &c.Global, o)
 	writeHTTPSettings(w, c.Global, serverHTTPSPort(c, o))
 	writeServerNamesHash(w, c)
-	writeLua(w, c.Global, o)
+	writeLua(w, c, o)
 	writeMonitorVars(w, c.Global, o)
 	writeProxySSLUpstreams(w, c)
 	writeZones(w, c)
@@ -307,7 +307,8 @@ func writeProxyBuffers(w *confWriter, number int, size string) {
 	w.line("proxy_buffers", strconv.Itoa(number), w.q(size))
 }
 
-func writeLua(w *confWriter, g model.Global, o ConfOptions) {
+func writeLua(w *confWriter, c *model.Config, o ConfOptions) {
+	g := c.Global
 	w.line("lua_package_path", `"$prefix/lua/?.lua;;"`)
 	writeLuaDicts(w, o.LuaDicts)
 	writeRouterHTTP(w)
@@ -319,6 +320,7 @@ func writeLua(w *confWriter, g model.Global, o ConfOptions) {
 	w.raw(`balancer = require("balancer")`)
 	w.raw(`certificate = require("certificate")`)
 	w.raw(`tls_session = require("tls_session")`)
+	w.raw(`tls_session.init("` + classicClientAuthDigest(w, c) + `")`)
 	writeRouterInit(w)
 	w.raw(certificateInit(g))
 	writeMonitorInit(w, o)

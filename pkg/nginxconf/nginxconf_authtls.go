@@ -1,6 +1,9 @@
 package nginxconf
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"strconv"
 
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/model"
@@ -65,4 +68,30 @@ func writeClientCertHeaders(w *confWriter, directive string, ca *model.ClientAut
 	w.line(directive, "ssl-client-verify", "$ssl_client_verify")
 	w.line(directive, "ssl-client-subject-dn", "$ssl_client_s_dn")
 	w.line(directive, "ssl-client-issuer-dn", "$ssl_client_i_dn")
+}
+
+// classicClientAuthDigest is a digest (hex) of the client certificate
+// settings of c's classic server blocks ("" for none): lua/tls_session.lua
+// mixes it into the TLS session id context of every name that no Lua host
+// entry serves, so that a session verified against a classic host's CA
+// does not resume once that CA (or the verification) changed, as nginx's
+// own context, which holds the CA, would not. The writer sees only the
+// classic servers (and, in Lua routing, the catch-all, which the router
+// serves).
+func classicClientAuthDigest(w *confWriter, c *model.Config) string {
+	h := sha256.New()
+	any := false
+	for i := range c.Servers {
+		s := &c.Servers[i]
+		ca := s.ClientAuth
+		if ca == nil || (w.router != nil && s.Hostname == model.CatchAllHost) {
+			continue
+		}
+		any = true
+		fmt.Fprintf(h, "%s %v %s %s %s %d\n", s.Hostname, s.Aliases, ca.CAFile, ca.CRLFile, ca.Verify, ca.Depth)
+	}
+	if !any {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

@@ -211,7 +211,8 @@ var luaLocationVars = []string{"$location_path", "$namespace", "$ingress_name", 
 
 // luaHeaderVars are the request headers the router may set, with their
 // variables: the X-Forwarded-Prefix of a route, the X-Code, X-Format and
-// X-Original-URI of the default backend (writeNoRuleHeaders). Each starts
+// X-Original-URI of the default backend (writeNoRuleHeaders), the result
+// of a client certificate verification. Each starts
 // as the client's header, which a classic location without them passes on
 // (an empty value is not sent); X-Original-URI as $request_uri with
 // proxy-add-original-uri-header (writeRouterVarMaps).
@@ -220,6 +221,11 @@ var luaHeaderVars = []struct{ header, variable, client string }{
 	{"X-Code", "$kubectl_ingress_x_code", "$http_x_code"},
 	{"X-Format", "$kubectl_ingress_x_format", "$http_x_format"},
 	{"X-Original-URI", "$kubectl_ingress_x_original_uri", "$http_x_original_uri"},
+	// auth-tls (writeClientCertHeaders), where the route asks
+	{"ssl-client-cert", "$kubectl_ingress_ssl_client_cert", "$http_ssl_client_cert"},
+	{"ssl-client-verify", "$kubectl_ingress_ssl_client_verify", "$http_ssl_client_verify"},
+	{"ssl-client-subject-dn", "$kubectl_ingress_ssl_client_s_dn", "$http_ssl_client_subject_dn"},
+	{"ssl-client-issuer-dn", "$kubectl_ingress_ssl_client_i_dn", "$http_ssl_client_issuer_dn"},
 }
 
 // writeRouterVarMaps declares, at http level, the variables the router
@@ -294,15 +300,15 @@ func writeLuaServer(w *confWriter, c *model.Config, o ConfOptions, bodyMax strin
 	w.open("server")
 	w.line("server_name", w.q(serverName(model.CatchAllHost)))
 	writeDefaultListen(w, c, o)
-	if c.Global.TLS.RejectHandshake {
-		// ssl-reject-handshake: nginx's ssl_reject_handshake here would
-		// refuse every Lua-routed host, which this server serves; the
-		// certificate handler refuses the names no host entry has (a
-		// classic host's name never reaches this server)
-		w.open("ssl_certificate_by_lua_block")
-		w.raw(`certificate.call(true)`)
-		w.close()
-	}
+	// The handshakes of the Lua-routed hosts' names: the certificate
+	// handler asks for a client certificate where the name's host entry
+	// has auth-tls (lua/client_auth.lua). With ssl-reject-handshake
+	// (nginx's ssl_reject_handshake here would refuse every Lua-routed
+	// host, which this server serves) it refuses the names no host entry
+	// has. A classic host's name never reaches this server.
+	w.open("ssl_certificate_by_lua_block")
+	w.raw(`certificate.call(` + strconv.FormatBool(c.Global.TLS.RejectHandshake) + `, true)`)
+	w.close()
 	writeServerBlocking(w, &c.Global)
 	// $proxy_upstream_name is "-" in each router location, not in the
 	// server: an auth subrequest shares the request's variables and runs

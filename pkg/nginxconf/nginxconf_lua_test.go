@@ -232,14 +232,14 @@ func TestNGINXConfLuaRejectHandshake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(conf, []byte("certificate.call(true)")) || bytes.Contains(conf, []byte("ssl_reject_handshake")) {
-		t.Errorf("Lua routing: want the router's server to call certificate.call(true) and no ssl_reject_handshake:\n%s", conf)
+	if !bytes.Contains(conf, []byte("certificate.call(true, true)")) || bytes.Contains(conf, []byte("ssl_reject_handshake")) {
+		t.Errorf("Lua routing: want the router's server to call certificate.call(true, true) and no ssl_reject_handshake:\n%s", conf)
 	}
 	classic, err := NGINXConf(cfg, DefaultConfOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(classic, []byte("ssl_reject_handshake on;")) || bytes.Contains(classic, []byte("certificate.call(true)")) {
+	if !bytes.Contains(classic, []byte("ssl_reject_handshake on;")) || bytes.Contains(classic, []byte("certificate.call(true, true)")) {
 		t.Error("classic: want ssl_reject_handshake on in the catch-all server")
 	}
 }

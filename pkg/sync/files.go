@@ -62,7 +62,12 @@ func PruneFiles(ctx context.Context, fw FileWriter, serving *model.Config) error
 // there): a reload reason. A file the workers read whose content changed
 // under the same name is applied by writing it: a dynamic reason, and
 // push is true.
-func diffFiles(running, desired *model.Config) (reasons []Reason, push bool) {
+//
+// In Lua routing a file read at load that nginx.conf does not name
+// (confChanged false) is a CA bundle of a Lua-routed host, which the
+// router reads at the TLS handshake: written before the route that names
+// it, no reload.
+func diffFiles(running, desired *model.Config, confChanged bool) (reasons []Reason, push bool) {
 	old := make(map[string]*model.File, len(running.Files))
 	for i := range running.Files {
 		old[running.Files[i].Name] = &running.Files[i]
@@ -81,8 +86,14 @@ func diffFiles(running, desired *model.Config) (reasons []Reason, push bool) {
 			// after the write names it; the file by itself reloads nothing.
 			push = true
 			reasons = append(reasons, Reason{Object: c.Secret, Message: fmt.Sprintf("file %s added (%s): written before the config that names it", name, fileReadBy(c))})
+		case o == nil && !confChanged:
+			push = true
+			reasons = append(reasons, Reason{Object: c.Secret, Message: fmt.Sprintf("file %s added (the Lua router reads it at the TLS handshake): written before the route that names it", name)})
 		case o == nil:
 			reasons = append(reasons, Reason{Reload: true, Object: c.Secret, Message: fmt.Sprintf("file %s added (%s)", name, fileReadBy(c))})
+		case c == nil && !confChanged:
+			push = true
+			reasons = append(reasons, Reason{Object: o.Secret, Message: fmt.Sprintf("file %s removed (the Lua router read it at the TLS handshake)", name)})
 		case c == nil && !o.ReadAtLoad:
 			// removed once nothing served names it (PruneFiles)
 			push = true

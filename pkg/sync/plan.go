@@ -158,7 +158,7 @@ func NewPlan(running, desired State) Plan {
 	streamReasons, pushStream := diffStream(running.Config, desired.Config)
 	p.PushStream = pushStream
 	p.Reasons = append(p.Reasons, streamReasons...)
-	fileReasons, pushFiles := diffFiles(running.Config, desired.Config)
+	fileReasons, pushFiles := diffFiles(running.Config, desired.Config, reload)
 	p.PushFiles = pushFiles
 	p.Reasons = append(p.Reasons, fileReasons...)
 	p.Reasons = append(p.Reasons, planRoutes(&p, running, desired)...)

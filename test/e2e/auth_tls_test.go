@@ -9,21 +9,28 @@ package e2e
 // certificate in, with ssl-client-verify NONE.
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubectl-ingress/kubectl-ingress/internal/testcerts"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
 )
 
 // tlsAnswer is what an HTTPS request through nginx gave.
@@ -44,8 +51,23 @@ func (n *liveNginx) getClientCert(t *testing.T, host string, cert *tls.Certifica
 // presenting cert when not nil.
 func getClientCert(t *testing.T, httpsPort int, host string, cert *tls.Certificate) tlsAnswer {
 	t.Helper()
+	return clientCertRequest{port: httpsPort, sni: host, host: host, cert: cert}.get(t)
+}
+
+// clientCertRequest is a GET https://host/ to nginx's HTTPS port with
+// SNI sni (none when ""), presenting cert when not nil, with header.
+type clientCertRequest struct {
+	port      int
+	sni, host string
+	cert      *tls.Certificate
+	header    map[string]string
+}
+
+func (cr clientCertRequest) get(t *testing.T) tlsAnswer {
+	t.Helper()
+	host, cert := cr.host, cr.cert
 	tr := &http.Transport{Proxy: nil, DisableKeepAlives: true, TLSClientConfig: &tls.Config{
-		ServerName: host, InsecureSkipVerify: true,
+		ServerName: cr.sni, InsecureSkipVerify: true,
 		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
 			if cert == nil {
 				return &tls.Certificate{}, nil
@@ -54,11 +76,14 @@ func getClientCert(t *testing.T, httpsPort int, host string, cert *tls.Certifica
 		},
 	}}
 	defer tr.CloseIdleConnections()
-	req, err := http.NewRequest(http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(httpsPort)+"/", nil)
+	req, err := http.NewRequest(http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(cr.port)+"/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Host = host
+	for k, v := range cr.header {
+		req.Header.Set(k, v)
+	}
 	c := &http.Client{Timeout: 5 * time.Second, Transport: tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := c.Do(req)
@@ -109,10 +134,16 @@ data:
 	m += ingressOf("optional", "optional.example.com", "echo", "2026-01-03T00:00:00Z", map[string]string{
 		"auth-tls-secret": "client-ca", "auth-tls-verify-client": "optional",
 	})
-	m += ingressOf("plain", "plain.example.com", "echo", "2026-01-04T00:00:00Z", nil)
+	m += ingressOf("noca", "noca.example.com", "echo", "2026-01-04T00:00:00Z", map[string]string{
+		"auth-tls-secret": "client-ca", "auth-tls-verify-client": "optional_no_ca",
+	})
+	m += ingressOf("plain", "plain.example.com", "echo", "2026-01-05T00:00:00Z", nil)
 	n := startNginx(t, m)
 	if len(n.problems) > 0 {
 		t.Fatalf("problems: %v", n.problems)
+	}
+	if e2eRouting(t) == nginxconf.RoutingLua && (bytes.Contains(n.conf, []byte("example.com")) || len(n.routes) < 5) {
+		t.Fatalf("the hosts with auth-tls are not Lua-routed (%d entries)", len(n.routes))
 	}
 	// A host without auth-tls on the same nginx asks for no certificate.
 	if a := n.getClientCert(t, "plain.example.com", nil); a.status != http.StatusOK || a.got["Ssl-Client-Verify"] != "" {
@@ -156,6 +187,45 @@ data:
 		t.Errorf("errpage with alice: status %d, want 200", a.status)
 	}
 
+	// optional_no_ca: in with a certificate of another CA, the backend
+	// told why it failed; optional refuses it.
+	if a := n.getClientCert(t, "noca.example.com", forged); a.status != http.StatusOK || !strings.HasPrefix(a.got["Ssl-Client-Verify"], "FAILED:") {
+		t.Errorf("optional_no_ca with another CA's certificate: %d, ssl-client-verify %q, want 200 FAILED:…", a.status, a.got["Ssl-Client-Verify"])
+	}
+	if a := n.getClientCert(t, "optional.example.com", forged); a.status != http.StatusBadRequest {
+		t.Errorf("optional with another CA's certificate: status %d, want 400", a.status)
+	}
+
+	// A request for a host that asks for certificates over a handshake
+	// of another name: 421 (the certificate, if any, was not asked for
+	// this host); the other way round nothing is asked.
+	for _, tc := range []struct {
+		sni, host string
+		cert      *tls.Certificate
+		status    int
+	}{
+		{"plain.example.com", "mtls.example.com", alice, http.StatusMisdirectedRequest},
+		{"optional.example.com", "mtls.example.com", alice, http.StatusMisdirectedRequest},
+		{"mtls.example.com", "plain.example.com", alice, http.StatusOK},
+		// without SNI the catch-all's handshake, which asks for nothing
+		{"", "mtls.example.com", alice, http.StatusBadRequest},
+	} {
+		if a := (clientCertRequest{port: n.httpsPort, sni: tc.sni, host: tc.host, cert: tc.cert}).get(t); a.status != tc.status {
+			t.Errorf("SNI %q, Host %s: status %d, want %d", tc.sni, tc.host, a.status, tc.status)
+		}
+	}
+
+	// The ssl-client-* headers a client sends: replaced where the host
+	// asks for certificates, passed on elsewhere (as ingress-nginx).
+	spoof := map[string]string{"ssl-client-verify": "SUCCESS", "ssl-client-subject-dn": "CN=alice", "ssl-client-cert": "forged"}
+	if a := (clientCertRequest{port: n.httpsPort, sni: "optional.example.com", host: "optional.example.com", header: spoof}).get(t); a.status != http.StatusOK ||
+		a.got["Ssl-Client-Verify"] != "NONE" || a.got["Ssl-Client-Subject-Dn"] != "" || a.got["Ssl-Client-Cert"] != "forged" {
+		t.Errorf("optional host, a client's own headers: %d, backend got %v; want NONE, no subject, its own ssl-client-cert (not passed)", a.status, a.got)
+	}
+	if a := (clientCertRequest{port: n.httpsPort, sni: "plain.example.com", host: "plain.example.com", header: spoof}).get(t); a.status != http.StatusOK || a.got["Ssl-Client-Verify"] != "SUCCESS" {
+		t.Errorf("plain host, a client's own headers: %d, backend got %v; want them passed on", a.status, a.got)
+	}
+
 	// optional: in without a certificate, the backend told NONE; with
 	// alice's, SUCCESS.
 	if a := n.getClientCert(t, "optional.example.com", nil); a.status != http.StatusOK || a.got["Ssl-Client-Verify"] != "NONE" {
@@ -178,12 +248,17 @@ data:
 `, base64.StdEncoding.EncodeToString(caPEM)) + ingressOf("mtls", host, "echo", "2026-01-01T00:00:00Z", map[string]string{"auth-tls-secret": "client-ca"})
 }
 
-// TestClientCARotation: a new CA in the Secret is a new file name in
-// nginx.conf (nginx reads the CA at load), so the controller reloads; the
-// old CA's file is removed once nginx serves the new config.
+// TestClientCARotation: a new CA in the Secret is a new file name. In
+// classic routing nginx.conf names it (nginx reads the CA at load), so the
+// controller reloads; in Lua routing the host's route names it and the
+// router's handshake reads it, so nothing reloads. Either way the first
+// CA's client is refused at once, even with a TLS session that the first
+// CA verified, and the old CA's file is removed once nginx serves the new
+// config.
 func TestClientCARotation(t *testing.T) {
 	port := headerEcho(t)
 	const host = "rotate.example.com"
+	lua := e2eRouting(t) == nginxconf.RoutingLua
 	ca1, ca2 := testcerts.NewCA(t), testcerts.NewCA(t)
 	alice1, alice2 := clientCert(t, ca1, "alice", 30), clientCert(t, ca2, "alice", 31)
 	fc := startFilesController(t, map[string]string{"app.yaml": caManifests(port, host, ca1.PEM)})
@@ -192,6 +267,14 @@ func TestClientCARotation(t *testing.T) {
 	}
 	if a := getClientCert(t, fc.httpsPort, host, alice2); a.status != http.StatusBadRequest {
 		t.Errorf("alice of the second CA before the rotation: status %d, want 400", a.status)
+	}
+	// a session of alice's first certificate, verified by the first CA
+	sessions := tls.NewLRUClientSessionCache(4)
+	if a := resumedClientCert(t, fc.httpsPort, host, alice1, sessions); a.status != http.StatusOK {
+		t.Fatalf("alice of the first CA, keeping her session: status %d, want 200", a.status)
+	}
+	if a := resumedClientCert(t, fc.httpsPort, host, alice1, sessions); !a.resumed || a.status != http.StatusOK {
+		t.Errorf("alice of the first CA, offering her session: resumed %v, status %d; want it resumed and 200", a.resumed, a.status)
 	}
 	caFiles := func() []string {
 		entries, _ := os.ReadDir(filepath.Join(fc.inst.FilesDir(), "ca"))
@@ -203,25 +286,115 @@ func TestClientCARotation(t *testing.T) {
 	}
 	before := caFiles()
 	stats := fc.settle(t)
+	pids := fc.workerPids(t)
 
 	fc.write(t, "app.yaml", caManifests(port, host, ca2.PEM))
-	// Old workers drain after the reload: wait until the workers of the
+	// Old workers drain after a reload: wait until the workers of the
 	// new config alone serve, then the first CA's client is refused.
 	waitFor(t, 20*time.Second, "the second CA", func() bool {
 		return getClientCert(t, fc.httpsPort, host, alice2).status == http.StatusOK
 	})
-	fc.workerPids(t)
+	now := fc.settle(t)
+	after := fc.workerPids(t)
 	for range 5 {
 		if a := getClientCert(t, fc.httpsPort, host, alice1); a.status != http.StatusBadRequest {
 			t.Errorf("alice of the first CA after the rotation: status %d, want 400", a.status)
 		}
 	}
-	now := fc.settle(t)
-	if now.Reloads <= stats.Reloads {
+	if a := resumedClientCert(t, fc.httpsPort, host, alice1, sessions); a.resumed || a.status != http.StatusBadRequest {
+		t.Errorf("alice of the first CA offering her session after the rotation: resumed %v, status %d; want a full handshake and 400", a.resumed, a.status)
+	}
+	switch {
+	case lua && (now.Reloads != stats.Reloads || !slices.Equal(pids, after)):
+		t.Errorf("the CA rotation reloaded in Lua routing: reloads %d → %d, workers %v → %v", stats.Reloads, now.Reloads, pids, after)
+	case !lua && now.Reloads <= stats.Reloads:
 		t.Errorf("the CA rotation did not reload: reloads %d → %d", stats.Reloads, now.Reloads)
 	}
-	after := caFiles()
-	if len(before) != 1 || len(after) != 1 || before[0] == after[0] {
-		t.Errorf("CA files %v → %v, want one file replaced by another (the old one removed)", before, after)
+	files := caFiles()
+	if len(before) != 1 || len(files) != 1 || before[0] == files[0] {
+		t.Errorf("CA files %v → %v, want one file replaced by another (the old one removed)", before, files)
 	}
+}
+
+// resumedTLS is what resumedClientCert saw.
+type resumedTLS struct {
+	status  int
+	resumed bool
+}
+
+// resumedClientCert sends GET / to host over a new TLS connection
+// presenting cert, offering a session of sessions (and keeping the one
+// nginx gives).
+func resumedClientCert(t *testing.T, httpsPort int, host string, cert *tls.Certificate, sessions tls.ClientSessionCache) resumedTLS {
+	t.Helper()
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	conn, err := tls.DialWithDialer(d, "tcp", "127.0.0.1:"+strconv.Itoa(httpsPort), &tls.Config{
+		ServerName: host, InsecureSkipVerify: true, ClientSessionCache: sessions,
+		// TLS 1.3: Go resumes TLS 1.2 sessions by ticket only, which
+		// nginx does not give by default (ssl-session-tickets); a TLS 1.3
+		// ticket comes with the answer and names the session cache's
+		MinVersion:   tls.VersionTLS13,
+		Certificates: []tls.Certificate{*cert},
+	})
+	if err != nil {
+		t.Fatalf("TLS to %s: %v", host, err)
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fmt.Fprintf(conn, "GET / HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host); err != nil {
+		t.Fatalf("GET https://%s/: %v", host, err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("GET https://%s/: %v", host, err)
+	}
+	resp.Body.Close()
+	return resumedTLS{status: resp.StatusCode, resumed: conn.ConnectionState().DidResume}
+}
+
+// TestLuaRoutingRefusesBadClientAuth: the routes endpoint checks a host
+// entry's clientAuth itself (the file the handshake reads must be one the
+// controller wrote: never a path out of files/, the CVE-2025-24513
+// shape), drops such an entry alone and keeps the host's last good one.
+func TestLuaRoutingRefusesBadClientAuth(t *testing.T) {
+	port := uriBackend(t, "root")
+	n := startLuaNginx(t, serviceYAML("root", port)+luaIngress("a", "a.example.com", false, nil, "Prefix / root"))
+	var good luaapi.HostRoutes
+	for _, h := range n.routes {
+		if h.Host == "a.example.com" {
+			good = h
+		}
+	}
+	if good.Host == "" {
+		t.Fatalf("routes %+v", n.routes)
+	}
+	ok := luaapi.RouteClientAuth{CAFile: "files/ca/x.pem", Verify: "on", Depth: 1}
+	for _, tc := range []struct {
+		name  string
+		edit  func(*luaapi.RouteClientAuth)
+		field string
+	}{
+		{"a path out of files/", func(ca *luaapi.RouteClientAuth) { ca.CAFile = "files/../../../etc/passwd" }, "clientAuth.caFile"},
+		{"an absolute path", func(ca *luaapi.RouteClientAuth) { ca.CAFile = "/etc/ssl/private/key.pem" }, "clientAuth.caFile"},
+		{"an unknown verify", func(ca *luaapi.RouteClientAuth) { ca.Verify = "maybe" }, "clientAuth.verify"},
+		{"depth 0", func(ca *luaapi.RouteClientAuth) { ca.Depth = 0 }, "clientAuth.depth"},
+		{"an error page that is not a URL", func(ca *luaapi.RouteClientAuth) { ca.ErrorPage = "javascript:alert(1)" }, "clientAuth.errorPage"},
+	} {
+		ca := ok
+		tc.edit(&ca)
+		bad := good
+		bad.Version, bad.ClientAuth = "bad", &ca
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: []luaapi.HostRoutes{bad}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dropped) != 1 || !dropped[0].Kept || !strings.Contains(dropped[0].Reason, tc.field) {
+			t.Errorf("%s: dropped %+v, want the entry dropped for %s and the host kept", tc.name, dropped, tc.field)
+		}
+	}
+	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
 }
