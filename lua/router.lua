@@ -300,6 +300,9 @@ local function compile_path(p)
     r.basic_auth = { realm = str(s.basicAuth.realm), file = str(s.basicAuth.userFile) }
   end
   r.satisfy_any = s.satisfyAny == true
+  if type(s["return"]) == "table" then
+    r.ret = { code = tonumber(s["return"].code), text = str(s["return"].text) }
+  end
   if type(s.matchCN) == "string" and s.matchCN ~= "" then
     r.match_cn = s.matchCN
   end
@@ -401,7 +404,21 @@ local function compile(entry)
           end
         end
       elseif m.kind == "regex" then
-        c.regexes[#c.regexes + 1] = { v, route }
+        c.regexes[#c.regexes + 1] = { v, route, "ijo" }
+      elseif m.kind == "regexCase" then
+        -- a server-snippet's "~"
+        c.regexes[#c.regexes + 1] = { v, route, "jo" }
+      elseif m.kind == "prefixNoRegex" then
+        -- a server-snippet's "^~": the longest prefix stops the regexes
+        if c.prefix[v] == nil then
+          c.prefix[v] = route
+          c.no_regex = c.no_regex or {}
+          c.no_regex[v] = true
+          if not seen_len[#v] then
+            seen_len[#v] = true
+            c.lengths[#c.lengths + 1] = #v
+          end
+        end
       end
     end
   end
@@ -513,14 +530,18 @@ local function match(c, uri)
   local n = #uri
   for _, len in ipairs(c.lengths) do
     if len <= n then
-      best = c.prefix[string_sub(uri, 1, len)]
+      local name = string_sub(uri, 1, len)
+      best = c.prefix[name]
       if best then
+        if c.no_regex and c.no_regex[name] then
+          return best
+        end
         break
       end
     end
   end
   for _, rx in ipairs(c.regexes) do
-    local from, _, err = re_find(uri, rx[1], "ijo")
+    local from, _, err = re_find(uri, rx[1], rx[3])
     if from then
       return rx[2]
     end
@@ -647,6 +668,26 @@ local function rewrite_target(c, r, uri)
     ngx.req.set_uri_args(new_args)
   end
   return c
+end
+
+-- answer is nginx's "return code [text]" of a server-snippet location:
+-- a redirect to text (absolute, as nginx makes it), text as the body, or
+-- nginx's own answer of code (444 closes the connection).
+local function answer(c, r, ret)
+  local code, text = ret.code, ret.text
+  if code == 301 or code == 302 or code == 303 or code == 307 or code == 308 then
+    return ngx_redirect(absolute(c, r, text), code)
+  end
+  if text == "" then
+    if code < 300 then
+      ngx.header["Content-Length"] = 0
+    end
+    return ngx_exit(code)
+  end
+  ngx.status = code
+  ngx.header["Content-Length"] = #text
+  ngx.print(text)
+  return ngx_exit(ngx.HTTP_OK)
 end
 
 -- https_redirect redirects plain HTTP as the classic location does.
@@ -931,6 +972,10 @@ function _M.rewrite()
       ngx_log(ngx.INFO, "router: client intended to send too large body: ", length, " bytes")
       return ngx_exit(HTTP_TOO_LARGE)
     end
+  end
+  if r.ret then
+    -- a server-snippet location's return (its rewrite phase)
+    return answer(c, r, r.ret)
   end
   if auto then
     local location = escape_uri(auto, 0)

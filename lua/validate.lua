@@ -360,7 +360,7 @@ end
 local cidr = require("cidr")
 local ngx_re_find = ngx.re.find
 
-local MATCH_KINDS = { exact = true, prefix = true, regex = true }
+local MATCH_KINDS = { exact = true, prefix = true, regex = true, regexCase = true, prefixNoRegex = true }
 local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
 -- ROUTE_FLAGS are the route settings that are true or false when given.
 local ROUTE_FLAGS = { "streamBody", "serverName", "rewriteLog", "clientCertHeaders", "passClientCert" }
@@ -414,15 +414,15 @@ local function check_matcher(m)
     return "must be an object"
   end
   if not MATCH_KINDS[m.kind] then
-    return "kind must be exact, prefix or regex"
+    return "kind must be exact, prefix, regex, regexCase or prefixNoRegex"
   end
   if type(m.value) ~= "string" or m.value == "" then
     return "value must be a non-empty string"
   end
   -- ngx.re is not there for a preload (init_by_lua): the entry was
   -- checked when it was posted, and the router logs a regex that fails.
-  if m.kind == "regex" and ngx.get_phase() ~= "init" then
-    local _, _, err = ngx_re_find("", m.value, "ij")
+  if (m.kind == "regex" or m.kind == "regexCase") and ngx.get_phase() ~= "init" then
+    local _, _, err = ngx_re_find("", m.value, m.kind == "regex" and "ij" or "j")
     if err then
       return "value: the regex does not compile: " .. tostring(err)
     end
@@ -468,6 +468,18 @@ local function check_settings(s)
   end
   if not is_null(s.authScope) and type(s.authScope) ~= "string" then
     return "authScope", "must be a string"
+  end
+  local ret = s["return"]
+  if not is_null(ret) then
+    if type(ret) ~= "table" or type(ret.code) ~= "number" or ret.code % 1 ~= 0 or ret.code < 200 or ret.code > 599 and ret.code ~= 444 then
+      return "return.code", "must be an HTTP status from 200 to 599, or 444"
+    end
+    if not is_null(ret.text) and type(ret.text) ~= "string" then
+      return "return.text", "must be a string"
+    end
+    if REDIRECT_CODES[ret.code] and (type(ret.text) ~= "string" or ret.text == "") then
+      return "return.text", "must be the URL of the redirect"
+    end
   end
   if not is_null(s.matchCN) and (type(s.matchCN) ~= "string" or s.matchCN == "") then
     return "matchCN", "must be a non-empty string"

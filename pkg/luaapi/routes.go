@@ -32,6 +32,11 @@ const (
 	MatchExact  = "exact"
 	MatchPrefix = "prefix"
 	MatchRegex  = "regex"
+	// A server-snippet's locations have two more: a case-sensitive regex
+	// ("~") and a prefix that, when it is the longest, stops the regexes
+	// ("^~").
+	MatchRegexCase     = "regexCase"
+	MatchPrefixNoRegex = "prefixNoRegex"
 )
 
 // HostRoutes is the route payload of one host.
@@ -168,6 +173,8 @@ type RouteSettings struct {
 	// Status is answered with no body by the route itself (0: none): 200
 	// for the catch-all's health check location (healthzPath).
 	Status int `json:"status,omitempty"`
+	// Return is a server-snippet location's "return" (nil: none).
+	Return *RouteReturn `json:"return,omitempty"`
 	// Redirect answers every request with a redirect.
 	Redirect *RouteRedirect `json:"redirect,omitempty"`
 	// RewriteTarget replaces the URI sent upstream; $1..$9 are the
@@ -255,6 +262,16 @@ type RouteSettings struct {
 	// client's headers of those names (an empty value sends none).
 	ClientCertHeaders bool `json:"clientCertHeaders,omitempty"`
 	PassClientCert    bool `json:"passClientCert,omitempty"`
+}
+
+// RouteReturn is nginx's "return Code [Text]" of a server-snippet
+// location, without variables: a redirect to Text (made absolute as
+// nginx's) for 301, 302, 303, 307 and 308; Text as the body for another
+// code; nginx's own answer of Code without Text (444 closes the
+// connection).
+type RouteReturn struct {
+	Code int    `json:"code"`
+	Text string `json:"text,omitempty"`
 }
 
 // RouteErrorPages is custom-http-errors: the route's Shape has the
@@ -379,7 +396,7 @@ func RoutesFromModel(c *model.Config, hosts []string) []HostRoutes {
 
 // HostRoutesOf returns the route payload of server s of c, Version set.
 // It reads c.Global, c.DefaultBackend and s's Hostname, AppRoot, TLS,
-// ClientAuth and Locations, nothing else: RoutesCache reuses a payload while these stay.
+// ClientAuth, Snippet and Locations, nothing else: RoutesCache reuses a payload while these stay.
 func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 	h, _ := hostRoutesOf(c, s)
 	return h
@@ -412,6 +429,7 @@ func hostRoutesOf(c *model.Config, s *model.Server) (HostRoutes, encodedShape) {
 	if model.ServesHealthz(s) {
 		h.Paths = append(h.Paths, healthzPath())
 	}
+	h.Paths = append(h.Paths, snippetPaths(c, s)...)
 	markAutoRedirects(h.Paths)
 	var shape encodedShape
 	h.Version, shape = routesVersion(h)
@@ -545,6 +563,45 @@ func routePath(c *model.Config, srv *model.Server, l *model.Location, exact map[
 	return p
 }
 
+// snippetMatchKinds are the matcher kinds of a server-snippet location's
+// modifiers.
+var snippetMatchKinds = map[string]string{"=": MatchExact, "": MatchPrefix, "^~": MatchPrefixNoRegex, "~": MatchRegexCase, "~*": MatchRegex}
+
+// snippetPaths are the locations of s's server-snippet, which the Lua
+// router serves only when they answer (model.Snippet.ServerLuaBlocker), in
+// their order after the host's other paths, as the classic writer writes
+// them: a return, or deny all's 403 (as a return). They set no log labels and no
+// $location_path, as the classic snippet location sets none.
+func snippetPaths(c *model.Config, s *model.Server) []RoutePath {
+	sn := s.Snippet
+	if sn == nil {
+		return nil
+	}
+	g := &c.Global
+	out := make([]RoutePath, 0, len(sn.Locations))
+	for i := range sn.Locations {
+		l := &sn.Locations[i]
+		kind := snippetMatchKinds[l.Modifier]
+		p := RoutePath{
+			Path:     l.Path,
+			PathType: string(model.PathImplementationSpecific),
+			Regex:    kind == MatchRegex || kind == MatchRegexCase,
+			Matchers: []RouteMatcher{{Kind: kind, Value: l.Path}},
+		}
+		p.Settings.BodyLimit = BodyLimit(g.ProxyBodySize, "")
+		p.Settings.PortInRedirect = g.UsePortInRedirects
+		if ret := l.Return(); ret != nil {
+			p.Settings.Return = &RouteReturn{Code: ret.Code, Text: ret.Text}
+		} else {
+			// deny all: nginx's access phase answers 403, and nothing
+			// else of the location runs before it
+			p.Settings.Return = &RouteReturn{Code: 403}
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // healthzPath is the catch-all's model.HealthzPath, a prefix location that
 // answers 200 itself, unlogged (nginxconf's writeHealthzLocation).
 func healthzPath() RoutePath {
@@ -593,7 +650,7 @@ func markAutoRedirects(paths []RoutePath) {
 	exact := map[string]bool{}
 	for _, p := range paths {
 		for _, m := range p.Matchers {
-			if m.Kind == MatchExact || m.Kind == MatchPrefix {
+			if m.Kind == MatchExact || m.Kind == MatchPrefix || m.Kind == MatchPrefixNoRegex {
 				exact[m.Value] = true
 			}
 		}

@@ -46,6 +46,7 @@ type cachedRoutes struct {
 	appRoot   string
 	tls       bool
 	ca        *model.ClientAuth
+	snippet   *model.Snippet
 	locations []model.Location
 	routes    HostRoutes
 	// regexes are the distinct path regexes of routes.
@@ -116,7 +117,7 @@ func (rc *RoutesCache) RoutesFromModel(c *model.Config, hosts []string) []HostRo
 // newEntry encodes the payload of s and counts its regexes.
 func (rc *RoutesCache) newEntry(c *model.Config, s *model.Server) *cachedRoutes {
 	routes, shape := hostRoutesOf(c, s)
-	e := &cachedRoutes{host: s.Hostname, appRoot: s.AppRoot, tls: s.TLS, ca: s.ClientAuth, locations: s.Locations, routes: routes}
+	e := &cachedRoutes{host: s.Hostname, appRoot: s.AppRoot, tls: s.TLS, ca: s.ClientAuth, snippet: s.Snippet, locations: s.Locations, routes: routes}
 	// sized from the JSON that gave the version: not encoded again
 	e.need, e.err = shape.entryNeeds(&e.routes), shape.err
 	e.regexes = pathRegexes(&e.routes, nil)
@@ -176,7 +177,7 @@ func serversNamed(c *model.Config, hosts []string) []*model.Server {
 
 // serves says whether e was made of a server like s (of the same host).
 func (e *cachedRoutes) serves(s *model.Server) bool {
-	if e.appRoot != s.AppRoot || e.tls != s.TLS || e.ca != s.ClientAuth || len(e.locations) != len(s.Locations) {
+	if e.appRoot != s.AppRoot || e.tls != s.TLS || e.ca != s.ClientAuth || e.snippet != s.Snippet || len(e.locations) != len(s.Locations) {
 		return false
 	}
 	return len(s.Locations) == 0 || &e.locations[0] == &s.Locations[0]

@@ -113,7 +113,7 @@ func RegexCacheSize(routes []HostRoutes, current int) int {
 func pathRegexes(h *HostRoutes, out []string) []string {
 	for _, p := range h.Paths {
 		for _, m := range p.Matchers {
-			if m.Kind == MatchRegex && !slices.Contains(out, m.Value) {
+			if (m.Kind == MatchRegex || m.Kind == MatchRegexCase) && !slices.Contains(out, m.Value) {
 				out = append(out, m.Value)
 			}
 		}

@@ -78,7 +78,7 @@ var classicServerSettings = []struct {
 	{"auth-tls-error-page (a path)", func(s *model.Server) bool {
 		return s.ClientAuth != nil && strings.HasPrefix(s.ClientAuth.ErrorPage, "/")
 	}},
-	{"server-snippet", func(s *model.Server) bool { return s.Snippet != nil }},
+
 }
 
 // classicLocationSettings are the location settings the Lua router does
@@ -154,6 +154,11 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 		if row.classic(s) {
 			out = append(out, ClassicReason{Setting: row.setting, Ingress: owner})
 		}
+	}
+	if b := s.Snippet.ServerLuaBlocker(&c.Global); b != "" {
+		// the router serves server_tokens at the ConfigMap's value and
+		// locations that only answer (model.Snippet.ServerLuaBlocker)
+		out = append(out, ClassicReason{Setting: "server-snippet (" + b + ")", Ingress: s.Snippet.Ingress})
 	}
 	for i := range s.Locations {
 		l := &s.Locations[i]

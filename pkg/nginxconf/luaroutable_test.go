@@ -126,7 +126,7 @@ func TestLuaHosts(t *testing.T) {
 		t.Errorf("classic = %v", classic)
 	}
 	// A catch-all the router cannot serve keeps every host classic.
-	c.Servers[0].Snippet = &model.Snippet{}
+	c.Servers[0].Snippet = &model.Snippet{HideHeaders: []string{"X-Powered-By"}}
 	lua, classic = LuaHosts(c)
 	if len(lua) != 0 || len(classic) != 3 {
 		t.Fatalf("lua = %v, classic = %v", lua, classic)
@@ -191,7 +191,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 		reflect.TypeOf(model.Server{}): {
 			"Hostname": "model", "Aliases": "lua", "CertificateID": "lua", "TLS": "lua", "AppRoot": "lua",
 			"SSLCiphers": "ssl-ciphers", "SSLPreferServerCiphers": "ssl-prefer-server-ciphers", "Locations": "model",
-			"ClientAuth": "model", "Snippet": "server-snippet",
+			"ClientAuth": "model", "Snippet": "model", // model.Snippet.ServerLuaBlocker
 		},
 		reflect.TypeOf(model.Location{}): {
 			"Path": "lua", "PathType": "lua", "Regex": "lua", "Backend": "lua", "Ingress": "lua", "Service": "lua",

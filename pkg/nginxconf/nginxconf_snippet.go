@@ -310,6 +310,11 @@ func writeServerSnippet(w *confWriter, c *model.Config, s *model.Server) {
 		}
 		block := w.beginOwned(s.Hostname, strings.Join(args[1:], " "), []model.ObjectRef{sn.Ingress})
 		w.open(args...)
+		// it proxies nothing: not the server's balancer.rewrite(), which
+		// would answer 503 before the location's allow/deny (nginx's
+		// access phase) or files
+		w.open("rewrite_by_lua_block")
+		w.close()
 		writeSnippetVars(w, snippetIngressVars(sn.Ingress), &l.Body)
 		writeSnippetDirectives(w, &l.Body, snippetScope{g: g, outer: sn, buffersNumber: g.ProxyBuffersNumber, maxTemp: g.ProxyMaxTempFileSize})
 		w.close()
