@@ -38,11 +38,14 @@ import (
 // setting, as the classic writer's), auth-url, backend-protocol GRPC, GRPCS
 // (grpc_pass, grpc_set_header) and FCGI (fastcgi_pass and its params),
 // enable-modsecurity, enable-owasp-core-rules, modsecurity-transaction-id,
-// and a configuration-snippet but for the directives
-// model.Snippet.ShapeBlocker names.
+// a configuration-snippet but for the directives
+// model.Snippet.ShapeBlocker names, and a server-snippet of server_tokens
+// and locations that only answer (model.Snippet.ServerLuaBlocker: their
+// routes follow the host's paths).
 //
 // Each setting that keeps a host classic is a row of
-// classicServerSettings or classicLocationSettings: the test is exactly
+// classicServerSettings or classicLocationSettings (or, for a
+// server-snippet, what ServerLuaBlocker names): the test is exactly
 // the condition under which the classic writer writes a line for it, so a
 // location that inherits the ConfigMap's value stays Lua-routed. Add to
 // the tables as lua/router.lua learns to apply a setting (remove its row).
@@ -78,7 +81,6 @@ var classicServerSettings = []struct {
 	{"auth-tls-error-page (a path)", func(s *model.Server) bool {
 		return s.ClientAuth != nil && strings.HasPrefix(s.ClientAuth.ErrorPage, "/")
 	}},
-
 }
 
 // classicLocationSettings are the location settings the Lua router does
