@@ -1,0 +1,59 @@
+package e2e
+
+// A server-snippet's answering locations (a return, deny all) served in
+// both routing modes: in Lua routing as routes of their host, after its
+// Ingress paths, with nginx's location rules (= exact, ^~ stopping the
+// regexes, ~ case-sensitive, ~* not), and the same answers as the classic
+// server block's, bodies included.
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
+)
+
+func TestServerSnippetLocations(t *testing.T) {
+	snippet := `server_tokens off;
+location ~ ^/(ping|ready) { deny all; return 404; }
+location ^~ /internal/ { deny all; }
+location ~* \.php$ { return 403 "no php here"; }
+location /status { return 200 "ok"; }
+location = /gone { return 410; }
+`
+	m := serviceYAML("web", uriBackend(t, "web")) +
+		luaIngress("api", "api.example.com", false, map[string]string{"server-snippet": snippet}, "Prefix / web", "Prefix /app web")
+	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
+		t.Run(mode, func(t *testing.T) {
+			n := startNginxWith(t, m, nginxOptions{routing: mode})
+			if len(n.problems) > 0 {
+				t.Fatalf("problems: %v", n.problems)
+			}
+			if mode == nginxconf.RoutingLua && bytes.Contains(n.conf, []byte("api.example.com")) {
+				t.Fatalf("api.example.com keeps a classic server block")
+			}
+			for _, tc := range []struct {
+				path   string
+				status int
+				body   string // a part of the body
+			}{
+				{"/ping", http.StatusNotFound, "404 Not Found"},
+				{"/PING", http.StatusOK, "web /PING"}, // "~" is case-sensitive
+				{"/internal/a", http.StatusForbidden, "403 Forbidden"},
+				{"/internal/a.php", http.StatusForbidden, "403 Forbidden"}, // ^~: no regex after it
+				{"/app/index.PHP", http.StatusForbidden, "no php here"},     // a regex before the longest prefix
+				{"/status/x", http.StatusOK, "ok"},
+				{"/gone", http.StatusGone, "410 Gone"},
+				{"/gone/x", http.StatusOK, "web /gone/x"},
+				{"/app/x", http.StatusOK, "web /app/x"},
+			} {
+				status, body := n.get(t, "api.example.com", tc.path)
+				if status != tc.status || !strings.Contains(body, tc.body) {
+					t.Errorf("GET %s: %d %q, want %d with %q", tc.path, status, body, tc.status, tc.body)
+				}
+			}
+		})
+	}
+}
