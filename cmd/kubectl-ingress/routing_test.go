@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-ingress/kubectl-ingress/internal/testcerts"
 	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
 )
 
@@ -176,6 +178,28 @@ func TestDiffRoutingLua(t *testing.T) {
 		code, out, errOut := runCmd(t, "", "diff", "--from", tc.from, "--to", tc.to, "--color", "never")
 		if code != tc.code || !strings.Contains(out, tc.want) {
 			t.Errorf("%s: exit %d, want %d and %q:\n%s%s", tc.name, code, tc.code, tc.want, out, errOut)
+		}
+	}
+
+	// a client CA rotated: the Lua router's handshake reads the new file,
+	// nothing reloads (a classic server block would)
+	caSecret := func(ca *testcerts.CA) string {
+		return "---\napiVersion: v1\nkind: Secret\nmetadata: {name: client-ca, namespace: default}\ndata:\n  ca.crt: " +
+			base64.StdEncoding.EncodeToString(ca.PEM) + "\n"
+	}
+	mtls := routingIngress("a", "a.example.com", `nginx.ingress.kubernetes.io/auth-tls-secret: "client-ca"`)
+	caOld := writeManifests(t, routingBase+caSecret(testcerts.NewCA(t))+mtls)
+	caNew := writeManifests(t, routingBase+caSecret(testcerts.NewCA(t))+mtls)
+	for routing, want := range map[string]struct {
+		code int
+		text string
+	}{
+		"lua":   {diffExitDynamic, "(the Lua router reads it at the TLS handshake): written before the route that names it"},
+		"nginx": {diffExitReload, "(nginx reads it at load: a new content is a new file and a reload)"},
+	} {
+		code, out, errOut := runCmd(t, "", "diff", "--from", caOld, "--to", caNew, "--routing", routing, "--color", "never")
+		if code != want.code || !strings.Contains(out, want.text) {
+			t.Errorf("client CA rotated, %s: exit %d, want %d and %q:\n%s%s", routing, code, want.code, want.text, out, errOut)
 		}
 	}
 

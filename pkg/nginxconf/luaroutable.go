@@ -154,7 +154,11 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 	}
 	for _, row := range classicServerSettings {
 		if row.classic(s) {
-			out = append(out, ClassicReason{Setting: row.setting, Ingress: owner})
+			by := owner
+			if strings.HasPrefix(row.setting, "auth-tls-") {
+				by = s.ClientAuth.Ingress // the Ingress that decides it for the host
+			}
+			out = append(out, ClassicReason{Setting: row.setting, Ingress: by})
 		}
 	}
 	if b := s.Snippet.ServerLuaBlocker(&c.Global); b != "" {

@@ -62,10 +62,10 @@ func TestLuaRoutable(t *testing.T) {
 		}}},
 		{name: "client certificates", server: model.Server{Hostname: "a", ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", Verify: "on", Depth: 1, ErrorPage: "https://e/", MatchCN: "CN=a", PassCertificate: true},
 			Locations: []model.Location{loc(model.LocationSettings{ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", Verify: "on", Depth: 1, MatchCN: "CN=a"}})}}},
-		{name: "client certificates with a revocation list", server: model.Server{Hostname: "a", ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", CRLFile: "crl/x.pem", Verify: "on", Depth: 1},
+		{name: "client certificates with a revocation list", server: model.Server{Hostname: "a", ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", CRLFile: "crl/x.pem", Verify: "on", Depth: 1, Ingress: ing},
 			Locations: []model.Location{loc(model.LocationSettings{})}},
 			want: []string{"auth-tls-secret (ca.crl) on Ingress team/web"}},
-		{name: "client certificates with an error page path", server: model.Server{Hostname: "a", ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", Verify: "on", Depth: 1, ErrorPage: "/cert-error"},
+		{name: "client certificates with an error page path", server: model.Server{Hostname: "a", ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", Verify: "on", Depth: 1, ErrorPage: "/cert-error", Ingress: ing},
 			Locations: []model.Location{loc(model.LocationSettings{})}},
 			want: []string{"auth-tls-error-page (a path) on Ingress team/web"}},
 		{name: "satisfy any between basic and external auth", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
