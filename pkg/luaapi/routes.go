@@ -588,7 +588,7 @@ func snippetPaths(c *model.Config, s *model.Server) []RoutePath {
 			Regex:    kind == MatchRegex || kind == MatchRegexCase,
 			Matchers: []RouteMatcher{{Kind: kind, Value: l.Path}},
 		}
-		p.Settings.BodyLimit = BodyLimit(g.ProxyBodySize, "")
+		p.Settings.BodyLimit = BodyLimit(s.BodySize(g), "")
 		p.Settings.PortInRedirect = g.UsePortInRedirects
 		if ret := l.Return(); ret != nil {
 			p.Settings.Return = &RouteReturn{Code: ret.Code, Text: ret.Text}

@@ -19,8 +19,10 @@ import (
 
 // ServerLuaBlocker names the first thing of a server-snippet that the Lua
 // router cannot serve ("" when it can): a server-level directive other
-// than server_tokens at g's value, or a location that does more than
-// answer (see above) or is a prefix "/" (it replaces the fallback).
+// than server_tokens at g's value and client_max_body_size (the limit of
+// the snippet's own locations only: Server.BodySize), or a location that
+// does more than answer (see above) or is a prefix "/" (it replaces the
+// fallback).
 func (sn *Snippet) ServerLuaBlocker(g *Global) string {
 	if sn == nil {
 		return ""
@@ -28,8 +30,11 @@ func (sn *Snippet) ServerLuaBlocker(g *Global) string {
 	if sn.ServerTokens != nil && *sn.ServerTokens != g.ServerTokens {
 		return "server_tokens"
 	}
-	if f := snippetFieldSet(sn, "ServerTokens", "Locations"); f != "" {
+	if f := snippetFieldSet(sn, "ServerTokens", "Locations", "Proxy"); f != "" {
 		return f
+	}
+	if p := sn.Proxy; p != (SnippetProxy{BodySize: p.BodySize}) {
+		return "proxy settings but client_max_body_size"
 	}
 	for i := range sn.Locations {
 		if b := sn.Locations[i].luaBlocker(); b != "" {
@@ -120,4 +125,16 @@ var snippetFieldDirectives = map[string]string{
 	"SubFilters": "sub_filter", "SubFilterOnce": "sub_filter_once", "SubFilterTypes": "sub_filter_types",
 	"ServerTokens": "server_tokens", "ProxyInterceptErrors": "proxy_intercept_errors",
 	"ChunkedTransferEncoding": "chunked_transfer_encoding", "Proxy": "proxy settings", "Locations": "location",
+}
+
+// BodySize is the client_max_body_size of s's server block: its
+// server-snippet's, else the ConfigMap's. As in ingress-nginx, whose every
+// location writes its own (the annotation's, else the ConfigMap's), it is
+// the limit of the server-snippet's locations alone: an Ingress path and
+// the fallback "/" keep theirs.
+func (s *Server) BodySize(g *Global) string {
+	if sn := s.Snippet; sn != nil && sn.Proxy.BodySize != "" {
+		return sn.Proxy.BodySize
+	}
+	return g.ProxyBodySize
 }

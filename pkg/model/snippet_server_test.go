@@ -21,7 +21,8 @@ func TestServerLuaBlocker(t *testing.T) {
 		{"server_tokens as the ConfigMap's", &Snippet{ServerTokens: &off}, ""},
 		{"server_tokens on", &Snippet{ServerTokens: &on}, "server_tokens"},
 		{"a header", &Snippet{HideHeaders: []string{"X-Powered-By"}}, "proxy_hide_header"},
-		{"client_max_body_size", &Snippet{Proxy: SnippetProxy{BodySize: "0"}}, "proxy settings"},
+		{"client_max_body_size", &Snippet{Proxy: SnippetProxy{BodySize: "0"}}, ""},
+		{"proxy_read_timeout", &Snippet{Proxy: SnippetProxy{BodySize: "0", ReadTimeout: "5s"}}, "proxy settings but client_max_body_size"},
 		{"a server-level return", &Snippet{RewritePhase: ret(404, "")}, "rewrite/return"},
 		{"answering locations", &Snippet{ServerTokens: &off, Locations: []SnippetLocation{
 			loc("~", "^/(ping|ready)", Snippet{Access: deny, RewritePhase: ret(404, "")}),

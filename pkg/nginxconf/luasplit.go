@@ -110,14 +110,7 @@ func newServerSplit(c *model.Config, s *model.Server) *serverSplit {
 		}
 		e.shapes[shape.Location()] = shape
 	}
-	for j := range s.Locations {
-		if shape := model.ShapeOf(c, s, &s.Locations[j]); shape.Location() != "" {
-			addShape(shape)
-		}
-		v := s.Locations[j].Settings.Proxy.BodySize
-		if v == "" {
-			continue
-		}
+	body := func(v string) {
 		switch n := sizeOf(v); {
 		case n == 0:
 			if e.zeroBody == "" {
@@ -126,6 +119,18 @@ func newServerSplit(c *model.Config, s *model.Server) *serverSplit {
 		case n > e.maxBytes:
 			e.maxBody, e.maxBytes = v, n
 		}
+	}
+	for j := range s.Locations {
+		if shape := model.ShapeOf(c, s, &s.Locations[j]); shape.Location() != "" {
+			addShape(shape)
+		}
+		if v := s.Locations[j].Settings.Proxy.BodySize; v != "" {
+			body(v)
+		}
+	}
+	if sn := s.Snippet; sn != nil && sn.Proxy.BodySize != "" {
+		// the limit of the snippet's locations (Server.BodySize)
+		body(sn.Proxy.BodySize)
 	}
 	return e
 }

@@ -109,6 +109,9 @@ func writeServer(w *confWriter, c *model.Config, s *model.Server, o ConfOptions)
 		if (s.TLS && c.Global.SSLRedirect) || (c.Global.Redirects.ForceSSLRedirect && s.Hostname != model.CatchAllHost) {
 			writeHTTPSRedirect(w, c.Global.PreserveTrailingSlash)
 		}
+		if body := locationBodySize(w, &c.Global, ""); body != "" {
+			w.line("client_max_body_size", w.q(body))
+		}
 		writeDefaultBackend(w, c)
 		w.close()
 	}
@@ -222,8 +225,8 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	w.line("set", "$proxy_upstream_name", w.q(l.Backend))
 	writeLocationPath(w, l)
 	p := &st.Proxy
-	if p.BodySize != "" && p.BodySize != g.ProxyBodySize {
-		w.line("client_max_body_size", w.q(p.BodySize))
+	if body := locationBodySize(w, g, p.BodySize); body != "" {
+		w.line("client_max_body_size", w.q(body))
 	}
 	if p.ConnectTimeout > 0 && p.ConnectTimeout != g.ProxyConnectTimeout {
 		w.line("proxy_connect_timeout", strconv.Itoa(p.ConnectTimeout)+"s")
@@ -370,4 +373,25 @@ func writeHealthzLocation(w *confWriter, s *model.Server) {
 	w.line("access_log", "off")
 	w.line("return", "200")
 	w.close()
+}
+
+// locationBodySize is the client_max_body_size line a location with
+// proxy-body-size own ("" for none) writes, "" for none: the location's
+// limit (own, else the ConfigMap's) where the server block's differs
+// (the http level's, or its server-snippet's: as in ingress-nginx, whose
+// every location writes its own, a server-snippet's client_max_body_size
+// limits the snippet's locations only).
+func locationBodySize(w *confWriter, g *model.Global, own string) string {
+	limit := own
+	if limit == "" {
+		limit = g.ProxyBodySize
+	}
+	server := g.ProxyBodySize
+	if s := w.snippet.server; s != nil {
+		server = s.BodySize(g)
+	}
+	if limit == server {
+		return ""
+	}
+	return limit
 }
