@@ -309,6 +309,9 @@ func TestLoopQuarantine(t *testing.T) {
 	other := ingressYAML("v", "other", 3, "other.example.com", "/")
 	lt.src.set(snapshot(t, good+bad+other+ingressClassYAML))
 	eventually(t, 5*time.Second, "the other tenant's host served", func() bool { return lt.nginx.serves(`server_name "other.example.com"`) })
+	want := `ingress u/bad: metadata: quarantined: nginx -t: refused "/BAD/"`
+	// the sync reports its Problems once it applied the config
+	eventually(t, 5*time.Second, "the quarantine Problem reported", func() bool { return hasProblem(lt.reporter.problems(), want) })
 	if lt.nginx.serves("bad.example.com") {
 		t.Error("the quarantined Ingress's host is served")
 	}
@@ -317,10 +320,6 @@ func TestLoopQuarantine(t *testing.T) {
 	}
 	if _, r := lt.nginx.counts(); r != reloads+2 {
 		t.Errorf("reload attempts %d → %d, want the refused one and the one without the culprit", reloads, r)
-	}
-	want := `ingress u/bad: metadata: quarantined: nginx -t: refused "/BAD/"`
-	if !hasProblem(lt.reporter.problems(), want) {
-		t.Errorf("problems %v lack %q", lt.reporter.problems(), want)
 	}
 	if n := tester.count(); n != 1 {
 		t.Errorf("%d nginx -t runs by the search, want 1 (the line names the culprit)", n)
@@ -353,9 +352,7 @@ func TestLoopQuarantine(t *testing.T) {
 	if st := lt.c.Stats(); st.Quarantined != 0 {
 		t.Errorf("stats %+v: want none quarantined", st)
 	}
-	if hasProblem(lt.reporter.problems(), want) {
-		t.Errorf("the quarantine Problem is still reported: %v", lt.reporter.problems())
-	}
+	eventually(t, 5*time.Second, "the quarantine Problem no longer reported", func() bool { return !hasProblem(lt.reporter.problems(), want) })
 }
 
 // TestLoopQuarantineAtStart: the first config (nginx not started yet)
