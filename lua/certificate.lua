@@ -103,15 +103,6 @@ local DEFAULT_KEY = "certs/default.key"
 local default_pem
 local default_pair
 
-local function read_file(path)
-  local f, err = io.open(path, "rb")
-  if not f then
-    return nil, err
-  end
-  local data = f:read("*a")
-  f:close()
-  return data
-end
 
 -- init reads the default certificate and key files from nginx's prefix.
 -- It runs in init_by_lua, in the master, at every start and reload, when
@@ -121,17 +112,13 @@ end
 function _M.init(options)
   default_pem, default_pair = nil, nil
   stapling.init(type(options) == "table" and options.ocsp_stapling == true)
-  local prefix = ngx.config.prefix()
-  if string.sub(prefix, -1) ~= "/" then
-    prefix = prefix .. "/"
-  end
-  local crt, err = read_file(prefix .. DEFAULT_CERT)
+  local crt, err = util.read_file(util.prefix_path(DEFAULT_CERT))
   if not crt then
     ngx_log(ngx_ERR, "certificate: read ", DEFAULT_CERT, ": ", err)
     return
   end
   local key
-  key, err = read_file(prefix .. DEFAULT_KEY)
+  key, err = util.read_file(util.prefix_path(DEFAULT_KEY))
   if not key then
     ngx_log(ngx_ERR, "certificate: read ", DEFAULT_KEY, ": ", err)
     return

@@ -67,15 +67,6 @@ function _M.session_context(name)
   return t or "", routed
 end
 
-local function read_file(path)
-  local f, err = io.open(path, "rb")
-  if not f then
-    return nil, err
-  end
-  local data = f:read("*a")
-  f:close()
-  return data
-end
 
 -- ca_chain returns the parsed CA bundle of file (relative to nginx's
 -- prefix).
@@ -84,11 +75,7 @@ local function ca_chain(file)
   if chain then
     return chain
   end
-  local prefix = ngx.config.prefix()
-  if string_sub(prefix, -1) ~= "/" then
-    prefix = prefix .. "/"
-  end
-  local pem, err = read_file(prefix .. file)
+  local pem, err = util.read_file(util.prefix_path(file))
   if not pem then
     return nil, "read " .. file .. ": " .. tostring(err)
   end

@@ -100,23 +100,8 @@ end
 -- with the new value while the old ones drain.
 local checksum = ""
 
-local function read_file(path)
-  local f = io_open(path, "rb")
-  if not f then
-    return nil
-  end
-  local data = f:read("*a")
-  f:close()
-  return data
-end
-
-local function prefix_path(name)
-  local prefix = ngx.config.prefix()
-  if prefix:sub(-1) ~= "/" then
-    prefix = prefix .. "/"
-  end
-  return prefix .. name
-end
+local read_file = util.read_file
+local prefix_path = util.prefix_path
 
 -- backends_data returns the backends JSON that serves and its version (see
 -- store.current), for balancer.lua.

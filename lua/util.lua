@@ -368,4 +368,26 @@ function _M.wildcard(host)
   return nil
 end
 
+-- prefix_path is name (relative) under nginx's prefix, where nginx.conf
+-- and the files the controller lays out are.
+function _M.prefix_path(name)
+  local prefix = ngx.config.prefix()
+  if string_sub(prefix, -1) ~= "/" then
+    prefix = prefix .. "/"
+  end
+  return prefix .. name
+end
+
+-- read_file returns the whole content of the file at path, or nil and
+-- the error.
+function _M.read_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then
+    return nil, err
+  end
+  local data = f:read("*a")
+  f:close()
+  return data
+end
+
 return _M
