@@ -361,15 +361,7 @@ func resumedClientCert(t *testing.T, httpsPort int, host string, cert *tls.Certi
 func TestLuaRoutingRefusesBadClientAuth(t *testing.T) {
 	port := uriBackend(t, "root")
 	n := startLuaNginx(t, serviceYAML("root", port)+luaIngress("a", "a.example.com", false, nil, "Prefix / root"))
-	var good luaapi.HostRoutes
-	for _, h := range n.routes {
-		if h.Host == "a.example.com" {
-			good = h
-		}
-	}
-	if good.Host == "" {
-		t.Fatalf("routes %+v", n.routes)
-	}
+	good := n.hostRoutes(t, "a.example.com")
 	ok := luaapi.RouteClientAuth{CAFile: "files/ca/x.pem", Verify: "on", Depth: 1}
 	for _, tc := range []struct {
 		name  string

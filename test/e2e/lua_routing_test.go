@@ -43,6 +43,19 @@ type luaNginx struct {
 // and X-Forwarded-Prefix it got. A request for a path starting with
 // /slow waits for the client to go (at most 10 s); one ending in /big
 // gets 250 KiB more.
+// hostRoutes is the route entry of host that nginx got at its start; the
+// test fails without one.
+func (n *luaNginx) hostRoutes(t testing.TB, host string) luaapi.HostRoutes {
+	t.Helper()
+	for _, h := range n.routes {
+		if h.Host == host {
+			return h
+		}
+	}
+	t.Fatalf("no route entry for %s in %+v", host, n.routes)
+	return luaapi.HostRoutes{}
+}
+
 func uriBackend(t testing.TB, name string) int {
 	t.Helper()
 	return startURIBackend(t, name, httptest.NewServer)
@@ -521,15 +534,7 @@ func TestLuaRoutingUnknownShape(t *testing.T) {
 		luaIngress("a", "a.example.com", false, nil, "Prefix / root") +
 		luaIngress("w", "*.w.example.com", false, nil, "Prefix / api")
 	n := startLuaNginx(t, manifests)
-	var plain luaapi.HostRoutes
-	for _, h := range n.routes {
-		if h.Host == "a.example.com" {
-			plain = h
-		}
-	}
-	if plain.Host == "" {
-		t.Fatalf("routes %+v", n.routes)
-	}
+	plain := n.hostRoutes(t, "a.example.com")
 	entry := func(host, version, shape string) luaapi.HostRoutes {
 		h := plain
 		h.Host, h.Version = host, version
