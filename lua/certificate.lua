@@ -17,7 +17,6 @@ local ngx = ngx
 local ngx_log = ngx.log
 local ngx_ERR = ngx.ERR
 local ngx_md5 = ngx.md5
-local string_lower = string.lower
 local string_match = string.match
 
 -- Parsed certificates are cached per worker, keyed by id; an entry is used
@@ -45,7 +44,7 @@ function _M.lookup(hostname)
   end
   local servers = ngx.shared.certificate_servers
   local data = ngx.shared.certificate_data
-  local host = string_lower(hostname)
+  local host = util.server_name(hostname)
   local id = servers:get(host)
   if not id then
     local parent = string_match(host, "^[^.]+%.(.+)$")
@@ -186,7 +185,7 @@ local function routed(name)
   if not dict then
     return false
   end
-  local host = string_lower(name)
+  local host = util.server_name(name)
   if host ~= CATCH_ALL and dict:get("v:" .. host) then
     return true
   end

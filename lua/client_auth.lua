@@ -16,6 +16,8 @@
 -- check() reads. session_context(name) is what tls_session.lua mixes into
 -- the session id context: a session verified against one CA never resumes
 -- once the host's CA changed (a new CA is a new file name).
+local ffi = require("ffi")
+local base = require("resty.core.base")
 local ssl = require("ngx.ssl")
 local util = require("util")
 
@@ -25,14 +27,32 @@ local ngx_log = ngx.log
 local ngx_ERR = ngx.ERR
 local ngx_INFO = ngx.INFO
 local ngx_exit = ngx.exit
-local string_lower = string.lower
 local string_match = string.match
 local string_sub = string.sub
 local re_find = ngx.re.find
+local ngx_md5_bin = ngx.md5_bin
+local C = ffi.C
+
+-- Each declaration alone: another module (a newer lua-resty-core, or
+-- tls_session.lua) may have made one already, which ffi.cdef refuses to
+-- repeat.
+pcall(ffi.cdef, [[void *ngx_http_lua_ffi_get_req_ssl_pointer(void *r);]])
+pcall(ffi.cdef, [[void *SSL_get_session(const void *ssl);]])
+pcall(ffi.cdef, [[const unsigned char *SSL_SESSION_get0_id_context(const void *s, unsigned int *len);]])
 
 local _M = {}
 
+-- classic is the digest of the client certificate settings of the
+-- classic server blocks (tls_session.init, from nginx.conf).
+local classic = ""
+
+function _M.init(classic_digest)
+  classic = type(classic_digest) == "string" and classic_digest or ""
+end
+
 local CATCH_ALL = "_"
+
+local MISDIRECTED = 421
 
 -- The CA bundles parsed by this worker, by file name (a name is never
 -- reused for other content: model.File).
@@ -43,12 +63,11 @@ local cached = 0
 -- key returns the "t:" value of the host entry that serves name (nil for
 -- none, or an entry that asks for no certificate), and whether name has a
 -- host entry of its own (exact or wildcard: not the catch-all's).
-local function key(name)
+local function key(host)
   local dict = ngx.shared.routes_data
   if not dict then
     return nil, false
   end
-  local host = string_lower(name)
   if dict:get("v:" .. host) then
     return dict:get("t:" .. host), true
   end
@@ -59,12 +78,51 @@ local function key(name)
   return dict:get("t:" .. CATCH_ALL), false
 end
 
--- session_context is the client certificate settings of name's host entry
--- ("" for none), for the TLS session id context, and whether the Lua
--- router has an entry for name (else a classic server block may serve it).
-function _M.session_context(name)
-  local t, routed = key(name)
-  return t or "", routed
+local normalize = util.server_name
+
+-- session_id_context is the TLS session id context of a connection whose
+-- SNI is name ("" or nil: none): the md5 of the name and of the client
+-- certificate settings of its host entry, for a name no Lua host entry
+-- serves also of the classic server blocks' (tls_session.lua sets it, and
+-- check() compares a request's connection with it).
+function _M.session_id_context(name)
+  name = normalize(name)
+  local t, routed = key(name == "" and CATCH_ALL or name)
+  local settings = t or ""
+  if not routed then
+    settings = settings .. "\n" .. classic
+  end
+  return ngx_md5_bin(name .. "\n" .. settings)
+end
+
+-- connection_context is the session id context of the request's TLS
+-- connection (nil when it cannot be read: no TLS, or a libssl without the
+-- functions).
+local connection_context
+do
+  local len = ffi.new("unsigned int[1]")
+  local ok = pcall(function()
+    return C.SSL_get_session ~= nil and C.SSL_SESSION_get0_id_context ~= nil and C.ngx_http_lua_ffi_get_req_ssl_pointer ~= nil
+  end)
+  connection_context = function()
+    if not ok then
+      return nil
+    end
+    local r = base.get_request()
+    local conn = r and C.ngx_http_lua_ffi_get_req_ssl_pointer(r)
+    if conn == nil then
+      return nil
+    end
+    local sess = C.SSL_get_session(conn)
+    if sess == nil then
+      return nil
+    end
+    local id = C.SSL_SESSION_get0_id_context(sess, len)
+    if id == nil then
+      return nil
+    end
+    return ffi.string(id, len[0])
+  end
 end
 
 
@@ -96,7 +154,8 @@ end
 -- handshake: nothing could be verified, and letting the client in would
 -- fail open.
 function _M.handshake(name)
-  local t = key(name or CATCH_ALL)
+  name = normalize(name)
+  local t = key(name == "" and CATCH_ALL or name)
   if not t then
     return
   end
@@ -130,25 +189,14 @@ local OPTIONAL_ERRORS = {
   ["unable to verify the first certificate"] = true,
 }
 
--- server_name is the SNI name as nginx keeps it to compare with the
--- request's host: lower case, without a final dot; nil without SNI.
-local function server_name()
-  local sni = ngx_var.ssl_server_name
-  if not sni or sni == "" then
-    return nil
-  end
-  sni = string_lower(sni)
-  if string_sub(sni, -1) == "." then
-    sni = string_sub(sni, 1, -2)
-  end
-  return sni
-end
 
 -- check answers an HTTPS request to a host whose entry has clientAuth ca
 -- (the compiled form: verify, error_page) as nginx answers a request of
 -- a server with ssl_verify_client, before anything else of the server:
 -- 421 when the request names another host than the handshake did (its
--- certificate was verified for that name, if at all); then, for a
+-- certificate was verified for that name, if at all), and when the
+-- connection's handshake was made under other client certificate
+-- settings (its session id context is not the current one); then, for a
 -- verification that failed (495) or a certificate that "on" requires and
 -- the client did not send (496), nginx's 400 page, or a 302 to
 -- auth-tls-error-page. A plain HTTP request is not checked.
@@ -156,10 +204,19 @@ function _M.check(ca)
   if ngx_var.https ~= "on" then
     return
   end
-  local sni = server_name()
-  if sni and ngx_var.http_host and sni ~= ngx_var.host then
+  local sni = normalize(ngx_var.ssl_server_name)
+  if sni ~= "" and ngx_var.http_host and sni ~= ngx_var.host then
     ngx_log(ngx_INFO, "client attempted to request the server name different from the one that was negotiated")
-    return ngx_exit(ngx.HTTP_MISDIRECTED_REQUEST or 421)
+    return ngx_exit(MISDIRECTED)
+  end
+  local current = connection_context()
+  if current and current ~= _M.session_id_context(sni) then
+    -- the connection's certificate was verified (or not asked for) under
+    -- other client certificate settings of the host: a CA rotated since
+    -- its handshake. The client asks again over a new connection (a
+    -- classic server's reload would have closed it with the old workers)
+    ngx_log(ngx_INFO, "client certificate settings changed since the connection's handshake")
+    return ngx_exit(MISDIRECTED)
   end
   local result = ngx_var.ssl_client_verify
   if result == "SUCCESS" then

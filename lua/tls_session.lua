@@ -10,9 +10,9 @@
 -- nginx alone does not isolate them: it picks a server block's SSL_CTX by
 -- SNI after that lookup, so a session made under one name resumes under
 -- any other on the same port (tried with nginx 1.22 and OpenSSL 3.0). A
--- client without SNI keeps the context of the server's SSL_CTX. The
--- context also holds the client certificate settings of the name's host
--- entry (client_auth.lua), so a CA change ends the sessions it verified.
+-- client without SNI gets the context of the name "". The context also
+-- holds the client certificate settings of the name's host entry
+-- (client_auth.lua), so a CA change ends the sessions it verified.
 local ffi = require("ffi")
 local base = require("resty.core.base")
 local clienthello = require("ngx.ssl.clienthello")
@@ -21,8 +21,6 @@ local client_auth = require("client_auth")
 local ngx = ngx
 local ngx_log = ngx.log
 local ngx_ERR = ngx.ERR
-local ngx_md5_bin = ngx.md5_bin
-local string_lower = string.lower
 local C = ffi.C
 
 -- Each declaration alone: another module (a newer lua-resty-core) may
@@ -32,16 +30,13 @@ pcall(ffi.cdef, [[int SSL_set_session_id_context(void *ssl, const unsigned char 
 
 local _M = {}
 
--- classic is the digest of the client certificate settings of the
--- classic server blocks (nginx.conf's tls_session.init): a name that no
--- Lua host entry serves mixes it in, so that a CA change of a classic
--- host ends the sessions it verified (nginx's own context would hold the
--- CA, but the one set here replaces it).
-local classic = ""
-
--- init runs in init_by_lua with that digest ("" for none).
+-- init runs in init_by_lua with the digest of the client certificate
+-- settings of the classic server blocks ("" for none): a name that no Lua
+-- host entry serves mixes it in, so that a CA change of a classic host
+-- ends the sessions it verified (nginx's own context would hold the CA,
+-- but the one set here replaces it).
 function _M.init(classic_digest)
-  classic = type(classic_digest) == "string" and classic_digest or ""
+  client_auth.init(classic_digest)
 end
 
 -- available says whether nginx's OpenSSL exports SSL_set_session_id_context
@@ -70,8 +65,9 @@ function _M.client_hello()
   if not name then
     if err then
       ngx_log(ngx_ERR, "tls_session: server name: ", err)
+      return
     end
-    return
+    name = "" -- no SNI: a context of its own too
   end
   local r = base.get_request()
   local ssl = r and C.ngx_http_lua_ffi_get_req_ssl_pointer(r)
@@ -82,11 +78,7 @@ function _M.client_hello()
   -- 16 bytes: OpenSSL takes up to 32. The host's client certificate
   -- settings are part of it: a session verified against one CA does not
   -- resume once the host asks for another (client_auth.lua)
-  local settings, routed = client_auth.session_context(name)
-  if not routed then
-    settings = settings .. "\n" .. classic
-  end
-  local context = ngx_md5_bin(string_lower(name) .. "\n" .. settings)
+  local context = client_auth.session_id_context(name)
   if C.SSL_set_session_id_context(ssl, context, #context) ~= 1 then
     ngx_log(ngx_ERR, "tls_session: SSL_set_session_id_context failed for ", name)
   end

@@ -368,6 +368,16 @@ function _M.wildcard(host)
   return nil
 end
 
+-- server_name is a server name (SNI, Host) as nginx compares it: lower
+-- case, without a final dot; "" for nil.
+function _M.server_name(name)
+  name = string.lower(name or "")
+  if string_sub(name, -1) == "." then
+    name = string_sub(name, 1, -2)
+  end
+  return name
+end
+
 -- prefix_path is name (relative) under nginx's prefix, where nginx.conf
 -- and the files the controller lays out are.
 function _M.prefix_path(name)

@@ -590,6 +590,11 @@ func snippetPaths(c *model.Config, s *model.Server) []RoutePath {
 		}
 		p.Settings.BodyLimit = BodyLimit(s.BodySize(g), "")
 		p.Settings.PortInRedirect = g.UsePortInRedirects
+		if s.AppRoot != "" {
+			// the classic server of an app-root host has absolute_redirect
+			// off: its relative redirects stay relative
+			p.Settings.Shape = model.RelativeRedirectsShape.Location()
+		}
 		if ret := l.Return(); ret != nil {
 			p.Settings.Return = &RouteReturn{Code: ret.Code, Text: ret.Text}
 		} else {

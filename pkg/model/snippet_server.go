@@ -3,6 +3,7 @@ package model
 import (
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -60,6 +61,9 @@ func (l *SnippetLocation) luaBlocker() string {
 		return where + ": " + f
 	}
 	if ret := l.Return(); ret != nil {
+		if ret.Code < 200 || ret.Code > 599 {
+			return where + ": return " + strconv.Itoa(ret.Code)
+		}
 		if strings.Contains(ret.Text, "$") {
 			return where + ": return with a variable"
 		}

@@ -76,15 +76,16 @@ func writeClientCertHeaders(w *confWriter, directive string, ca *model.ClientAut
 // entry serves, so that a session verified against a classic host's CA
 // does not resume once that CA (or the verification) changed, as nginx's
 // own context, which holds the CA, would not. The writer sees only the
-// classic servers (and, in Lua routing, the catch-all, which the router
-// serves).
+// classic servers (and, where the router's server is written, the
+// catch-all, which the router serves: routerBodyMax is set then; a classic
+// catch-all makes the whole config classic).
 func classicClientAuthDigest(w *confWriter, c *model.Config) string {
 	h := sha256.New()
 	any := false
 	for i := range c.Servers {
 		s := &c.Servers[i]
 		ca := s.ClientAuth
-		if ca == nil || (w.router != nil && s.Hostname == model.CatchAllHost) {
+		if ca == nil || (w.routerBodyMax != nil && s.Hostname == model.CatchAllHost) {
 			continue
 		}
 		any = true

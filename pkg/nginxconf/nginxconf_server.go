@@ -168,6 +168,11 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	defer beginLocationSnippet(w, l)()
 	writeLogLocationVars(w, g, l)
 	writeErrorPageVars(w, l)
+	// nginx checks it once it chose the location, before any answer of
+	// it: a denied or redirecting location has its own too
+	if body := locationBodySize(w, g, st.Proxy.BodySize); body != "" {
+		w.line("client_max_body_size", w.q(body))
+	}
 	if st.Access.DenyAll {
 		// An invalid source range fails closed: no entry lets anyone in.
 		w.line("deny", "all")
@@ -225,9 +230,6 @@ func writeLocationBody(w *confWriter, c *model.Config, l *model.Location) {
 	w.line("set", "$proxy_upstream_name", w.q(l.Backend))
 	writeLocationPath(w, l)
 	p := &st.Proxy
-	if body := locationBodySize(w, g, p.BodySize); body != "" {
-		w.line("client_max_body_size", w.q(body))
-	}
 	if p.ConnectTimeout > 0 && p.ConnectTimeout != g.ProxyConnectTimeout {
 		w.line("proxy_connect_timeout", strconv.Itoa(p.ConnectTimeout)+"s")
 	}

@@ -276,6 +276,29 @@ func TestClientCARotation(t *testing.T) {
 	if a := resumedClientCert(t, fc.httpsPort, host, alice1, sessions); !a.resumed || a.status != http.StatusOK {
 		t.Errorf("alice of the first CA, offering her session: resumed %v, status %d; want it resumed and 200", a.resumed, a.status)
 	}
+	// a connection kept alive across the rotation, whose handshake the
+	// first CA verified
+	kept := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 1, TLSClientConfig: &tls.Config{
+		ServerName: host, InsecureSkipVerify: true, Certificates: []tls.Certificate{*alice1},
+	}}
+	defer kept.CloseIdleConnections()
+	keptGet := func() int {
+		req, err := http.NewRequest(http.MethodGet, "https://127.0.0.1:"+strconv.Itoa(fc.httpsPort)+"/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := (&http.Client{Timeout: 5 * time.Second, Transport: kept}).Do(req)
+		if err != nil {
+			t.Fatalf("GET https://%s/ on the kept connection: %v", host, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if status := keptGet(); status != http.StatusOK {
+		t.Fatalf("alice of the first CA on a kept connection: status %d, want 200", status)
+	}
 	caFiles := func() []string {
 		entries, _ := os.ReadDir(filepath.Join(fc.inst.FilesDir(), "ca"))
 		var out []string
@@ -303,6 +326,17 @@ func TestClientCARotation(t *testing.T) {
 	}
 	if a := resumedClientCert(t, fc.httpsPort, host, alice1, sessions); a.resumed || a.status != http.StatusBadRequest {
 		t.Errorf("alice of the first CA offering her session after the rotation: resumed %v, status %d; want a full handshake and 400", a.resumed, a.status)
+	}
+	// The kept connection: in classic routing the old workers closed it
+	// (the client asks again over a new one: 400); the Lua router answers
+	// 421, for a connection whose handshake other client certificate
+	// settings made, and the client asks again over a new one.
+	want := http.StatusBadRequest
+	if lua {
+		want = http.StatusMisdirectedRequest
+	}
+	if status := keptGet(); status != want {
+		t.Errorf("alice of the first CA on the connection kept from before the rotation: status %d, want %d", status, want)
 	}
 	switch {
 	case lua && (now.Reloads != stats.Reloads || !slices.Equal(pids, after)):

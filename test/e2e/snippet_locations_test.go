@@ -68,7 +68,8 @@ location = /gone { return 410; }
 func TestServerSnippetBodySize(t *testing.T) {
 	m := serviceYAML("web", uriBackend(t, "web")) +
 		luaIngress("small", "up.example.com", false, map[string]string{"server-snippet": "client_max_body_size 100;\nlocation = /upload { return 200 \"ok\"; }"}, "Prefix /small web") +
-		luaIngress("big", "up.example.com", false, map[string]string{"proxy-body-size": "1m"}, "Prefix /big web")
+		luaIngress("big", "up.example.com", false, map[string]string{"proxy-body-size": "1m"}, "Prefix /big web") +
+		luaIngress("moved", "up.example.com", false, map[string]string{"permanent-redirect": "https://elsewhere.example.com/"}, "Prefix /moved web")
 	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
 		t.Run(mode, func(t *testing.T) {
 			n := startNginxWith(t, m, nginxOptions{routing: mode})
@@ -88,13 +89,14 @@ func TestServerSnippetBodySize(t *testing.T) {
 				{"/small/a", 200, http.StatusOK}, // the ConfigMap's 1m
 				{"/big/a", 200, http.StatusOK},
 				{"/other", 200, http.StatusNotFound}, // the fallback: 1m too
+				{"/moved", 200, http.StatusMovedPermanently}, // a redirecting location: 1m too
 			} {
 				req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+tc.path, strings.NewReader(strings.Repeat("x", tc.size)))
 				if err != nil {
 					t.Fatal(err)
 				}
 				req.Host = "up.example.com"
-				resp, err := (&http.Client{Timeout: 5 * time.Second}).Do(req)
+				resp, err := (&http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
 				if err != nil {
 					t.Fatalf("POST %s: %v", tc.path, err)
 				}
