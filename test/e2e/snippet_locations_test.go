@@ -88,7 +88,7 @@ func TestServerSnippetBodySize(t *testing.T) {
 				{"/upload", 200, http.StatusRequestEntityTooLarge},
 				{"/small/a", 200, http.StatusOK}, // the ConfigMap's 1m
 				{"/big/a", 200, http.StatusOK},
-				{"/other", 200, http.StatusNotFound}, // the fallback: 1m too
+				{"/other", 200, http.StatusNotFound},         // the fallback: 1m too
 				{"/moved", 200, http.StatusMovedPermanently}, // a redirecting location: 1m too
 			} {
 				req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1:"+strconv.Itoa(n.httpPort)+tc.path, strings.NewReader(strings.Repeat("x", tc.size)))
