@@ -125,7 +125,6 @@ do
   end
 end
 
-
 -- ca_chain returns the parsed CA bundle of file (relative to nginx's
 -- prefix).
 local function ca_chain(file)
@@ -163,15 +162,16 @@ function _M.handshake(name)
   if not file or verify == "off" then
     return
   end
+  local who = name ~= "" and name or "a client without SNI"
   local chain, err = ca_chain(file)
   if not chain then
-    ngx_log(ngx_ERR, "client_auth: ", err, "; refusing the handshake of ", name or "a client without SNI")
+    ngx_log(ngx_ERR, "client_auth: ", err, "; refusing the handshake of ", who)
     return ngx_exit(ngx.ERROR)
   end
   local ok
   ok, err = ssl.verify_client(chain, tonumber(depth))
   if not ok then
-    ngx_log(ngx_ERR, "client_auth: verify_client for ", name or "a client without SNI", ": ", err)
+    ngx_log(ngx_ERR, "client_auth: verify_client for ", who, ": ", err)
     return ngx_exit(ngx.ERROR)
   end
 end
@@ -188,7 +188,6 @@ local OPTIONAL_ERRORS = {
   ["unable to get issuer certificate"] = true,
   ["unable to verify the first certificate"] = true,
 }
-
 
 -- check answers an HTTPS request to a host whose entry has clientAuth ca
 -- (the compiled form: verify, error_page) as nginx answers a request of
