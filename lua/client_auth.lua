@@ -262,16 +262,18 @@ function _M.match_cn(regex)
   return ngx_exit(ngx.HTTP_OK)
 end
 
--- set_headers sets the variables of the headers that tell the backend
--- the verification's result (route.client_cert_headers) and the
--- certificate (route.pass_client_cert); over plain HTTP they are empty
--- and nginx sends none, as the classic location's.
+-- set_headers sets the request headers that tell the backend the
+-- verification's result (route.client_cert_headers) and the certificate
+-- (route.pass_client_cert), replacing the client's own; over plain HTTP
+-- they are empty and none is sent, as from the classic location.
+local set_request_header = util.set_request_header
+
 function _M.set_headers(route)
-  ngx_var.kubectl_ingress_ssl_client_verify = ngx_var.ssl_client_verify or ""
-  ngx_var.kubectl_ingress_ssl_client_s_dn = ngx_var.ssl_client_s_dn or ""
-  ngx_var.kubectl_ingress_ssl_client_i_dn = ngx_var.ssl_client_i_dn or ""
+  set_request_header("ssl-client-verify", ngx_var.ssl_client_verify)
+  set_request_header("ssl-client-subject-dn", ngx_var.ssl_client_s_dn)
+  set_request_header("ssl-client-issuer-dn", ngx_var.ssl_client_i_dn)
   if route.pass_client_cert then
-    ngx_var.kubectl_ingress_ssl_client_cert = ngx_var.ssl_client_escaped_cert or ""
+    set_request_header("ssl-client-cert", ngx_var.ssl_client_escaped_cert)
   end
 end
 

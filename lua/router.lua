@@ -58,6 +58,7 @@ local reqctx = require("reqctx")
 local util = require("util")
 
 local route_of, host_of = reqctx.route_of, reqctx.host_of
+local set_request_header = util.set_request_header
 -- routes_left counts the entries of host_of, so that log() looks for one
 -- only while there are some.
 local routes_left = 0
@@ -1015,9 +1016,10 @@ function _M.rewrite()
     if backend == "" then
       return ngx_exit(ngx.HTTP_NOT_FOUND)
     end
-    ngx_var.kubectl_ingress_x_code = "404"
-    ngx_var.kubectl_ingress_x_format = ngx_var.http_accept or ""
-    ngx_var.kubectl_ingress_x_original_uri = ngx_var.request_uri
+    -- what the classic location tells the default backend
+    set_request_header("X-Code", "404")
+    set_request_header("X-Format", ngx_var.http_accept)
+    set_request_header("X-Original-URI", ngx_var.request_uri)
   else
     if r.upstream_vhost ~= "" then
       ngx_var.kubectl_ingress_upstream_host = r.upstream_vhost
@@ -1026,7 +1028,7 @@ function _M.rewrite()
       ngx_var.kubectl_ingress_upstream_scheme = "https"
     end
     if r.x_forwarded_prefix ~= "" then
-      ngx_var.kubectl_ingress_x_forwarded_prefix = r.x_forwarded_prefix
+      set_request_header("X-Forwarded-Prefix", r.x_forwarded_prefix)
     end
     if r.rewrite_target then
       rewrite_target(c, r, uri)

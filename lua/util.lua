@@ -400,4 +400,17 @@ function _M.read_file(path)
   return data
 end
 
+-- set_request_header sets the request header name that the backend gets,
+-- replacing every header of that name the client sent; an empty value
+-- removes them, as a classic location's proxy_set_header sends no header
+-- with an empty value. The router sets these headers only on the routes
+-- that have them, where a proxy_set_header line with a variable would cost
+-- every request its evaluation.
+function _M.set_request_header(name, value)
+  if value == nil or value == "" then
+    return ngx.req.clear_header(name)
+  end
+  return ngx.req.set_header(name, value)
+end
+
 return _M

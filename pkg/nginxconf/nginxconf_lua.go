@@ -209,24 +209,15 @@ func (w *confWriter) routerLabels() bool {
 // (writeLogLocationVars) and $location_path (writeLocationPath).
 var luaLocationVars = []string{"$location_path", "$namespace", "$ingress_name", "$service_name", "$service_port"}
 
-// luaHeaderVars are the request headers the router may set, with their
-// variables: the X-Forwarded-Prefix of a route, the X-Code, X-Format and
-// X-Original-URI of the default backend (writeNoRuleHeaders), the result
-// of a client certificate verification. Each starts
-// as the client's header, which a classic location without them passes on
-// (an empty value is not sent); X-Original-URI as $request_uri with
-// proxy-add-original-uri-header (writeRouterVarMaps).
-var luaHeaderVars = []struct{ header, variable, client string }{
-	{"X-Forwarded-Prefix", "$kubectl_ingress_x_forwarded_prefix", "$http_x_forwarded_prefix"},
-	{"X-Code", "$kubectl_ingress_x_code", "$http_x_code"},
-	{"X-Format", "$kubectl_ingress_x_format", "$http_x_format"},
-	{"X-Original-URI", "$kubectl_ingress_x_original_uri", "$http_x_original_uri"},
-	// auth-tls (writeClientCertHeaders), where the route asks
-	{"ssl-client-cert", "$kubectl_ingress_ssl_client_cert", "$http_ssl_client_cert"},
-	{"ssl-client-verify", "$kubectl_ingress_ssl_client_verify", "$http_ssl_client_verify"},
-	{"ssl-client-subject-dn", "$kubectl_ingress_ssl_client_s_dn", "$http_ssl_client_subject_dn"},
-	{"ssl-client-issuer-dn", "$kubectl_ingress_ssl_client_i_dn", "$http_ssl_client_issuer_dn"},
-}
+// The request headers the router sets on the routes that have them
+// (lua/util.lua's set_request_header): X-Forwarded-Prefix, the X-Code,
+// X-Format and X-Original-URI of the default backend (writeNoRuleHeaders),
+// the ssl-client-* headers of a client certificate verification
+// (writeClientCertHeaders). A route without them passes the client's on,
+// as a classic location without them does. They have no proxy_set_header
+// line with a variable in the router's locations: that would cost every
+// request its evaluation (a map, a scan of the request's headers), about
+// 900 instructions a header (BenchmarkLuaBalancersInstructions).
 
 // writeRouterVarMaps declares, at http level, the variables the router
 // writes per request, each with the value it has where the router writes
@@ -249,13 +240,6 @@ func writeRouterVarMaps(w *confWriter, c *model.Config, shapes []model.LocationS
 		} else {
 			declare(v, `""`)
 		}
-	}
-	for _, h := range luaHeaderVars {
-		if h.header == "X-Original-URI" && c.Global.ProxyAddOriginalURIHeader {
-			declare(h.variable, "$request_uri")
-			continue
-		}
-		declare(h.variable, h.client)
 	}
 	declare("$kubectl_ingress_upstream_host", "$best_http_host")
 	// The scheme towards the backend: "https" for a route with
@@ -487,17 +471,11 @@ func writeRouterLocation(w *confWriter, c *model.Config, bodyMax string, loc rou
 	if shape != nil {
 		connection = connectionHeader(w, &shape.Proxy)
 	}
-	// X-Original-URI: luaHeaderVars
-	writeUpstreamHeaders(w, directive, "$kubectl_ingress_upstream_host", connection, false)
+	// X-Original-URI with proxy-add-original-uri-header (its one value);
+	// the router sets the other headers of a classic location itself
+	writeUpstreamHeaders(w, directive, "$kubectl_ingress_upstream_host", connection, c.Global.ProxyAddOriginalURIHeader)
 	writeBackendHeadersWith(w, directive, c.Global.BackendHeaders)
-	unavailable := shape != nil && shape.Unavailable
-	for _, h := range luaHeaderVars {
-		if unavailable && (h.header == "X-Code" || h.header == "X-Format") {
-			continue // writeUnavailableHeaders's
-		}
-		w.line(directive, h.header, h.variable)
-	}
-	if unavailable {
+	if shape != nil && shape.Unavailable {
 		// the route's labels, which the router sets in a shape location
 		writeUnavailableHeaders(w, directive)
 	}
