@@ -55,6 +55,7 @@ local client_auth = require("client_auth")
 local limit = require("limit")
 local configuration = require("configuration")
 local reqctx = require("reqctx")
+local rewrite = require("rewrite")
 local util = require("util")
 
 local route_of, host_of = reqctx.route_of, reqctx.host_of
@@ -304,6 +305,7 @@ local function compile_path(p)
   if type(s["return"]) == "table" then
     r.ret = { code = tonumber(s["return"].code), text = str(s["return"].text) }
   end
+  r.rewrites = rewrite.compile(s.rewrites)
   if type(s.matchCN) == "string" and s.matchCN ~= "" then
     r.match_cn = s.matchCN
   end
@@ -315,8 +317,8 @@ local function compile_path(p)
   if type(s.rewriteTarget) == "string" and s.rewriteTarget ~= "" and type(p.path) == "string" then
     r.rewrite_target = s.rewriteTarget
     r.rewrite_regex = "^" .. p.path
-    r.rewrite_log = s.rewriteLog == true
   end
+  r.rewrite_log = s.rewriteLog == true
   if type(s.cors) == "table" then
     r.cors = compile_cors(s.cors)
   end
@@ -589,17 +591,7 @@ local function expand(target, m, escape)
   return out
 end
 
--- quoted tells whether the request's path holds a "%" or "+": nginx then
--- escapes the captures it copies into arguments (r->quoted_uri,
--- r->plus_in_uri).
-local function quoted()
-  local ru = ngx_var.request_uri or ""
-  local q = string_find(ru, "?", 1, true)
-  if q then
-    ru = string_sub(ru, 1, q - 1)
-  end
-  return string_find(ru, "[%%+]") ~= nil
-end
+local quoted = rewrite.quoted
 
 local function is_redirect(tpl)
   return string_sub(tpl, 1, 7) == "http://" or string_sub(tpl, 1, 8) == "https://"
@@ -896,42 +888,36 @@ local function route_ctx(ctx, host, r)
   return ctx
 end
 
--- rewrite runs in rewrite_by_lua of the Lua location.
-function _M.rewrite()
-  -- read first: whatever is stored after it moves it again
-  local gen = configuration.generation()
-  local c = find(ngx_var.host or "_", gen)
-  if not c then
-    return ngx_exit(ngx.HTTP_NOT_FOUND)
+-- MAX_SEARCHES is nginx's limit of location searches for a request
+-- (NGX_HTTP_MAX_URI_CHANGES: a URI changed by a snippet's rewrite ten
+-- times answers 500).
+local MAX_SEARCHES = 10
+local SEARCH_AGAIN = {}
+
+-- forget undoes what serve() set for route r before a snippet's rewrite
+-- asked for the locations to be searched again, where the next route
+-- might not set its own: the rate limit and the request's ngx.ctx (the
+-- next route's labels, and the shape variables it reads, it writes).
+local function forget(ctx, r)
+  if r.limit_rate ~= NO_LIMIT_RATE then
+    ngx_var.limit_rate = 0
   end
-  -- ngx.ctx only where something reads it later (see keep_route)
+  if r.limit_rate_after ~= NO_LIMIT_RATE then
+    ngx_var.kubectl_ingress_limit_rate_after = "0"
+  end
+  if ctx then
+    ctx.cors, ctx.cors_origin = nil, nil
+    ctx.route, ctx.route_host, ctx.monitor_labels = nil, nil, nil
+  end
+end
+
+-- serve applies route r of host entry c, which match() found for the
+-- request's URI, as the classic location runs its phases; again is true
+-- when a snippet's rewrite of another route asked for the search. It
+-- returns SEARCH_AGAIN when a snippet's rewrite of r asks for the
+-- locations to be searched again (the URI changed).
+local function serve(c, r, auto, gen, key, again)
   local ctx
-  local key
-  if keep_route then
-    key = reqctx.key()
-    leave(key, c.host, nil)
-  end
-  if set_server_name then
-    ngx_var.kubectl_ingress_server_name = c.host
-  end
-  if c.client_auth then
-    -- nginx's checks before the server's rewrite phase: 421, 400 (ends
-    -- the request when it answers)
-    client_auth.check(c.client_auth)
-  end
-  local uri = ngx_var.uri
-  if c.app_root and uri == "/" then
-    -- relative, as the classic server's (absolute_redirect off there):
-    -- from the named location that has it off
-    if relative_location and ngx_var.kubectl_ingress_error_shape ~= relative_location then
-      return ngx.exec(relative_location)
-    end
-    return ngx_redirect(c.app_root, 302)
-  end
-  local r, auto = match(c, uri)
-  if not r then
-    return ngx_exit(ngx.HTTP_NOT_FOUND)
-  end
   if r.error_shape then
     if ngx_var.kubectl_ingress_error_shape ~= r.error_shape then
       -- custom-http-errors: the route runs in the named location with its
@@ -947,6 +933,13 @@ function _M.rewrite()
     -- auth-type basic, CORS, custom-headers: the location with auth_basic,
     -- access() and header_filter()
     return ngx.exec(EVERY_PHASE_LOCATION)
+  elseif again then
+    -- searched again from another route's shape location: one without
+    -- that shape's directives (the router's own is not a named one)
+    local here = ngx_var.kubectl_ingress_error_shape
+    if here ~= "" and here ~= EVERY_PHASE_LOCATION then
+      return ngx.exec(EVERY_PHASE_LOCATION)
+    end
   end
   if key then
     leave(key, c.host, r)
@@ -995,14 +988,28 @@ function _M.rewrite()
     -- 403 unless the certificate's subject matches (ends the request)
     client_auth.match_cn(r.match_cn)
   end
-  if r.client_cert_headers then
-    client_auth.set_headers(r)
-  end
   if r.redirect then
     return ngx_redirect(r.redirect.url, r.redirect.code)
   end
   if r.cors then
     cors(ctx, r.cors)
+  end
+  local rewritten
+  if r.rewrites then
+    -- the configuration-snippet's rewrite and return lines
+    local what, a, b = rewrite.run(r.rewrites, r.rewrite_log)
+    if what == "answer" then
+      return answer(c, r, a)
+    elseif what == "redirect" then
+      return ngx_redirect(absolute(c, r, a), b)
+    elseif what == rewrite.LAST then
+      forget(ctx, r)
+      return SEARCH_AGAIN
+    end
+    rewritten = what
+  end
+  if r.client_cert_headers then
+    client_auth.set_headers(r)
   end
   local ba = r.basic_auth
   if ba then
@@ -1015,6 +1022,10 @@ function _M.rewrite()
     backend = r.default_backend
     if backend == "" then
       return ngx_exit(ngx.HTTP_NOT_FOUND)
+    end
+    if rewritten == rewrite.CHANGED then
+      forget(ctx, r)
+      return SEARCH_AGAIN
     end
     -- what the classic location tells the default backend
     set_request_header("X-Code", "404")
@@ -1030,8 +1041,15 @@ function _M.rewrite()
     if r.x_forwarded_prefix ~= "" then
       set_request_header("X-Forwarded-Prefix", r.x_forwarded_prefix)
     end
-    if r.rewrite_target then
-      rewrite_target(c, r, uri)
+    if r.rewrite_target and rewritten ~= rewrite.BREAK then
+      -- its "break" ends a search that a snippet's rewrite asked for
+      if rewrite_target(c, r, ngx_var.uri) then
+        rewritten = nil
+      end
+    end
+    if rewritten == rewrite.CHANGED then
+      forget(ctx, r)
+      return SEARCH_AGAIN
     end
     if r.timeouts then
       ctx.balancer_timeouts = r.timeouts
@@ -1047,6 +1065,53 @@ function _M.rewrite()
     leave(reqctx.key(), c.host, r)
   end
   return preaccess(r, length)
+end
+
+-- rewrite runs in rewrite_by_lua of the Lua location.
+function _M.rewrite()
+  -- read first: whatever is stored after it moves it again
+  local gen = configuration.generation()
+  local c = find(ngx_var.host or "_", gen)
+  if not c then
+    return ngx_exit(ngx.HTTP_NOT_FOUND)
+  end
+  -- ngx.ctx only where something reads it later (see keep_route)
+  local key
+  if keep_route then
+    key = reqctx.key()
+    leave(key, c.host, nil)
+  end
+  if set_server_name then
+    ngx_var.kubectl_ingress_server_name = c.host
+  end
+  if c.client_auth then
+    -- nginx's checks before the server's rewrite phase: 421, 400 (ends
+    -- the request when it answers)
+    client_auth.check(c.client_auth)
+  end
+  local uri = ngx_var.uri
+  if c.app_root and uri == "/" then
+    -- relative, as the classic server's (absolute_redirect off there):
+    -- from the named location that has it off
+    if relative_location and ngx_var.kubectl_ingress_error_shape ~= relative_location then
+      return ngx.exec(relative_location)
+    end
+    return ngx_redirect(c.app_root, 302)
+  end
+  for search = 1, MAX_SEARCHES do
+    if search > 1 then
+      uri = ngx_var.uri
+    end
+    local r, auto = match(c, uri)
+    if not r then
+      return ngx_exit(ngx.HTTP_NOT_FOUND)
+    end
+    if serve(c, r, auto, gen, key, search > 1) ~= SEARCH_AGAIN then
+      return
+    end
+  end
+  ngx_log(ngx_ERR, "router: rewrite or internal redirection cycle while processing \"", ngx_var.uri, "\"")
+  return ngx_exit(ngx.HTTP_INTERNAL_SERVER_ERROR)
 end
 
 -- header_filter runs in header_filter_by_lua of the named locations: the

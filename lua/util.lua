@@ -274,15 +274,19 @@ end
 -- compile_expression splits an nginx variable expression such as
 -- "$host$request_uri" or "user-${http_x_user}" into a list of parts: a
 -- string is literal text, a table {var = name} a variable (lower-cased, as
--- nginx names them).
-function _M.compile_expression(expr)
+-- nginx names them); with captures, "$1".."$9" are {cap = n}, a regex's
+-- captures (one digit, as nginx reads them).
+function _M.compile_expression(expr, captures)
   local parts = {}
   local literal = {}
   local i, n = 1, #expr
   while i <= n do
     local c = string_sub(expr, i, i)
     local name, next_i
-    if c == "$" then
+    local cap = captures and c == "$" and string_match(expr, "^%$([1-9])", i)
+    if cap then
+      name, next_i = tonumber(cap), i + 2
+    elseif c == "$" then
       local braced = string_match(expr, "^%${([%w_]+)}", i)
       if braced then
         name, next_i = braced, i + #braced + 3
@@ -298,7 +302,11 @@ function _M.compile_expression(expr)
         parts[#parts + 1] = table_concat(literal)
         literal = {}
       end
-      parts[#parts + 1] = { var = string_lower(name) }
+      if cap then
+        parts[#parts + 1] = { cap = name }
+      else
+        parts[#parts + 1] = { var = string_lower(name) }
+      end
       i = next_i
     else
       literal[#literal + 1] = c

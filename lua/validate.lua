@@ -429,6 +429,54 @@ local function check_matcher(m)
   end
 end
 
+-- check_return returns the field and reason of what is wrong with ret, a
+-- "return" line: a code from 200 to 599 or 444 (nginx's own 444 closes
+-- the connection), a text, which a redirect needs.
+local function check_return(ret)
+  if type(ret) ~= "table" or type(ret.code) ~= "number" or ret.code % 1 ~= 0 or ret.code < 200 or ret.code > 599 and ret.code ~= 444 then
+    return "code", "must be an HTTP status from 200 to 599, or 444"
+  end
+  if not is_null(ret.text) and type(ret.text) ~= "string" then
+    return "text", "must be a string"
+  end
+  if REDIRECT_CODES[ret.code] and (type(ret.text) ~= "string" or ret.text == "") then
+    return "text", "must be the URL of the redirect"
+  end
+end
+
+local REWRITE_FLAGS = { [""] = true, last = true, ["break"] = true, redirect = true, permanent = true }
+
+-- check_rewrite returns the field (".regex" …) and reason of what is wrong
+-- with rw, a line of RouteSettings.Rewrites: a return, or a regex that
+-- compiles, a replacement and a flag of nginx's rewrite.
+local function check_rewrite(rw)
+  if not util.is_object(rw) then
+    return "", "must be an object"
+  end
+  if not is_null(rw["return"]) then
+    local f, err = check_return(rw["return"])
+    if f then
+      return ".return." .. f, err
+    end
+    return
+  end
+  if type(rw.regex) ~= "string" or rw.regex == "" then
+    return ".regex", "must be a non-empty string"
+  end
+  if ngx.get_phase() ~= "init" then
+    local _, _, err = ngx_re_find("", rw.regex, "j")
+    if err then
+      return ".regex", "the regex does not compile: " .. tostring(err)
+    end
+  end
+  if type(rw.replacement) ~= "string" or rw.replacement == "" then
+    return ".replacement", "must be a non-empty string"
+  end
+  if not is_null(rw.flag) and not REWRITE_FLAGS[rw.flag] then
+    return ".flag", "must be last, break, redirect or permanent"
+  end
+end
+
 -- check_settings returns the path (below settings) and reason of the first
 -- bad field of s.
 local function check_settings(s)
@@ -471,14 +519,20 @@ local function check_settings(s)
   end
   local ret = s["return"]
   if not is_null(ret) then
-    if type(ret) ~= "table" or type(ret.code) ~= "number" or ret.code % 1 ~= 0 or ret.code < 200 or ret.code > 599 and ret.code ~= 444 then
-      return "return.code", "must be an HTTP status from 200 to 599, or 444"
+    f, err = check_return(ret)
+    if f then
+      return "return." .. f, err
     end
-    if not is_null(ret.text) and type(ret.text) ~= "string" then
-      return "return.text", "must be a string"
+  end
+  if not is_null(s.rewrites) then
+    if not util.is_array(s.rewrites) then
+      return "rewrites", "must be an array"
     end
-    if REDIRECT_CODES[ret.code] and (type(ret.text) ~= "string" or ret.text == "") then
-      return "return.text", "must be the URL of the redirect"
+    for i, rw in ipairs(s.rewrites) do
+      f, err = check_rewrite(rw)
+      if f then
+        return "rewrites[" .. (i - 1) .. "]" .. f, err
+      end
     end
   end
   if not is_null(s.matchCN) and (type(s.matchCN) ~= "string" or s.matchCN == "") then

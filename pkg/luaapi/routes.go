@@ -175,14 +175,19 @@ type RouteSettings struct {
 	Status int `json:"status,omitempty"`
 	// Return is a server-snippet location's "return" (nil: none).
 	Return *RouteReturn `json:"return,omitempty"`
+	// Rewrites are the rewrite and return lines of the route's
+	// configuration-snippet, in order (nil: none), which the router runs
+	// where the classic location has them: after the route's redirects
+	// and CORS preflight, before rewrite-target.
+	Rewrites []RouteRewrite `json:"rewrites,omitempty"`
 	// Redirect answers every request with a redirect.
 	Redirect *RouteRedirect `json:"redirect,omitempty"`
 	// RewriteTarget replaces the URI sent upstream; $1..$9 are the
 	// captures of "(?i)^" + Path.
 	RewriteTarget string `json:"rewriteTarget,omitempty"`
 	// RewriteLog is enable-rewrite-log: the router writes the notices of
-	// nginx's rewrite log for RewriteTarget ("… matches …", "rewritten
-	// data: …").
+	// nginx's rewrite log for RewriteTarget and Rewrites ("… matches …",
+	// "rewritten data: …").
 	RewriteLog bool `json:"rewriteLog,omitempty"`
 	// UpstreamVhost is the Host header sent upstream ("": the client's).
 	UpstreamVhost string `json:"upstreamVhost,omitempty"`
@@ -272,6 +277,18 @@ type RouteSettings struct {
 type RouteReturn struct {
 	Code int    `json:"code"`
 	Text string `json:"text,omitempty"`
+}
+
+// RouteRewrite is one rewrite or return line of a configuration-snippet:
+// Return, or nginx's "rewrite Regex Replacement [Flag]". Regex is PCRE,
+// matched against the URI; Replacement and Return's Text may read $1..$9
+// (a rewrite's captures) and the request's variables, those whose value
+// depends on the route already resolved (rewriteVars).
+type RouteRewrite struct {
+	Regex       string       `json:"regex,omitempty"`
+	Replacement string       `json:"replacement,omitempty"`
+	Flag        string       `json:"flag,omitempty"`
+	Return      *RouteReturn `json:"return,omitempty"`
 }
 
 // RouteErrorPages is custom-http-errors: the route's Shape has the
@@ -486,6 +503,8 @@ func routePath(c *model.Config, srv *model.Server, l *model.Location, exact map[
 	}
 	if l.Regex {
 		rs.RewriteTarget = st.RewriteTarget
+	}
+	if rs.RewriteTarget != "" || (st.Snippet != nil && len(st.Snippet.RewritePhase) > 0) {
 		rs.RewriteLog = st.Logs.Rewrite
 	}
 	rs.UpstreamVhost = st.UpstreamVhost
@@ -549,6 +568,9 @@ func routePath(c *model.Config, srv *model.Server, l *model.Location, exact map[
 		}
 	}
 	rs.SatisfyAny = c.SatisfyAnyOf(l)
+	if sn := st.Snippet; sn != nil && len(sn.RewritePhase) > 0 {
+		rs.Rewrites = snippetRewrites(sn.RewritePhase, rewriteVars(srv, l))
+	}
 	if ca := st.ClientAuth; ca != nil {
 		rs.MatchCN = ca.MatchCN
 		rs.ClientCertHeaders = ca.Verify != "off"

@@ -41,8 +41,9 @@ type LocationShape struct {
 	// internal location of the router's server per distinct Auth, the
 	// sign-in redirect and the auth service's answer headers.
 	Auth *ExternalAuth
-	// Snippet is the location's configuration-snippet (nil for none), its
-	// directives written in the shape location as in a classic location;
+	// Snippet is the location's configuration-snippet (nil for none) but
+	// its rewrite and return lines, which the router runs (Snippet.ShapePart),
+	// its directives written in the shape location as in a classic location;
 	// one whose ShapeBlocker is not "" keeps its host classic instead.
 	Snippet *Snippet
 	// Protocol is "GRPC" or "GRPCS" for a gRPC backend (backend-protocol):
@@ -93,7 +94,7 @@ var RelativeRedirectsShape = LocationShape{RelativeRedirects: true}
 // ShapeOf returns the shape of l, a location of server srv, in c.
 func ShapeOf(c *Config, srv *Server, l *Location) LocationShape {
 	g := &c.Global
-	s := LocationShape{Auth: c.AuthOf(l), Snippet: l.Settings.Snippet, Errors: ErrorPages{Codes: l.Settings.ErrorPages.Codes, Intercept: l.Settings.ErrorPages.Intercept}}
+	s := LocationShape{Auth: c.AuthOf(l), Snippet: l.Settings.Snippet.ShapePart(), Errors: ErrorPages{Codes: l.Settings.ErrorPages.Codes, Intercept: l.Settings.ErrorPages.Intercept}}
 	s.RelativeRedirects = srv.AppRoot != ""
 	if p := l.Settings.UsePortInRedirects; p != nil && *p != g.UsePortInRedirects && !s.RelativeRedirects {
 		s.PortInRedirect = p

@@ -147,8 +147,10 @@ func TestShapeOfSnippet(t *testing.T) {
 		want string
 	}{
 		{Snippet{AddHeaders: []SnippetAddHeader{{Header: Header{Name: "X", Value: "1"}}}, Access: []SnippetAccess{{Deny: true, Source: "all"}}}, ""},
-		{Snippet{RewritePhase: []SnippetRewriteStep{{Rewrite: &SnippetRewrite{Regex: "^/a", Replacement: "/b", Flag: "break"}}}}, "rewrite"},
-		{Snippet{RewritePhase: []SnippetRewriteStep{{Return: &SnippetReturn{Code: 403}}}}, "return"},
+		// rewrite and return lines are the router's (ShapePart)
+		{Snippet{RewritePhase: []SnippetRewriteStep{{Rewrite: &SnippetRewrite{Regex: "^/a", Replacement: "/b", Flag: "break"}}}}, ""},
+		{Snippet{RewritePhase: []SnippetRewriteStep{{Return: &SnippetReturn{Code: 403}}}}, ""},
+		{Snippet{RewritePhase: []SnippetRewriteStep{{Return: &SnippetReturn{Code: 403}}, {Return: &SnippetReturn{Code: 103}}}}, "return"},
 		{Snippet{Proxy: SnippetProxy{ReadTimeout: "5s"}}, "proxy_read_timeout"},
 		{Snippet{Proxy: SnippetProxy{BodySize: "1m"}}, "client_max_body_size"},
 		{Snippet{Proxy: SnippetProxy{RequestBuffering: &off}}, "proxy_request_buffering"},
@@ -158,6 +160,18 @@ func TestShapeOfSnippet(t *testing.T) {
 		if got := tc.sn.ShapeBlocker(); got != tc.want {
 			t.Errorf("ShapeBlocker of %+v: %q, want %q", tc.sn, got, tc.want)
 		}
+	}
+	// ShapePart: the shape location has no rewrite or return line, and
+	// none at all when nothing else is left; rewrites alone need no shape
+	rw := []SnippetRewriteStep{{Rewrite: &SnippetRewrite{Regex: "^/a", Replacement: "/b"}}}
+	only := &Snippet{RewritePhase: rw, Translated: map[string]int{"rewrite": 1}}
+	if only.ShapePart() != nil || ShapeOf(c, &Server{}, &Location{Path: "/", Settings: &LocationSettings{Snippet: only}}).Location() != "" {
+		t.Errorf("rewrite lines alone: ShapePart %+v, want nil and the router's own location", only.ShapePart())
+	}
+	mixed := &Snippet{RewritePhase: rw, AddHeaders: []SnippetAddHeader{{Header: Header{Name: "X", Value: "1"}}}, Translated: map[string]int{"rewrite": 1, "add_header": 1}}
+	plain := &Snippet{AddHeaders: mixed.AddHeaders, Translated: map[string]int{"add_header": 1}}
+	if p := mixed.ShapePart(); p == nil || len(p.RewritePhase) != 0 || p.ShapeKey() != plain.ShapeKey() || !slices.Equal(p.DirectiveNames(), []string{"add_header"}) || len(mixed.RewritePhase) != 1 {
+		t.Errorf("rewrite and add_header: ShapePart %+v, want the add_header alone (and the snippet unchanged)", p)
 	}
 	sn := &Snippet{AddHeaders: []SnippetAddHeader{{Header: Header{Name: "X-Added"}}},
 		MoreSetHeaders:   []SnippetMoreHeaders{{Headers: []Header{{Name: "X-Set"}}}, {Statuses: []int{404}, Headers: []Header{{Name: "X-Some"}}}},

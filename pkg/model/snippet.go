@@ -155,9 +155,10 @@ type SnippetLocation struct {
 // the Lua router (--routing=lua) cannot serve in a shape location
 // (LocationShape.Snippet), "" when it can. Such a snippet keeps its host
 // in a classic server block:
-//   - rewrite and return run in the rewrite phase before the router, which
-//     runs the route again in the shape location by the request's path: a
-//     rewritten path would choose the route again;
+//   - a return of a code below 200 (the router answers 200 to 599 and 444);
+//     the other rewrite and return lines the router runs itself, in the
+//     classic location's order (luaapi's RouteSettings.Rewrites), and the
+//     shape location has none of them (ShapePart);
 //   - proxy_connect_timeout, proxy_send_timeout and proxy_read_timeout:
 //     the router sets a route's own timeouts in the balancer, over the
 //     location's;
@@ -169,10 +170,9 @@ type SnippetLocation struct {
 //     all the same.
 func (sn *Snippet) ShapeBlocker() string {
 	for _, st := range sn.RewritePhase {
-		if st.Rewrite != nil {
-			return "rewrite"
+		if st.Return != nil && st.Return.Code < 200 {
+			return "return"
 		}
-		return "return"
 	}
 	p := &sn.Proxy
 	for _, d := range []struct {
@@ -193,6 +193,29 @@ func (sn *Snippet) ShapeBlocker() string {
 	}
 	return ""
 }
+
+// ShapePart is what of sn a shape location of the Lua router writes: sn
+// without its rewrite and return lines, which the router runs itself
+// before it enters the shape location's later phases (nginx would run
+// them in the shape location's rewrite phase, before the router, on a URI
+// the router then matches again); nil when nothing else is left.
+func (sn *Snippet) ShapePart() *Snippet {
+	if sn == nil || len(sn.RewritePhase) == 0 {
+		return sn
+	}
+	c := *sn
+	c.RewritePhase = nil
+	c.Translated = maps.Clone(sn.Translated)
+	delete(c.Translated, "rewrite")
+	delete(c.Translated, "return")
+	if c.ShapeKey() == emptySnippetKey {
+		return nil
+	}
+	return &c
+}
+
+// emptySnippetKey is the ShapeKey of a snippet without directives.
+var emptySnippetKey = (&Snippet{}).ShapeKey()
 
 // ShapeKey is a canonical text of the directives of sn (not its
 // annotation, Ingress or counts): equal snippets of different Ingresses

@@ -108,7 +108,7 @@ var classicLocationSettings = []struct {
 }
 
 // classicDetails name, for a row of classicLocationSettings, what of the
-// setting keeps the host classic ("configuration-snippet (rewrite)").
+// setting keeps the host classic ("configuration-snippet (proxy_read_timeout)").
 var classicDetails = map[string]func(l *model.Location) string{
 	"configuration-snippet": snippetBlocker,
 }

@@ -78,13 +78,15 @@ func TestLuaRoutable(t *testing.T) {
 		{name: "configuration-snippet of headers and access: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
 			Snippet: &model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: model.Header{Name: "X", Value: "1"}}},
 				ProxySetHeaders: []model.Header{{Name: "Y", Value: "$host", Vars: true}}, Access: []model.SnippetAccess{{Source: "10.0.0.0/8"}, {Deny: true, Source: "all"}}}})}}},
-		{name: "configuration-snippet rewrite, timeout, access beside a source range", server: model.Server{Hostname: "a", Locations: []model.Location{
-			loc(model.LocationSettings{Snippet: &model.Snippet{RewritePhase: []model.SnippetRewriteStep{{Rewrite: &model.SnippetRewrite{Regex: "^/a", Replacement: "/b"}}}}}),
+		{name: "configuration-snippet rewrite (the router's), timeout, access beside a source range, return 1xx", server: model.Server{Hostname: "a", Locations: []model.Location{
+			loc(model.LocationSettings{Snippet: &model.Snippet{RewritePhase: []model.SnippetRewriteStep{{Rewrite: &model.SnippetRewrite{Regex: "^/a", Replacement: "/b"}},
+				{Return: &model.SnippetReturn{Code: 301, Text: "https://$host$request_uri"}}}}}),
+			{Path: "/r", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{Snippet: &model.Snippet{RewritePhase: []model.SnippetRewriteStep{{Return: &model.SnippetReturn{Code: 103}}}}}},
 			{Path: "/t", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{Snippet: &model.Snippet{Proxy: model.SnippetProxy{ReadTimeout: "5s"}}}},
 			{Path: "/s", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{
 				Access: model.AccessControl{Allow: []string{"10.0.0.0/8"}}, Snippet: &model.Snippet{Access: []model.SnippetAccess{{Deny: true, Source: "10.1.1.1"}}}}},
 		}}, want: []string{"configuration-snippet (allow/deny beside a source range) on Ingress team/other",
-			"configuration-snippet (proxy_read_timeout) on Ingress team/other", "configuration-snippet (rewrite) on Ingress team/web"}},
+			"configuration-snippet (proxy_read_timeout) on Ingress team/other", "configuration-snippet (return) on Ingress team/other"}},
 		{name: "configuration-snippet over custom-headers", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{CustomHeaders: []model.Header{{Name: "X-Shop"}}, Snippet: &model.Snippet{
 				MoreSetHeaders: []model.SnippetMoreHeaders{{Headers: []model.Header{{Name: "x-shop", Value: "s"}}}}}}),

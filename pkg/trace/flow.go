@@ -48,8 +48,14 @@ func (t *tracer) location(s *model.Server, l *model.Location) bool {
 	if st.CORS != nil && t.cors(st.CORS) {
 		return false
 	}
+	// the configuration-snippet's rewrite lines; a URI changed without
+	// "break" has the locations searched again at the end of the rewrite
+	// phase, unless rewrite-target's "rewrite … break" after them matches
+	// (or a return answers first: the built-in default backend's 404)
+	rewritten := rewriteGoOn
 	if sn := st.Snippet; sn != nil {
-		switch t.runRewrites("configuration-snippet", sn.RewritePhase) {
+		rewritten = t.runRewrites("configuration-snippet", sn.RewritePhase)
+		switch rewritten {
 		case rewriteEnded:
 			return false
 		case rewriteLast:
@@ -57,11 +63,23 @@ func (t *tracer) location(s *model.Server, l *model.Location) bool {
 		}
 	}
 	if l.Backend == "" {
+		if rewritten == rewriteChanged && t.c.DefaultBackend != "" && t.c.DefaultBackend != model.DefaultBackendName {
+			return true
+		}
 		t.defaultBackend()
 		return false
 	}
-	if st.RewriteTarget != "" && l.Regex && t.rewrite(l) {
-		return false
+	if st.RewriteTarget != "" && l.Regex && rewritten != rewriteBreak {
+		ended, matched := t.rewrite(l)
+		if ended {
+			return false
+		}
+		if matched {
+			rewritten = rewriteBreak
+		}
+	}
+	if rewritten == rewriteChanged {
+		return true
 	}
 	uri := t.upstreamURI()
 	// Lua's balancer.rewrite runs at the end of the rewrite phase.
@@ -194,17 +212,17 @@ func originsPatterns(origins []string) []string {
 // rewrite is rewrite-target: "rewrite (?i)^path target break" on $uri.
 // It reports whether nginx redirects instead (a target starting with
 // http://, https:// or $scheme).
-func (t *tracer) rewrite(l *model.Location) bool {
+func (t *tracer) rewrite(l *model.Location) (ended, matched bool) {
 	st := l.Settings
 	re, err := regexp.Compile("(?i)^" + l.Path)
 	if err != nil {
 		t.d.NotCovered = append(t.d.NotCovered, "rewrite-target regex not evaluated: "+err.Error())
-		return false
+		return false, false
 	}
 	m := re.FindStringSubmatchIndex(t.uri)
 	if m == nil {
 		t.step("rewrite", "rewrite-target", "the path regex does not match "+t.uri+": URI unchanged")
-		return false
+		return false, false
 	}
 	var out []byte
 	tgt := st.RewriteTarget
@@ -223,12 +241,12 @@ func (t *tracer) rewrite(l *model.Location) bool {
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") || strings.HasPrefix(target, "$scheme") {
 		t.step("rewrite", "rewrite-target", "redirects to "+target+": 302")
 		t.status(302, target)
-		return true
+		return true, true
 	}
 	from := t.uri
 	t.setURI(target)
 	t.step("rewrite", "rewrite-target", from+" becomes "+t.uri)
-	return false
+	return false, true
 }
 
 // escapeURI is ngx_escape_uri(NGX_ESCAPE_URI) of a changed URI: space,

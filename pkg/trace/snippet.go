@@ -15,17 +15,19 @@ import (
 type rewriteResult int
 
 const (
-	rewriteGoOn  rewriteResult = iota // every line ran; go on
-	rewriteBreak                      // "break": no more rewrite lines here
-	rewriteLast                       // "last": search the locations again
-	rewriteEnded                      // a return or a redirect answered
+	rewriteGoOn    rewriteResult = iota // every line ran, the URI as it was; go on
+	rewriteChanged                      // every line ran and a rewrite without flag changed the URI: the locations are searched again after the location's rewrite phase
+	rewriteBreak                        // "break": no more rewrite lines here
+	rewriteLast                         // "last": search the locations again
+	rewriteEnded                        // a return or a redirect answered
 )
 
 // runRewrites runs steps on t.uri in order, as the rewrite module does.
 func (t *tracer) runRewrites(setting string, steps []model.SnippetRewriteStep) rewriteResult {
+	result := rewriteGoOn
 	for _, st := range steps {
 		if r := st.Return; r != nil {
-			text, ok := t.expand(r.Text, nil)
+			text, ok := t.expand(r.Text, nil, false)
 			if !ok {
 				t.d.NotCovered = append(t.d.NotCovered, setting+": return "+strconv.Itoa(r.Code)+" "+r.Text+" (a variable trace does not know)")
 			}
@@ -52,41 +54,152 @@ func (t *tracer) runRewrites(setting string, steps []model.SnippetRewriteStep) r
 		if m == nil {
 			continue
 		}
-		target, ok := t.expand(rw.Replacement, m)
+		done, ok := t.rewriteURI(setting, rw, m)
 		if !ok {
 			t.d.NotCovered = append(t.d.NotCovered, setting+": rewrite to "+rw.Replacement+" (a variable trace does not know)")
 		}
-		if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
-			code := 302
-			if rw.Flag == "permanent" {
-				code = 301
-			}
-			t.step("rewrite", setting, "rewrite redirects to "+target)
-			t.status(code, target)
+		if done {
 			return rewriteEnded
 		}
-		t.setURI(target)
-		t.step("rewrite", setting, "rewrite: URI becomes "+t.uri)
 		switch rw.Flag {
-		case "redirect", "permanent":
-			code := 302
-			if rw.Flag == "permanent" {
-				code = 301
-			}
-			loc := t.uri
-			if t.args != "" {
-				loc += "?" + t.args
-			}
-			t.status(code, loc)
-			t.makeAbsolute(t.portInRedirect())
-			return rewriteEnded
 		case "last":
 			return rewriteLast
 		case "break":
 			return rewriteBreak
 		}
+		result = rewriteChanged
 	}
-	return rewriteGoOn
+	return result
+}
+
+// rewriteURI applies the rewrite rw, whose regex matched t.uri (m), as
+// nginx's rewrite module: the replacement's first "?" starts the new
+// arguments, which the request's follow unless it ends in "?"; captures
+// copied into the arguments are escaped when the request's path holds a
+// "%" or "+" (quoted). A replacement that starts with http://, https://
+// or $scheme, or the flag redirect or permanent, answers with a redirect
+// (done): every capture escaped as above, then the escapes of printable
+// characters before the arguments undone. ok is false when the
+// replacement reads a variable trace does not know.
+func (t *tracer) rewriteURI(setting string, rw *model.SnippetRewrite, m []int) (done, ok bool) {
+	tpl := rw.Replacement
+	keepArgs := !strings.HasSuffix(tpl, "?")
+	tpl = strings.TrimSuffix(tpl, "?")
+	redirect := rw.Flag == "redirect" || rw.Flag == "permanent" ||
+		strings.HasPrefix(tpl, "http://") || strings.HasPrefix(tpl, "https://") || strings.HasPrefix(tpl, "$scheme")
+	sent, _ := splitTarget(t.r.Target)
+	quoted := strings.ContainsAny(sent, "%+")
+	pathTpl, argsTpl, hasArgs := strings.Cut(tpl, "?")
+	path, okPath := t.expand(pathTpl, m, redirect && quoted)
+	args, okArgs := "", true
+	if hasArgs {
+		args, okArgs = t.expand(argsTpl, m, quoted)
+	}
+	ok = okPath && okArgs
+	if redirect {
+		code := 302
+		if rw.Flag == "permanent" {
+			code = 301
+		}
+		loc := path
+		if hasArgs {
+			loc += "?" + args
+		}
+		loc = unescapeRedirect(loc)
+		if keepArgs && t.args != "" {
+			if hasArgs {
+				loc += "&" + t.args
+			} else {
+				loc += "?" + t.args
+			}
+		}
+		t.step("rewrite", setting, "rewrite redirects to "+loc+": "+strconv.Itoa(code))
+		t.status(code, loc)
+		if strings.HasPrefix(loc, "/") {
+			t.makeAbsolute(t.portInRedirect())
+		}
+		return true, ok
+	}
+	if path == "" {
+		t.step("rewrite", setting, "the rewritten URI is empty: 500")
+		t.status(500, "")
+		return true, ok
+	}
+	switch {
+	case hasArgs && keepArgs && t.args != "":
+		t.args = args + "&" + t.args
+	case hasArgs:
+		t.args = args
+	case !keepArgs:
+		t.args = ""
+	}
+	t.uri, t.changed = path, true
+	t.step("rewrite", setting, "rewrite: URI becomes "+t.uri)
+	return false, ok
+}
+
+// unescapeRedirect is nginx's ngx_unescape_uri with NGX_UNESCAPE_REDIRECT
+// on a redirect's target: up to the first "?" (or an escaped one), an
+// escape of a character from "&" to "~" becomes the character, another
+// stays; what is not an escape is dropped ("%" and the character after
+// it, or "%", a digit and the character after them).
+func unescapeRedirect(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '?' {
+			b.WriteString(s[i:])
+			break
+		}
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 >= len(s) {
+			break
+		}
+		h1, ok1 := unhex(s[i+1])
+		if !ok1 {
+			b.WriteByte(s[i+1])
+			i++
+			continue
+		}
+		if i+2 >= len(s) {
+			break
+		}
+		h2, ok2 := unhex(s[i+2])
+		if ok2 {
+			switch v := h1<<4 | h2; {
+			case v == '?':
+				b.WriteString("?" + s[i+3:])
+				return b.String()
+			case v > '%' && v < 0x7f:
+				b.WriteByte(v)
+			default:
+				b.WriteString(s[i : i+3])
+			}
+		}
+		i += 2
+	}
+	return b.String()
+}
+
+// escapeArgs is ngx_escape_uri(NGX_ESCAPE_ARGS): space, "#", "%", "&",
+// "+", ";", "?", control and non-ASCII bytes.
+func escapeArgs(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= 0x20 || c >= 0x7f || strings.IndexByte("#%&+;?", c) >= 0 {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // setURI makes target ("path?args" after a rewrite) the request's URI,
@@ -106,9 +219,10 @@ func (t *tracer) setURI(target string) {
 	t.uri, t.changed = p, true
 }
 
-// expand substitutes $1..$9 (from the match m on t.uri) and the
-// variables trace knows in s; ok is false when s names another.
-func (t *tracer) expand(s string, m []int) (string, bool) {
+// expand substitutes $1..$9 (from the match m on t.uri, escaped as
+// arguments when escape) and the variables trace knows in s; ok is false
+// when s names another.
+func (t *tracer) expand(s string, m []int, escape bool) (string, bool) {
 	var b strings.Builder
 	ok := true
 	for i := 0; i < len(s); i++ {
@@ -119,7 +233,11 @@ func (t *tracer) expand(s string, m []int) (string, bool) {
 		if i+1 < len(s) && s[i+1] >= '1' && s[i+1] <= '9' {
 			n := int(s[i+1] - '0')
 			if 2*n+1 < len(m) && m[2*n] >= 0 {
-				b.WriteString(t.uri[m[2*n]:m[2*n+1]])
+				v := t.uri[m[2*n]:m[2*n+1]]
+				if escape {
+					v = escapeArgs(v)
+				}
+				b.WriteString(v)
 			}
 			i++
 			continue
@@ -172,7 +290,7 @@ func (t *tracer) snippetLocation(l *model.SnippetLocation) bool {
 	switch t.runRewrites("server-snippet location", l.Body.RewritePhase) {
 	case rewriteEnded:
 		return false
-	case rewriteLast:
+	case rewriteLast, rewriteChanged:
 		return true
 	}
 	if allowed, rule := accessRules(t.r.remoteAddr(), snippetRules(l.Body.Access)); !allowed {

@@ -55,3 +55,23 @@ func TestSnippets(t *testing.T) {
 		}
 	}
 }
+
+// TestUnescapeRedirect holds unescapeRedirect to nginx's
+// ngx_unescape_uri(NGX_UNESCAPE_REDIRECT) rules.
+func TestUnescapeRedirect(t *testing.T) {
+	for in, want := range map[string]string{
+		"/a%2Bb%20c":       "/a+b%20c",      // printable decoded, a space stays escaped
+		"/a%2b%25":         "/a+%25",        // "%" itself stays
+		"/x%3Fy%41?q=%41":  "/x?y%41?q=%41", // an escaped "?" ends the path too
+		"/p?q=%2B":         "/p?q=%2B",      // the arguments stay as they are
+		"/bad%zz/%4/end%":  "/badzz/end",    // no escape: dropped, as nginx does
+		"/%7E%7e%7F%C3%A9": "/~~%7F%C3%A9",  // "~" decoded, DEL and non-ASCII stay
+	} {
+		if got := unescapeRedirect(in); got != want {
+			t.Errorf("unescapeRedirect(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := escapeArgs("a+b c&d;e?f#g%h/i=j"); got != "a%2Bb%20c%26d%3Be%3Ff%23g%25h/i=j" {
+		t.Errorf("escapeArgs = %q", got)
+	}
+}

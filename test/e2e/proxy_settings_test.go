@@ -280,11 +280,14 @@ func TestAccessAndRewriteLog(t *testing.T) {
 		nsIngressOf("e2e", "quiet", "2026-01-01T00:00:00Z", "logs.test", "Prefix", "/quiet-path", "web", "enable-access-log", "false")+
 		nsIngressOf("e2e", "logged", "2026-01-01T00:00:01Z", "logs.test", "Prefix", "/logged-path", "web")+
 		nsIngressOf("e2e", "rewritten", "2026-01-01T00:00:02Z", "rewrite.test", "Prefix", "/old-path", "web",
-			"enable-rewrite-log", "true", "rewrite-target", "/new-path"))
+			"enable-rewrite-log", "true", "rewrite-target", "/new-path")+
+		// a configuration-snippet's rewrite (the router's in Lua routing)
+		nsIngressOf("e2e", "snippet", "2026-01-01T00:00:03Z", "rewrite.test", "Prefix", "/snip-old", "web",
+			"enable-rewrite-log", "true", "configuration-snippet", "rewrite ^/snip-old$ /snip-new break;"))
 	n.requireLuaRouted(t, "logs.test", "rewrite.test")
-	for _, p := range []string{"/quiet-path", "/logged-path", "/old-path"} {
+	for _, p := range []string{"/quiet-path", "/logged-path", "/old-path", "/snip-old"} {
 		host := "logs.test"
-		if p == "/old-path" {
+		if p == "/old-path" || p == "/snip-old" {
 			host = "rewrite.test"
 		}
 		if status, body := n.get(t, host, p); status != http.StatusOK {
@@ -320,6 +323,9 @@ func TestAccessAndRewriteLog(t *testing.T) {
 	}
 	if !strings.Contains(string(errs), `rewritten data: "/new-path"`) {
 		t.Errorf("error.log has no rewrite log line for /old-path (enable-rewrite-log true)")
+	}
+	if !strings.Contains(string(errs), `"^/snip-old$" matches "/snip-old"`) || !strings.Contains(string(errs), `rewritten data: "/snip-new", args: ""`) {
+		t.Errorf("error.log has no rewrite log lines for the snippet's rewrite of /snip-old (enable-rewrite-log true)")
 	}
 }
 

@@ -652,6 +652,17 @@ func traceServerPaths(s *model.Server) []string {
 	}
 	for i := range s.Locations {
 		l := &s.Locations[i]
+		if sn := l.Settings.Snippet; sn != nil {
+			// a configuration-snippet's rewrites: what they match, with
+			// an argument, and with a "+" and an escape in the path (the
+			// captures copied into arguments and redirects are escaped)
+			for _, st := range sn.RewritePhase {
+				if st.Rewrite != nil {
+					p := traceRegexSample(st.Rewrite.Regex)
+					out = append(out, p, p+"/x?q=1", p+"/a+b%20c?q=1")
+				}
+			}
+		}
 		p := traceSamplePath(l)
 		trimmed := strings.TrimRight(p, "/")
 		out = append(out, p, p+"?q=1", strings.ToUpper(p), trimmed+"/extra", "/"+strings.TrimLeft(trimmed, "/")+"/")

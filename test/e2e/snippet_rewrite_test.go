@@ -1,0 +1,122 @@
+package e2e
+
+// A configuration-snippet's rewrite and return lines in both routing
+// modes: in Lua routing the router runs them (the host keeps no classic
+// server block), with the same answers as the classic location's, and a
+// route that a rewrite's "last" reaches is served with its own
+// directives, not those of the shape location it was reached from.
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/luaapi"
+	"github.com/kubectl-ingress/kubectl-ingress/pkg/nginxconf"
+)
+
+func TestSnippetRewrites(t *testing.T) {
+	web, other := uriBackend(t, "web"), uriBackend(t, "other")
+	m := serviceYAML("web", web) + serviceYAML("other", other) +
+		luaIngress("base", "rw.example.com", false, nil, "Prefix / web", "Prefix /new other") +
+		luaIngress("api", "rw.example.com", false, map[string]string{"configuration-snippet": "rewrite ^/api/(.*)$ /$1 break;\n"}, "Prefix /api web") +
+		luaIngress("old", "rw.example.com", false, map[string]string{"configuration-snippet": "rewrite ^/old/(.*)$ /new/$1 last;\n"}, "Prefix /old web") +
+		luaIngress("perm", "rw.example.com", false, map[string]string{"configuration-snippet": "rewrite ^/perm/(.*)$ /target/$1?from=perm permanent;\n"}, "Prefix /perm web") +
+		luaIngress("ret", "rw.example.com", false, map[string]string{"configuration-snippet": `return 200 "server=$server_name backend=$proxy_upstream_name uri=$uri";` + "\n"}, "Prefix /ret web") +
+		luaIngress("loop", "rw.example.com", false, map[string]string{"configuration-snippet": "rewrite ^/loop /loop last;\n"}, "Prefix /loop web") +
+		// a shape location (more_set_headers) that a rewrite leaves, and
+		// one that a rewrite enters
+		luaIngress("shaped", "rw.example.com", false, map[string]string{"configuration-snippet": "more_set_headers \"X-Shaped: 1\";\nrewrite ^/shaped/back(.*)$ /new$1 last;\n"}, "Prefix /shaped other") +
+		luaIngress("toshape", "rw.example.com", false, map[string]string{"configuration-snippet": "rewrite ^/toshape(.*)$ /shaped$1 last;\nrewrite ^/toplain(.*)$ /new$1 last;\n", "limit-rate": "1"}, "Prefix /toshape web", "Prefix /toplain web")
+	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
+		t.Run(mode, func(t *testing.T) {
+			n := startNginxWith(t, m, nginxOptions{routing: mode})
+			if len(n.problems) > 0 {
+				t.Fatalf("problems: %v", n.problems)
+			}
+			if mode == nginxconf.RoutingLua && bytes.Contains(n.conf, []byte("rw.example.com")) {
+				t.Fatalf("rw.example.com keeps a classic server block")
+			}
+			for _, tc := range []struct {
+				path     string
+				status   int
+				body     string // the start of the body
+				location string
+				shaped   bool // the answer has X-Shaped
+			}{
+				{path: "/api/items?q=1", status: 200, body: "web /items?q=1"},
+				{path: "/old/a%20b?q=1", status: 200, body: "other /new/a%20b?q=1"},
+				// the capture escaped as an argument (the path held a "+"),
+				// then the escapes of printable characters undone
+				{path: "/perm/a+b%20c?q=1", status: 301, location: "http://rw.example.com/target/a+b%20c?from=perm&q=1"},
+				{path: "/ret/x", status: 200, body: "server=rw.example.com backend=e2e-web-80 uri=/ret/x"},
+				{path: "/loop", status: 500},
+				{path: "/toshape/x", status: 200, body: "other /shaped/x", shaped: true},
+				// from a route with limit-rate (which this harness does not
+				// see throttle: lua_routing_diff_test.go) to one without
+				{path: "/toplain/big", status: 200, body: "other /new/big"},
+				// from the shape location to a route without it
+				{path: "/shaped/back/y", status: 200, body: "other /new/y"},
+			} {
+				resp, err := c.Do(n.request("rw.example.com", tc.path))
+				if err != nil {
+					t.Fatalf("GET %s: %v", tc.path, err)
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil {
+					t.Fatalf("GET %s: %v", tc.path, err)
+				}
+				got := strconv.Itoa(resp.StatusCode) + " " + string(body)
+				if resp.StatusCode != tc.status || !strings.HasPrefix(string(body), tc.body) ||
+					resp.Header.Get("Location") != tc.location || (resp.Header.Get("X-Shaped") == "1") != tc.shaped {
+					t.Errorf("GET %s: %.80s, Location %q, X-Shaped %q; want %d %q, Location %q, X-Shaped %v",
+						tc.path, got, resp.Header.Get("Location"), resp.Header.Get("X-Shaped"), tc.status, tc.body, tc.location, tc.shaped)
+				}
+			}
+		})
+	}
+}
+
+// TestLuaRoutingRefusesBadRewrites: the routes endpoint drops a host entry
+// whose snippet rewrites nginx would not run (a regex that does not
+// compile, an unknown flag, a return code below 200, a redirect without a
+// URL) and keeps the host's last good entry.
+func TestLuaRoutingRefusesBadRewrites(t *testing.T) {
+	port := uriBackend(t, "root")
+	n := startLuaNginx(t, serviceYAML("root", port)+luaIngress("a", "a.example.com", false, nil, "Prefix / root"))
+	good := n.hostRoutes(t, "a.example.com")
+	for _, tc := range []struct {
+		name  string
+		rw    luaapi.RouteRewrite
+		field string
+	}{
+		{"a regex that does not compile", luaapi.RouteRewrite{Regex: "^/(a", Replacement: "/b"}, "rewrites[0].regex"},
+		{"an unknown flag", luaapi.RouteRewrite{Regex: "^/a", Replacement: "/b", Flag: "next"}, "rewrites[0].flag"},
+		{"no replacement", luaapi.RouteRewrite{Regex: "^/a"}, "rewrites[0].replacement"},
+		{"a return of 103", luaapi.RouteRewrite{Return: &luaapi.RouteReturn{Code: 103}}, "rewrites[0].return.code"},
+		{"a redirect without a URL", luaapi.RouteRewrite{Return: &luaapi.RouteReturn{Code: 301}}, "rewrites[0].return.text"},
+	} {
+		bad := good
+		bad.Version = "bad"
+		bad.Paths = slices.Clone(good.Paths)
+		bad.Paths[0].Settings.Rewrites = []luaapi.RouteRewrite{tc.rw}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: []luaapi.HostRoutes{bad}})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dropped) != 1 || !dropped[0].Kept || !strings.Contains(dropped[0].Reason, tc.field) {
+			t.Errorf("%s: dropped %+v, want the entry dropped for %s and the host kept", tc.name, dropped, tc.field)
+		}
+	}
+	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
+}
