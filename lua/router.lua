@@ -341,7 +341,12 @@ local function compile_path(p)
   -- (and backend-protocol HTTPS: the router's own location proxies to
   -- http:// alone, as a variable in its proxy_pass would cost every
   -- request)
+  if type(s.hideHeaders) == "table" and #s.hideHeaders > 0 then
+    -- the server-snippet's proxy_hide_header lines (header_filter)
+    r.hide_headers = s.hideHeaders
+  end
   r.every_phase = r.basic_auth ~= nil or r.cors ~= nil or r.headers ~= nil or r.https_backend
+    or r.hide_headers ~= nil
   -- what a later phase reads of the route from ngx.ctx: access() and
   -- header_filter() in a named location, the CORS answer, the timeouts
   -- (balancer.lua)
@@ -375,6 +380,9 @@ local function compile(entry)
     version = entry.version,
     app_root = type(entry.appRoot) == "string" and entry.appRoot ~= "" and entry.appRoot or nil,
     client_auth = compile_client_auth(entry.clientAuth),
+    -- the server-snippet's rewrite and return lines
+    rewrites = rewrite.compile(entry.rewrites),
+    port_in_redirect = entry.portInRedirect == true,
     exact = {}, prefix = {}, lengths = {}, auto = {}, regexes = {},
   }
   local seen_len = {}
@@ -1098,6 +1106,18 @@ function _M.rewrite()
     end
     return ngx_redirect(c.app_root, 302)
   end
+  if c.rewrites and ngx_var.kubectl_ingress_error_shape == "" then
+    -- the server-snippet's rewrite and return lines: nginx's server
+    -- rewrite phase, which runs once (not again in a named location the
+    -- router enters); any URI they leave is matched
+    local what, a, b = rewrite.run(c.rewrites, false)
+    if what == "answer" then
+      return answer(c, c, a)
+    elseif what == "redirect" then
+      return ngx_redirect(absolute(c, c, a), b)
+    end
+    uri = ngx_var.uri
+  end
   for search = 1, MAX_SEARCHES do
     if search > 1 then
       uri = ngx_var.uri
@@ -1122,6 +1142,13 @@ function _M.header_filter()
   local ctx = ngx.ctx
   local r = ctx.route
   local header = ngx.header
+  if r and r.hide_headers then
+    -- the server-snippet's proxy_hide_header: before the route's own
+    -- headers, which a classic location adds after hiding the backend's
+    for _, name in ipairs(r.hide_headers) do
+      header[name] = nil
+    end
+  end
   if r and r.headers then
     -- custom-headers: every answer of the route but a denied one
     for _, h in ipairs(r.headers) do

@@ -395,7 +395,7 @@ local SETTINGS_FIELDS = {
   { "deny", names_list }, { "denyAll", a_boolean }, { "cors", an_object },
   { "responseHeaders", a_header_list }, { "bodyLimit", a_count },
   { "limitRate", a_count }, { "limitRateAfter", a_count }, { "limits", an_object },
-  { "basicAuth", an_object }, { "errorPages", an_object },
+  { "basicAuth", an_object }, { "errorPages", an_object }, { "hideHeaders", names_list },
 }
 local LIMIT_FIELDS = {
   { "zone", a_string }, { "rps", a_count }, { "rpsBurst", a_count }, { "rpm", a_count },
@@ -477,6 +477,21 @@ local function check_rewrite(rw)
   end
 end
 
+-- check_rewrites returns the path and reason of the first bad line of a
+-- rewrites array (a route's configuration-snippet, a host's
+-- server-snippet).
+local function check_rewrites(list)
+  if not util.is_array(list) then
+    return "rewrites", "must be an array"
+  end
+  for i, rw in ipairs(list) do
+    local f, err = check_rewrite(rw)
+    if f then
+      return "rewrites[" .. (i - 1) .. "]" .. f, err
+    end
+  end
+end
+
 -- check_settings returns the path (below settings) and reason of the first
 -- bad field of s.
 local function check_settings(s)
@@ -525,14 +540,9 @@ local function check_settings(s)
     end
   end
   if not is_null(s.rewrites) then
-    if not util.is_array(s.rewrites) then
-      return "rewrites", "must be an array"
-    end
-    for i, rw in ipairs(s.rewrites) do
-      f, err = check_rewrite(rw)
-      if f then
-        return "rewrites[" .. (i - 1) .. "]" .. f, err
-      end
+    f, err = check_rewrites(s.rewrites)
+    if f then
+      return f, err
     end
   end
   if not is_null(s.matchCN) and (type(s.matchCN) ~= "string" or s.matchCN == "") then
@@ -659,6 +669,15 @@ local function check_route(e)
   end
   if not is_null(e.appRoot) and type(e.appRoot) ~= "string" then
     return "appRoot", "must be a string"
+  end
+  if not is_null(e.rewrites) then
+    local f, err = check_rewrites(e.rewrites)
+    if f then
+      return f, err
+    end
+  end
+  if not is_null(e.portInRedirect) and type(e.portInRedirect) ~= "boolean" then
+    return "portInRedirect", "must be true or false"
   end
   if not is_null(e.aliasOf) then
     -- a server-alias: the router serves it with the entry of aliasOf

@@ -60,6 +60,12 @@ type HostRoutes struct {
 	// ClientAuth is the host's client certificate authentication
 	// (auth-tls-*), in an alias's entry too (nil: none).
 	ClientAuth *RouteClientAuth `json:"clientAuth,omitempty"`
+	// Rewrites are the rewrite and return lines of the host's
+	// server-snippet (nil: none), which the router runs before it matches
+	// the path, as nginx's server rewrite phase; PortInRedirect is then
+	// use-port-in-redirects, for their redirects.
+	Rewrites       []RouteRewrite `json:"rewrites,omitempty"`
+	PortInRedirect bool           `json:"portInRedirect,omitempty"`
 
 	// encoded, in a RoutesCache's entry, is its JSON; Paths are then nil
 	// (routes_encoded.go).
@@ -260,6 +266,10 @@ type RouteSettings struct {
 	// after a denied route and before a redirect, as the classic
 	// location's "if".
 	MatchCN string `json:"matchCN,omitempty"`
+	// HideHeaders are the response headers of the backend that the
+	// host's server-snippet hides (proxy_hide_header): the router removes
+	// them from the route's answers (nil: none).
+	HideHeaders []string `json:"hideHeaders,omitempty"`
 	// ClientCertHeaders sends the result of the client certificate
 	// verification upstream (ssl-client-verify, ssl-client-subject-dn,
 	// ssl-client-issuer-dn) and PassClientCert the certificate
@@ -447,6 +457,10 @@ func hostRoutesOf(c *model.Config, s *model.Server) (HostRoutes, encodedShape) {
 		h.Paths = append(h.Paths, healthzPath())
 	}
 	h.Paths = append(h.Paths, snippetPaths(c, s)...)
+	if sn := s.Snippet; sn != nil && len(sn.RewritePhase) > 0 {
+		h.Rewrites = snippetRewrites(sn.RewritePhase, map[string]string{"server_name": s.Hostname, "proxy_upstream_name": "-"})
+		h.PortInRedirect = c.Global.UsePortInRedirects
+	}
 	markAutoRedirects(h.Paths)
 	var shape encodedShape
 	h.Version, shape = routesVersion(h)
@@ -568,6 +582,7 @@ func routePath(c *model.Config, srv *model.Server, l *model.Location, exact map[
 		}
 	}
 	rs.SatisfyAny = c.SatisfyAnyOf(l)
+	rs.HideHeaders = serverHiddenHeaders(srv)
 	if sn := st.Snippet; sn != nil && len(sn.RewritePhase) > 0 {
 		rs.Rewrites = snippetRewrites(sn.RewritePhase, rewriteVars(srv, l))
 	}
@@ -657,6 +672,7 @@ func fallbackPath(c *model.Config, s *model.Server) RoutePath {
 	}
 	p.Settings.BodyLimit = BodyLimit(g.ProxyBodySize, "")
 	p.Settings.PortInRedirect = g.UsePortInRedirects
+	p.Settings.HideHeaders = serverHiddenHeaders(s)
 	if s.AppRoot != "" {
 		p.Settings.Shape = model.RelativeRedirectsShape.Location()
 	}

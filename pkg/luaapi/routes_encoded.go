@@ -66,7 +66,7 @@ func (h HostRoutes) Decoded() (HostRoutes, error) {
 		if err := json.Unmarshal(h.encoded.json, (*hostRoutesJSON)(&out)); err != nil {
 			return HostRoutes{}, fmt.Errorf("decoding the routes of %s: %w", h.Host, err)
 		}
-		h.Paths = out.Paths
+		h.Paths, h.Rewrites, h.PortInRedirect = out.Paths, out.Rewrites, out.PortInRedirect
 	}
 	h.encoded = nil
 	return h, nil

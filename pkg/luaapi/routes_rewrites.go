@@ -84,3 +84,13 @@ func resolveVars(s string, vars map[string]string) string {
 func isVarByte(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
+
+// serverHiddenHeaders are the headers that s's server-snippet hides
+// (proxy_hide_header), which every location of its classic server block
+// inherits (nil for none).
+func serverHiddenHeaders(s *model.Server) []string {
+	if s.Snippet == nil || len(s.Snippet.HideHeaders) == 0 {
+		return nil
+	}
+	return s.Snippet.HideHeaders
+}

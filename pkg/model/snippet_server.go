@@ -9,7 +9,10 @@ import (
 
 // A server-snippet that the Lua router (--routing=lua) serves without a
 // classic server block: server_tokens at the ConfigMap's value (nothing
-// to write), and locations that only answer, each a route of its own
+// to write), rewrite and return lines (the router runs them before it
+// matches the path, as nginx's server rewrite phase), proxy_hide_header
+// (the router hides those headers of every answer of the host's routes),
+// and locations that only answer, each a route of its own
 // after the host's Ingress paths (the classic writer writes them after
 // the Ingress locations, so their regexes are tried after the paths').
 // A location answers when its rewrite phase is one return without
@@ -20,10 +23,10 @@ import (
 
 // ServerLuaBlocker names the first thing of a server-snippet that the Lua
 // router cannot serve ("" when it can): a server-level directive other
-// than server_tokens at g's value and client_max_body_size (the limit of
-// the snippet's own locations only: Server.BodySize), or a location that
-// does more than answer (see above) or is a prefix "/" (it replaces the
-// fallback).
+// than server_tokens at g's value, rewrite, return (of a code from 200),
+// proxy_hide_header and client_max_body_size (the limit of the snippet's
+// own locations only: Server.BodySize), or a location that does more
+// than answer (see above) or is a prefix "/" (it replaces the fallback).
 func (sn *Snippet) ServerLuaBlocker(g *Global) string {
 	if sn == nil {
 		return ""
@@ -31,8 +34,13 @@ func (sn *Snippet) ServerLuaBlocker(g *Global) string {
 	if sn.ServerTokens != nil && *sn.ServerTokens != g.ServerTokens {
 		return "server_tokens"
 	}
-	if f := snippetFieldSet(sn, "ServerTokens", "Locations", "Proxy"); f != "" {
+	if f := snippetFieldSet(sn, "ServerTokens", "Locations", "Proxy", "RewritePhase", "HideHeaders"); f != "" {
 		return f
+	}
+	for _, st := range sn.RewritePhase {
+		if st.Return != nil && st.Return.Code < 200 {
+			return "return " + strconv.Itoa(st.Return.Code)
+		}
 	}
 	if p := sn.Proxy; p != (SnippetProxy{BodySize: p.BodySize}) {
 		return "proxy settings but client_max_body_size"

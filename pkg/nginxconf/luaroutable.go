@@ -162,9 +162,12 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 		}
 	}
 	if b := s.Snippet.ServerLuaBlocker(&c.Global); b != "" {
-		// the router serves server_tokens at the ConfigMap's value and
-		// locations that only answer (model.Snippet.ServerLuaBlocker)
+		// the router serves server_tokens at the ConfigMap's value,
+		// rewrites, hidden headers and locations that only answer
+		// (model.Snippet.ServerLuaBlocker)
 		out = append(out, ClassicReason{Setting: "server-snippet (" + b + ")", Ingress: s.Snippet.Ingress})
+	} else if name := hiddenAndSet(s); name != "" {
+		out = append(out, ClassicReason{Setting: "server-snippet (proxy_hide_header " + name + ", which a configuration-snippet sets)", Ingress: s.Snippet.Ingress})
 	}
 	for i := range s.Locations {
 		l := &s.Locations[i]
@@ -179,6 +182,25 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 		}
 	}
 	return sortReasons(out)
+}
+
+// hiddenAndSet names a header that s's server-snippet hides and a
+// configuration-snippet of one of its locations sets or clears ("" for
+// none): the router hides the server-snippet's headers in its header
+// filter, which may run after the snippet's lines, where nginx's
+// proxy_hide_header hides the backend's header alone.
+func hiddenAndSet(s *model.Server) string {
+	if s.Snippet == nil {
+		return ""
+	}
+	for _, name := range s.Snippet.HideHeaders {
+		for i := range s.Locations {
+			if named, _ := s.Locations[i].Settings.Snippet.NamesResponseHeader(name); named {
+				return name
+			}
+		}
+	}
+	return ""
 }
 
 func sortReasons(rs []ClassicReason) []ClassicReason {

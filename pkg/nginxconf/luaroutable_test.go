@@ -75,6 +75,12 @@ func TestLuaRoutable(t *testing.T) {
 			ExternalAuth: &model.ExternalAuth{URL: "http://auth.example/"}, Satisfy: "any",
 			Snippet: &model.Snippet{Access: []model.SnippetAccess{{Source: "10.0.0.0/8"}, {Deny: true, Source: "all"}}}})}},
 			want: []string{"satisfy on Ingress team/web"}},
+		{name: "server-snippet of rewrites and a hidden header", server: model.Server{Hostname: "a", Snippet: &model.Snippet{Ingress: ing, HideHeaders: []string{"X-Powered-By"},
+			RewritePhase: []model.SnippetRewriteStep{{Rewrite: &model.SnippetRewrite{Regex: "^/a", Replacement: "/b", Flag: "last"}}}},
+			Locations: []model.Location{loc(model.LocationSettings{})}}},
+		{name: "server-snippet hiding a header a configuration-snippet sets", server: model.Server{Hostname: "a", Snippet: &model.Snippet{Ingress: ing, HideHeaders: []string{"X-Powered-By"}},
+			Locations: []model.Location{loc(model.LocationSettings{Snippet: &model.Snippet{MoreSetHeaders: []model.SnippetMoreHeaders{{Headers: []model.Header{{Name: "x-powered-by", Value: "me"}}}}}})}},
+			want: []string{"server-snippet (proxy_hide_header X-Powered-By, which a configuration-snippet sets) on Ingress team/web"}},
 		{name: "configuration-snippet of headers and access: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
 			Snippet: &model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: model.Header{Name: "X", Value: "1"}}},
 				ProxySetHeaders: []model.Header{{Name: "Y", Value: "$host", Vars: true}}, Access: []model.SnippetAccess{{Source: "10.0.0.0/8"}, {Deny: true, Source: "all"}}}})}}},
@@ -128,7 +134,7 @@ func TestLuaHosts(t *testing.T) {
 		t.Errorf("classic = %v", classic)
 	}
 	// A catch-all the router cannot serve keeps every host classic.
-	c.Servers[0].Snippet = &model.Snippet{HideHeaders: []string{"X-Powered-By"}}
+	c.Servers[0].Snippet = &model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: model.Header{Name: "X-Frame-Options", Value: "DENY"}}}}
 	lua, classic = LuaHosts(c)
 	if len(lua) != 0 || len(classic) != 3 {
 		t.Fatalf("lua = %v, classic = %v", lua, classic)

@@ -9,8 +9,11 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,19 +107,91 @@ func TestLuaRoutingRefusesBadRewrites(t *testing.T) {
 		{"a return of 103", luaapi.RouteRewrite{Return: &luaapi.RouteReturn{Code: 103}}, "rewrites[0].return.code"},
 		{"a redirect without a URL", luaapi.RouteRewrite{Return: &luaapi.RouteReturn{Code: 301}}, "rewrites[0].return.text"},
 	} {
-		bad := good
-		bad.Version = "bad"
-		bad.Paths = slices.Clone(good.Paths)
-		bad.Paths[0].Settings.Rewrites = []luaapi.RouteRewrite{tc.rw}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: []luaapi.HostRoutes{bad}})
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(dropped) != 1 || !dropped[0].Kept || !strings.Contains(dropped[0].Reason, tc.field) {
-			t.Errorf("%s: dropped %+v, want the entry dropped for %s and the host kept", tc.name, dropped, tc.field)
+		// a route's (configuration-snippet), then the host's (server-snippet)
+		inRoute := good
+		inRoute.Version = "bad"
+		inRoute.Paths = slices.Clone(good.Paths)
+		inRoute.Paths[0].Settings.Rewrites = []luaapi.RouteRewrite{tc.rw}
+		inHost := good
+		inHost.Version, inHost.Rewrites = "bad", []luaapi.RouteRewrite{tc.rw}
+		for _, bad := range []luaapi.HostRoutes{inRoute, inHost} {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: []luaapi.HostRoutes{bad}})
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(dropped) != 1 || !dropped[0].Kept || !strings.Contains(dropped[0].Reason, tc.field) {
+				t.Errorf("%s (server-snippet's: %v): dropped %+v, want the entry dropped for %s and the host kept", tc.name, bad.Rewrites != nil, dropped, tc.field)
+			}
 		}
 	}
 	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
+}
+
+// TestServerSnippetRewrites: a server-snippet's rewrite lines (run before
+// the path is matched, once) and proxy_hide_header (every answer of the
+// host's backends), as Nextcloud's ingress has them, in both routing
+// modes; in Lua routing without a classic server block.
+func TestServerSnippetRewrites(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Powered-By", "PHP")
+		w.Header().Set("X-Kept", "1")
+		fmt.Fprintf(w, "web %s", r.RequestURI)
+	}))
+	t.Cleanup(srv.Close)
+	snippet := `server_tokens off;
+proxy_hide_header X-Powered-By;
+rewrite ^/.well-known/carddav /remote.php/dav permanent;
+rewrite ^/.well-known/host-meta /public.php?service=host-meta last;
+rewrite ^/old/(.*)$ /app/$1;
+rewrite ^/twice/(.*)$ /twice/x$1;
+location = /robots.txt { return 200 "User-agent: *"; }
+`
+	m := serviceYAML("web", srv.Listener.Addr().(*net.TCPAddr).Port) +
+		luaIngress("nc", "nc.example.com", false, map[string]string{"server-snippet": snippet}, "Prefix / web") +
+		luaIngress("api", "nc.example.com", false, map[string]string{"enable-cors": "true"}, "Prefix /api web")
+	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
+		t.Run(mode, func(t *testing.T) {
+			n := startNginxWith(t, m, nginxOptions{routing: mode})
+			if len(n.problems) > 0 {
+				t.Fatalf("problems: %v", n.problems)
+			}
+			if mode == nginxconf.RoutingLua && bytes.Contains(n.conf, []byte("nc.example.com")) {
+				t.Fatalf("nc.example.com keeps a classic server block")
+			}
+			for _, tc := range []struct {
+				path     string
+				status   int
+				body     string
+				location string
+			}{
+				{path: "/.well-known/carddav", status: 301, location: "http://nc.example.com/remote.php/dav"},
+				{path: "/.well-known/host-meta?x=1", status: 200, body: "web /public.php?service=host-meta&x=1"},
+				{path: "/old/a?b=1", status: 200, body: "web /app/a?b=1"},
+				// once: not again in the named location the route is served in
+				{path: "/twice/a", status: 200, body: "web /twice/xa"},
+				{path: "/api/x", status: 200, body: "web /api/x"},
+				{path: "/plain", status: 200, body: "web /plain"},
+				{path: "/robots.txt", status: 200, body: "User-agent: *"},
+			} {
+				resp, err := c.Do(n.request("nc.example.com", tc.path))
+				if err != nil {
+					t.Fatalf("GET %s: %v", tc.path, err)
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil {
+					t.Fatalf("GET %s: %v", tc.path, err)
+				}
+				if resp.StatusCode != tc.status || string(body) != tc.body && tc.body != "" || resp.Header.Get("Location") != tc.location {
+					t.Errorf("GET %s: %d %.80q, Location %q; want %d %q, Location %q", tc.path, resp.StatusCode, body, resp.Header.Get("Location"), tc.status, tc.body, tc.location)
+				}
+				if tc.status == 200 && tc.path != "/robots.txt" && (resp.Header.Get("X-Powered-By") != "" || resp.Header.Get("X-Kept") != "1") {
+					t.Errorf("GET %s: X-Powered-By %q, X-Kept %q; want it hidden and X-Kept passed", tc.path, resp.Header.Get("X-Powered-By"), resp.Header.Get("X-Kept"))
+				}
+			}
+		})
+	}
 }
