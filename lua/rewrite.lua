@@ -28,7 +28,7 @@ local ngx_var = ngx.var
 local ngx_log = ngx.log
 local NOTICE = ngx.NOTICE
 local re_match = ngx.re.match
-local escape_uri = ngx.escape_uri
+local escape_args = util.escape_args
 local type = type
 local ipairs = ipairs
 local tonumber = tonumber
@@ -115,7 +115,7 @@ local function expand(parts, m, escape)
     elseif p.cap then
       local v = m and m[p.cap] or ""
       if escape and v ~= "" then
-        v = escape_uri(v, 1) -- NGX_ESCAPE_ARGS
+        v = escape_args(v)
       end
       out[i] = v
     else
@@ -230,7 +230,7 @@ local function rewrite(step, uri, log)
     ngx_log(ngx.ERR, "rewrite: the rewritten URI has a zero length (", step.regex, ")")
     return ngx.exit(ngx.HTTP_INTERNAL_SERVER_ERROR)
   end
-  ngx.req.set_uri(path, false)
+  ngx.req.set_uri(path, false, true) -- binary: any byte nginx's URI may hold
   if new_args then
     ngx.req.set_uri_args(new_args)
   end

@@ -592,7 +592,7 @@ local function expand(target, m, escape)
   local out = re_gsub(target, [[\$([1-9])]], function(c)
     local v = m[tonumber(c[1])] or ""
     if escape then
-      v = escape_uri(v, 1) -- NGX_ESCAPE_ARGS
+      v = util.escape_args(v) -- NGX_ESCAPE_ARGS
     end
     return v
   end, "jo")
@@ -664,7 +664,7 @@ local function rewrite_target(c, r, uri)
   if r.rewrite_log then
     ngx_log(ngx.NOTICE, 'rewritten data: "', path, '", args: "', new_args or args, '"')
   end
-  ngx.req.set_uri(path, false)
+  ngx.req.set_uri(path, false, true) -- binary: any byte nginx's URI may hold
   if new_args then
     ngx.req.set_uri_args(new_args)
   end
@@ -896,10 +896,10 @@ local function route_ctx(ctx, host, r)
   return ctx
 end
 
--- MAX_SEARCHES is nginx's limit of location searches for a request
--- (NGX_HTTP_MAX_URI_CHANGES: a URI changed by a snippet's rewrite ten
--- times answers 500).
-local MAX_SEARCHES = 10
+-- MAX_SEARCHES is nginx's limit of location searches for a request: the
+-- first and NGX_HTTP_MAX_URI_CHANGES (10) more; a URI that a snippet's
+-- rewrite changes an eleventh time answers 500.
+local MAX_SEARCHES = 11
 local SEARCH_AGAIN = {}
 
 -- forget undoes what serve() set for route r before a snippet's rewrite
@@ -912,6 +912,11 @@ local function forget(ctx, r)
   end
   if r.limit_rate_after ~= NO_LIMIT_RATE then
     ngx_var.kubectl_ingress_limit_rate_after = "0"
+  end
+  if r.log_off then
+    -- the value of the variable's map: skip-access-log-urls' $loggable
+    -- when nginx.conf has it, else "1"
+    ngx_var.kubectl_ingress_loggable = ngx_var.loggable or "1"
   end
   if ctx then
     ctx.cors, ctx.cors_origin = nil, nil
@@ -1016,6 +1021,24 @@ local function serve(c, r, auto, gen, key, again)
     end
     rewritten = what
   end
+  local backend = r.backend
+  if backend == "" then
+    backend = r.default_backend
+    if backend == "" then
+      return ngx_exit(ngx.HTTP_NOT_FOUND)
+    end
+  elseif r.rewrite_target and rewritten ~= rewrite.BREAK then
+    -- its "break" ends a search that a snippet's rewrite asked for
+    if rewrite_target(c, r, ngx_var.uri) then
+      rewritten = nil
+    end
+  end
+  if rewritten == rewrite.CHANGED then
+    -- nginx searches the locations again after the rewrite phase: what
+    -- follows is the next route's to set
+    forget(ctx, r)
+    return SEARCH_AGAIN
+  end
   if r.client_cert_headers then
     client_auth.set_headers(r)
   end
@@ -1025,16 +1048,7 @@ local function serve(c, r, auto, gen, key, again)
     ngx_var.kubectl_ingress_auth_basic = ba.realm
     ngx_var.kubectl_ingress_auth_basic_user_file = ba.file
   end
-  local backend = r.backend
-  if backend == "" then
-    backend = r.default_backend
-    if backend == "" then
-      return ngx_exit(ngx.HTTP_NOT_FOUND)
-    end
-    if rewritten == rewrite.CHANGED then
-      forget(ctx, r)
-      return SEARCH_AGAIN
-    end
+  if r.backend == "" then
     -- what the classic location tells the default backend
     set_request_header("X-Code", "404")
     set_request_header("X-Format", ngx_var.http_accept)
@@ -1048,16 +1062,6 @@ local function serve(c, r, auto, gen, key, again)
     end
     if r.x_forwarded_prefix ~= "" then
       set_request_header("X-Forwarded-Prefix", r.x_forwarded_prefix)
-    end
-    if r.rewrite_target and rewritten ~= rewrite.BREAK then
-      -- its "break" ends a search that a snippet's rewrite asked for
-      if rewrite_target(c, r, ngx_var.uri) then
-        rewritten = nil
-      end
-    end
-    if rewritten == rewrite.CHANGED then
-      forget(ctx, r)
-      return SEARCH_AGAIN
     end
     if r.timeouts then
       ctx.balancer_timeouts = r.timeouts

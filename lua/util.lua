@@ -421,4 +421,15 @@ function _M.set_request_header(name, value)
   return ngx.req.set_header(name, value)
 end
 
+-- escape_args is nginx's ngx_escape_uri with NGX_ESCAPE_ARGS, which its
+-- rewrite module applies to the captures it copies into arguments: a
+-- control byte, space, "#", "%", "&", "+", ";", "?", DEL and a byte above
+-- it become "%XX" (ngx.escape_uri's type 1 leaves "&" and ";", which would
+-- let a capture add arguments of its own).
+function _M.escape_args(s)
+  return (string.gsub(s, "[%z\1-\32#%%&+;?\127-\255]", function(c)
+    return string.format("%%%02X", string.byte(c))
+  end))
+end
+
 return _M

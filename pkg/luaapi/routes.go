@@ -458,7 +458,7 @@ func hostRoutesOf(c *model.Config, s *model.Server) (HostRoutes, encodedShape) {
 	}
 	h.Paths = append(h.Paths, snippetPaths(c, s)...)
 	if sn := s.Snippet; sn != nil && len(sn.RewritePhase) > 0 {
-		h.Rewrites = snippetRewrites(sn.RewritePhase, map[string]string{"server_name": s.Hostname, "proxy_upstream_name": "-"})
+		h.Rewrites = snippetRewrites(sn.RewritePhase, map[string]string{"server_name": model.ServerName(s.Hostname), "proxy_upstream_name": "-"})
 		h.PortInRedirect = c.Global.UsePortInRedirects
 	}
 	markAutoRedirects(h.Paths)

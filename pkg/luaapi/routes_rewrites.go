@@ -25,7 +25,8 @@ func snippetRewrites(steps []model.SnippetRewriteStep, vars map[string]string) [
 
 // rewriteVars are the variables a snippet's rewrite or return line may
 // read whose value is the classic location's and not the router's: the
-// server's name (the router's server is "_") and the backend
+// server's name (the router's server is "_"; a wildcard's is its regex)
+// and the backend
 // ($proxy_upstream_name, "-" where the location has none, as the classic
 // server sets it before the location does). ($namespace, $service_name
 // and $service_port are proxy_set_header's only: pkg/snippet.)
@@ -34,13 +35,15 @@ func rewriteVars(srv *model.Server, l *model.Location) map[string]string {
 	if backend == "" {
 		backend = "-"
 	}
-	return map[string]string{"server_name": srv.Hostname, "proxy_upstream_name": backend}
+	return map[string]string{"server_name": model.ServerName(srv.Hostname), "proxy_upstream_name": backend}
 }
 
 // resolveVars replaces in s each variable ($name or ${name}, as nginx
 // reads them) that vars names by its value; $1..$9 and the other
-// variables stay. A value holds no "$" and no "?" (names of Kubernetes
-// objects and hosts), so the router reads the result as nginx reads s.
+// variables stay. A value holds no "?" (names of Kubernetes objects and
+// hosts) and a "$" only at the end of a wildcard's regex name, so the
+// router reads the result as nginx reads s (but a wildcard's
+// "${server_name}" followed by a name's letters).
 func resolveVars(s string, vars map[string]string) string {
 	if !strings.Contains(s, "$") {
 		return s

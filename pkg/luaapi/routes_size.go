@@ -109,9 +109,19 @@ func RegexCacheSize(routes []HostRoutes, current int) int {
 }
 
 // pathRegexes appends the distinct regexes of h's paths to out: their
-// matchers and their auth-tls-match-cn.
+// matchers, their auth-tls-match-cn and their snippets' rewrites (and
+// the host's).
 func pathRegexes(h *HostRoutes, out []string) []string {
+	rewrites := func(list []RouteRewrite) {
+		for _, rw := range list {
+			if rw.Regex != "" && !slices.Contains(out, rw.Regex) {
+				out = append(out, rw.Regex)
+			}
+		}
+	}
+	rewrites(h.Rewrites)
 	for _, p := range h.Paths {
+		rewrites(p.Settings.Rewrites)
 		for _, m := range p.Matchers {
 			if (m.Kind == MatchRegex || m.Kind == MatchRegexCase) && !slices.Contains(out, m.Value) {
 				out = append(out, m.Value)

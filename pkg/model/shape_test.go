@@ -151,6 +151,7 @@ func TestShapeOfSnippet(t *testing.T) {
 		{Snippet{RewritePhase: []SnippetRewriteStep{{Rewrite: &SnippetRewrite{Regex: "^/a", Replacement: "/b", Flag: "break"}}}}, ""},
 		{Snippet{RewritePhase: []SnippetRewriteStep{{Return: &SnippetReturn{Code: 403}}}}, ""},
 		{Snippet{RewritePhase: []SnippetRewriteStep{{Return: &SnippetReturn{Code: 403}}, {Return: &SnippetReturn{Code: 103}}}}, "return"},
+		{Snippet{RewritePhase: []SnippetRewriteStep{{Return: &SnippetReturn{Code: 302}}}}, "return"}, // a redirect without a URL
 		{Snippet{Proxy: SnippetProxy{ReadTimeout: "5s"}}, "proxy_read_timeout"},
 		{Snippet{Proxy: SnippetProxy{BodySize: "1m"}}, "client_max_body_size"},
 		{Snippet{Proxy: SnippetProxy{RequestBuffering: &off}}, "proxy_request_buffering"},

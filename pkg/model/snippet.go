@@ -155,7 +155,8 @@ type SnippetLocation struct {
 // the Lua router (--routing=lua) cannot serve in a shape location
 // (LocationShape.Snippet), "" when it can. Such a snippet keeps its host
 // in a classic server block:
-//   - a return of a code below 200 (the router answers 200 to 599 and 444);
+//   - a return of a code below 200 (the router answers 200 to 599 and 444)
+//     or of a redirect without a URL;
 //     the other rewrite and return lines the router runs itself, in the
 //     classic location's order (luaapi's RouteSettings.Rewrites), and the
 //     shape location has none of them (ShapePart);
@@ -170,7 +171,7 @@ type SnippetLocation struct {
 //     all the same.
 func (sn *Snippet) ShapeBlocker() string {
 	for _, st := range sn.RewritePhase {
-		if st.Return != nil && st.Return.Code < 200 {
+		if r := st.Return; r != nil && (r.Code < 200 || isRedirectCode(r.Code) && r.Text == "") {
 			return "return"
 		}
 	}

@@ -38,8 +38,8 @@ func (sn *Snippet) ServerLuaBlocker(g *Global) string {
 		return f
 	}
 	for _, st := range sn.RewritePhase {
-		if st.Return != nil && st.Return.Code < 200 {
-			return "return " + strconv.Itoa(st.Return.Code)
+		if r := st.Return; r != nil && (r.Code < 200 || isRedirectCode(r.Code) && r.Text == "") {
+			return "return " + strconv.Itoa(r.Code)
 		}
 	}
 	if p := sn.Proxy; p != (SnippetProxy{BodySize: p.BodySize}) {

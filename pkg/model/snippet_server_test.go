@@ -26,6 +26,7 @@ func TestServerLuaBlocker(t *testing.T) {
 		{"proxy_read_timeout", &Snippet{Proxy: SnippetProxy{BodySize: "0", ReadTimeout: "5s"}}, "proxy settings but client_max_body_size"},
 		{"a server-level return and rewrite", &Snippet{RewritePhase: append(ret(404, ""), SnippetRewriteStep{Rewrite: &SnippetRewrite{Regex: "^/a", Replacement: "/b", Flag: "last"}})}, ""},
 		{"a server-level return of 103", &Snippet{RewritePhase: ret(103, "")}, "return 103"},
+		{"a server-level redirect without a URL", &Snippet{RewritePhase: ret(301, "")}, "return 301"},
 		{"answering locations", &Snippet{ServerTokens: &off, Locations: []SnippetLocation{
 			loc("~", "^/(ping|ready)", Snippet{Access: deny, RewritePhase: ret(404, "")}),
 			loc("=", "/.well-known/webfinger", Snippet{RewritePhase: ret(301, "https://x.example/")}),

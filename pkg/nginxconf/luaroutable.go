@@ -166,8 +166,12 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 		// rewrites, hidden headers and locations that only answer
 		// (model.Snippet.ServerLuaBlocker)
 		out = append(out, ClassicReason{Setting: "server-snippet (" + b + ")", Ingress: s.Snippet.Ingress})
-	} else if name := hiddenAndSet(s); name != "" {
-		out = append(out, ClassicReason{Setting: "server-snippet (proxy_hide_header " + name + ", which a configuration-snippet sets)", Ingress: s.Snippet.Ingress})
+	} else if name, by := hiddenAndSet(c, s); name != "" {
+		out = append(out, ClassicReason{Setting: "server-snippet (proxy_hide_header " + name + ", which " + by + " sets)", Ingress: s.Snippet.Ingress})
+	} else if s.AppRoot != "" && s.Snippet != nil && len(s.Snippet.RewritePhase) > 0 {
+		// the router's app-root answer and its relative redirects come
+		// from the named location it enters, after the server's rewrites
+		out = append(out, ClassicReason{Setting: "server-snippet (rewrite/return beside app-root)", Ingress: s.Snippet.Ingress})
 	}
 	for i := range s.Locations {
 		l := &s.Locations[i]
@@ -184,23 +188,34 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 	return sortReasons(out)
 }
 
-// hiddenAndSet names a header that s's server-snippet hides and a
-// configuration-snippet of one of its locations sets or clears ("" for
-// none): the router hides the server-snippet's headers in its header
-// filter, which may run after the snippet's lines, where nginx's
-// proxy_hide_header hides the backend's header alone.
-func hiddenAndSet(s *model.Server) string {
+// hiddenAndSet names a header that s's server-snippet hides and that
+// something besides the backend sets on an answer of the host ("" for
+// none), and what sets it: the router hides the server-snippet's headers
+// in its header filter, which runs after the other filters' lines (a
+// configuration-snippet's, the ConfigMap's add-headers) and removes what
+// the router itself sets (the affinity cookie, its redirects), where
+// nginx's proxy_hide_header hides the backend's header alone.
+func hiddenAndSet(c *model.Config, s *model.Server) (name, by string) {
 	if s.Snippet == nil {
-		return ""
+		return "", ""
 	}
 	for _, name := range s.Snippet.HideHeaders {
+		switch strings.ToLower(name) {
+		case "set-cookie", "location":
+			return name, "the router"
+		}
+		for _, h := range c.Global.ResponseHeaders {
+			if strings.EqualFold(h.Name, name) {
+				return name, "the ConfigMap's add-headers"
+			}
+		}
 		for i := range s.Locations {
 			if named, _ := s.Locations[i].Settings.Snippet.NamesResponseHeader(name); named {
-				return name
+				return name, "a configuration-snippet"
 			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 func sortReasons(rs []ClassicReason) []ClassicReason {

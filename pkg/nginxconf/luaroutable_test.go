@@ -81,6 +81,13 @@ func TestLuaRoutable(t *testing.T) {
 		{name: "server-snippet hiding a header a configuration-snippet sets", server: model.Server{Hostname: "a", Snippet: &model.Snippet{Ingress: ing, HideHeaders: []string{"X-Powered-By"}},
 			Locations: []model.Location{loc(model.LocationSettings{Snippet: &model.Snippet{MoreSetHeaders: []model.SnippetMoreHeaders{{Headers: []model.Header{{Name: "x-powered-by", Value: "me"}}}}}})}},
 			want: []string{"server-snippet (proxy_hide_header X-Powered-By, which a configuration-snippet sets) on Ingress team/web"}},
+		{name: "server-snippet hiding the affinity cookie", server: model.Server{Hostname: "a", Snippet: &model.Snippet{Ingress: ing, HideHeaders: []string{"set-cookie"}},
+			Locations: []model.Location{loc(model.LocationSettings{})}},
+			want: []string{"server-snippet (proxy_hide_header set-cookie, which the router sets) on Ingress team/web"}},
+		{name: "server-snippet rewrites beside app-root", server: model.Server{Hostname: "a", AppRoot: "/app", Snippet: &model.Snippet{Ingress: ing,
+			RewritePhase: []model.SnippetRewriteStep{{Rewrite: &model.SnippetRewrite{Regex: "^/index", Replacement: "/"}}}},
+			Locations: []model.Location{loc(model.LocationSettings{})}},
+			want: []string{"server-snippet (rewrite/return beside app-root) on Ingress team/web"}},
 		{name: "configuration-snippet of headers and access: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
 			Snippet: &model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: model.Header{Name: "X", Value: "1"}}},
 				ProxySetHeaders: []model.Header{{Name: "Y", Value: "$host", Vars: true}}, Access: []model.SnippetAccess{{Source: "10.0.0.0/8"}, {Deny: true, Source: "all"}}}})}}},

@@ -167,9 +167,10 @@ func (t *tracer) route() {
 	}
 	entries := serverLocations(t.c, s)
 	for cycle := 0; ; cycle++ {
-		if cycle == 10 {
-			// nginx's limit of URI changes (ngx_http_core_post_rewrite_phase)
-			t.step("rewrite", "rewrite last", "the URI changed 10 times: 500")
+		if cycle == 11 {
+			// nginx's limit of URI changes (ngx_http_core_post_rewrite_phase):
+			// the first search and ten more
+			t.step("rewrite", "rewrite last", "the URI changed 11 times: 500")
 			t.status(500, "")
 			return
 		}

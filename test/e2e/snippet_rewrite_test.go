@@ -36,6 +36,12 @@ func TestSnippetRewrites(t *testing.T) {
 		// a shape location (more_set_headers) that a rewrite leaves, and
 		// one that a rewrite enters
 		luaIngress("shaped", "rw.example.com", false, map[string]string{"configuration-snippet": "more_set_headers \"X-Shaped: 1\";\nrewrite ^/shaped/back(.*)$ /new$1 last;\n"}, "Prefix /shaped other") +
+		luaIngress("amp", "rw.example.com", false, map[string]string{"configuration-snippet": "rewrite ^/amp/(.*)$ /new/x?a=$1 break;\n"}, "Prefix /amp web") +
+		// a rewrite without flag leaves the route before its backend
+		// protocol applies (the next route's backend speaks HTTP)
+		luaIngress("legacy", "rw.example.com", false, map[string]string{"configuration-snippet": "rewrite ^/legacy/(.*)$ /new/$1;\n", "backend-protocol": "HTTPS"}, "Prefix /legacy web") +
+		// ten URI changes are nginx's limit, an eleventh answers 500
+		luaIngress("hop", "rw.example.com", false, map[string]string{"configuration-snippet": "rewrite ^/hop/a(a*)$ /hop/$1 last;\n"}, "Prefix /hop web") +
 		luaIngress("toshape", "rw.example.com", false, map[string]string{"configuration-snippet": "rewrite ^/toshape(.*)$ /shaped$1 last;\nrewrite ^/toplain(.*)$ /new$1 last;\n", "limit-rate": "1"}, "Prefix /toshape web", "Prefix /toplain web")
 	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
@@ -61,6 +67,14 @@ func TestSnippetRewrites(t *testing.T) {
 				{path: "/perm/a+b%20c?q=1", status: 301, location: "http://rw.example.com/target/a+b%20c?from=perm&q=1"},
 				{path: "/ret/x", status: 200, body: "server=rw.example.com backend=e2e-web-80 uri=/ret/x"},
 				{path: "/loop", status: 500},
+				{path: "/hop/aaaaaaaaaa", status: 200, body: "web /hop/"},
+				{path: "/hop/aaaaaaaaaaa", status: 500},
+				// a capture copied into an argument: "&" escaped (no
+				// argument of the client's own), "/" not
+				{path: "/amp/x%2Fy&z", status: 200, body: "web /new/x?a=x/y%26z"},
+				{path: "/legacy/x", status: 200, body: "other /new/x"},
+				// a control byte in the new URI, escaped to the backend
+				{path: "/api/a%0Db", status: 200, body: "web /a%0Db"},
 				{path: "/toshape/x", status: 200, body: "other /shaped/x", shaped: true},
 				// from a route with limit-rate (which this harness does not
 				// see throttle: lua_routing_diff_test.go) to one without
