@@ -209,3 +209,26 @@ location = /robots.txt { return 200 "User-agent: *"; }
 		})
 	}
 }
+
+// TestRewriteTargetArgumentEscape: a capture that rewrite-target copies
+// into the arguments is escaped as nginx's NGX_ESCAPE_ARGS when the
+// request's path was quoted, "&" and ";" included, so that a client cannot
+// add arguments of its own (the Lua router escaped neither before), in
+// both routing modes.
+func TestRewriteTargetArgumentEscape(t *testing.T) {
+	m := serviceYAML("web", uriBackend(t, "web")) +
+		luaIngress("rtq", "rtq.example.com", false, map[string]string{"use-regex": "true", "rewrite-target": "/new/x?a=$1"}, "ImplementationSpecific /rtq/(.*) web")
+	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
+		t.Run(mode, func(t *testing.T) {
+			n := startNginxWith(t, m, nginxOptions{routing: mode})
+			for path, want := range map[string]string{
+				"/rtq/x%2Fy&z;w": "web /new/x?a=x/y%26z%3Bw",
+				"/rtq/plain&z":   "web /new/x?a=plain&z", // not quoted: copied as it is
+			} {
+				if status, body := n.get(t, "rtq.example.com", path); status != http.StatusOK || body != want {
+					t.Errorf("GET %s: %d %q, want 200 %q", path, status, body, want)
+				}
+			}
+		})
+	}
+}
