@@ -252,11 +252,18 @@ func (t *tracer) rewrite(l *model.Location) (ended, matched bool) {
 // escapeURI is ngx_escape_uri(NGX_ESCAPE_URI) of a changed URI: space,
 // "#", "%", "?", control and non-ASCII bytes.
 func escapeURI(s string) string {
+	return escapeBytes(s, "#%?")
+}
+
+// escapeBytes writes as %XX the control bytes, space, DEL, the bytes
+// above it and those of special in s, as nginx's ngx_escape_uri does with
+// a table of that set.
+func escapeBytes(s, special string) string {
 	const hex = "0123456789ABCDEF"
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c <= 0x20 || c >= 0x7f || c == '#' || c == '%' || c == '?' {
+		if c <= 0x20 || c >= 0x7f || strings.IndexByte(special, c) >= 0 {
 			b.WriteByte('%')
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&15])

@@ -187,19 +187,7 @@ func unescapeRedirect(s string) string {
 // escapeArgs is ngx_escape_uri(NGX_ESCAPE_ARGS): space, "#", "%", "&",
 // "+", ";", "?", control and non-ASCII bytes.
 func escapeArgs(s string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= 0x20 || c >= 0x7f || strings.IndexByte("#%&+;?", c) >= 0 {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
+	return escapeBytes(s, "#%&+;?")
 }
 
 // setURI makes target ("path?args" after a rewrite) the request's URI,

@@ -11,7 +11,6 @@ package e2e
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
@@ -413,15 +412,7 @@ func TestLuaRoutingRefusesBadClientAuth(t *testing.T) {
 		tc.edit(&ca)
 		bad := good
 		bad.Version, bad.ClientAuth = "bad", &ca
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: []luaapi.HostRoutes{bad}})
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(dropped) != 1 || !dropped[0].Kept || !strings.Contains(dropped[0].Reason, tc.field) {
-			t.Errorf("%s: dropped %+v, want the entry dropped for %s and the host kept", tc.name, dropped, tc.field)
-		}
+		n.refusesEntry(t, tc.name, bad, tc.field)
 	}
 	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
 }

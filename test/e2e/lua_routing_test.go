@@ -56,6 +56,22 @@ func (n *luaNginx) hostRoutes(t testing.TB, host string) luaapi.HostRoutes {
 	return luaapi.HostRoutes{}
 }
 
+// refusesEntry posts bad, an entry of a host nginx serves, and fails the
+// test unless the routes endpoint drops it for field and keeps the host's
+// last good entry.
+func (n *luaNginx) refusesEntry(t *testing.T, what string, bad luaapi.HostRoutes, field string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: []luaapi.HostRoutes{bad}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dropped) != 1 || !dropped[0].Kept || !strings.Contains(dropped[0].Reason, field) {
+		t.Errorf("%s: dropped %+v, want the entry dropped for %s and the host kept", what, dropped, field)
+	}
+}
+
 func uriBackend(t testing.TB, name string) int {
 	t.Helper()
 	return startURIBackend(t, name, httptest.NewServer)

@@ -8,7 +8,6 @@ package e2e
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -46,13 +45,7 @@ func TestSnippetRewrites(t *testing.T) {
 	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
 		t.Run(mode, func(t *testing.T) {
-			n := startNginxWith(t, m, nginxOptions{routing: mode})
-			if len(n.problems) > 0 {
-				t.Fatalf("problems: %v", n.problems)
-			}
-			if mode == nginxconf.RoutingLua && bytes.Contains(n.conf, []byte("rw.example.com")) {
-				t.Fatalf("rw.example.com keeps a classic server block")
-			}
+			n := startRoutedNginx(t, m, mode, "rw.example.com")
 			for _, tc := range []struct {
 				path     string
 				status   int
@@ -82,15 +75,7 @@ func TestSnippetRewrites(t *testing.T) {
 				// from the shape location to a route without it
 				{path: "/shaped/back/y", status: 200, body: "other /new/y"},
 			} {
-				resp, err := c.Do(n.request("rw.example.com", tc.path))
-				if err != nil {
-					t.Fatalf("GET %s: %v", tc.path, err)
-				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil {
-					t.Fatalf("GET %s: %v", tc.path, err)
-				}
+				resp, body := fetch(t, c, n.request("rw.example.com", tc.path))
 				got := strconv.Itoa(resp.StatusCode) + " " + string(body)
 				if resp.StatusCode != tc.status || !strings.HasPrefix(string(body), tc.body) ||
 					resp.Header.Get("Location") != tc.location || (resp.Header.Get("X-Shaped") == "1") != tc.shaped {
@@ -128,17 +113,8 @@ func TestLuaRoutingRefusesBadRewrites(t *testing.T) {
 		inRoute.Paths[0].Settings.Rewrites = []luaapi.RouteRewrite{tc.rw}
 		inHost := good
 		inHost.Version, inHost.Rewrites = "bad", []luaapi.RouteRewrite{tc.rw}
-		for _, bad := range []luaapi.HostRoutes{inRoute, inHost} {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: []luaapi.HostRoutes{bad}})
-			cancel()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(dropped) != 1 || !dropped[0].Kept || !strings.Contains(dropped[0].Reason, tc.field) {
-				t.Errorf("%s (server-snippet's: %v): dropped %+v, want the entry dropped for %s and the host kept", tc.name, bad.Rewrites != nil, dropped, tc.field)
-			}
-		}
+		n.refusesEntry(t, tc.name+" (configuration-snippet)", inRoute, tc.field)
+		n.refusesEntry(t, tc.name+" (server-snippet)", inHost, tc.field)
 	}
 	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
 }
@@ -168,13 +144,7 @@ location = /robots.txt { return 200 "User-agent: *"; }
 	c := &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
 		t.Run(mode, func(t *testing.T) {
-			n := startNginxWith(t, m, nginxOptions{routing: mode})
-			if len(n.problems) > 0 {
-				t.Fatalf("problems: %v", n.problems)
-			}
-			if mode == nginxconf.RoutingLua && bytes.Contains(n.conf, []byte("nc.example.com")) {
-				t.Fatalf("nc.example.com keeps a classic server block")
-			}
+			n := startRoutedNginx(t, m, mode, "nc.example.com")
 			for _, tc := range []struct {
 				path     string
 				status   int
@@ -190,15 +160,7 @@ location = /robots.txt { return 200 "User-agent: *"; }
 				{path: "/plain", status: 200, body: "web /plain"},
 				{path: "/robots.txt", status: 200, body: "User-agent: *"},
 			} {
-				resp, err := c.Do(n.request("nc.example.com", tc.path))
-				if err != nil {
-					t.Fatalf("GET %s: %v", tc.path, err)
-				}
-				body, err := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if err != nil {
-					t.Fatalf("GET %s: %v", tc.path, err)
-				}
+				resp, body := fetch(t, c, n.request("nc.example.com", tc.path))
 				if resp.StatusCode != tc.status || string(body) != tc.body && tc.body != "" || resp.Header.Get("Location") != tc.location {
 					t.Errorf("GET %s: %d %.80q, Location %q; want %d %q, Location %q", tc.path, resp.StatusCode, body, resp.Header.Get("Location"), tc.status, tc.body, tc.location)
 				}
@@ -231,4 +193,34 @@ func TestRewriteTargetArgumentEscape(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startRoutedNginx starts nginx in routing mode on manifests m and fails
+// the test on a problem or, in Lua routing, when host keeps a classic
+// server block.
+func startRoutedNginx(t *testing.T, m, mode, host string) *liveNginx {
+	t.Helper()
+	n := startNginxWith(t, m, nginxOptions{routing: mode})
+	if len(n.problems) > 0 {
+		t.Fatalf("problems: %v", n.problems)
+	}
+	if mode == nginxconf.RoutingLua && bytes.Contains(n.conf, []byte(host)) {
+		t.Fatalf("%s keeps a classic server block", host)
+	}
+	return n
+}
+
+// fetch sends req with c and reads the whole answer.
+func fetch(t *testing.T, c *http.Client, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	return resp, body
 }
