@@ -173,6 +173,17 @@ func LuaRoutable(c *model.Config, s *model.Server) []ClassicReason {
 		// from the named location it enters, after the server's rewrites
 		out = append(out, ClassicReason{Setting: "server-snippet (rewrite/return beside app-root)", Ingress: s.Snippet.Ingress})
 	}
+	if s.AppRoot != "" {
+		// a route found again after a snippet's rewrite may be entered in
+		// another named location, where the router would check app-root
+		// again (nginx's server rewrite phase runs once)
+		for i := range s.Locations {
+			if l := &s.Locations[i]; l.Settings.Snippet != nil && len(l.Settings.Snippet.RewritePhase) > 0 {
+				out = append(out, ClassicReason{Setting: "configuration-snippet (rewrite/return beside app-root)", Ingress: l.Ingress})
+				break
+			}
+		}
+	}
 	for i := range s.Locations {
 		l := &s.Locations[i]
 		for _, row := range classicLocationSettings {

@@ -88,6 +88,9 @@ func TestLuaRoutable(t *testing.T) {
 			RewritePhase: []model.SnippetRewriteStep{{Rewrite: &model.SnippetRewrite{Regex: "^/index", Replacement: "/"}}}},
 			Locations: []model.Location{loc(model.LocationSettings{})}},
 			want: []string{"server-snippet (rewrite/return beside app-root) on Ingress team/web"}},
+		{name: "configuration-snippet rewrites beside app-root", server: model.Server{Hostname: "a", AppRoot: "/app",
+			Locations: []model.Location{loc(model.LocationSettings{Snippet: &model.Snippet{RewritePhase: []model.SnippetRewriteStep{{Rewrite: &model.SnippetRewrite{Regex: "^/x", Replacement: "/", Flag: "last"}}}}})}},
+			want: []string{"configuration-snippet (rewrite/return beside app-root) on Ingress team/web"}},
 		{name: "configuration-snippet of headers and access: a shape location", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
 			Snippet: &model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: model.Header{Name: "X", Value: "1"}}},
 				ProxySetHeaders: []model.Header{{Name: "Y", Value: "$host", Vars: true}}, Access: []model.SnippetAccess{{Source: "10.0.0.0/8"}, {Deny: true, Source: "all"}}}})}}},
