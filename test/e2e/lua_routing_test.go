@@ -38,11 +38,6 @@ type luaNginx struct {
 	routes []luaapi.HostRoutes // what was pushed last
 }
 
-// uriBackend starts a loopback backend that answers "<name> <request
-// URI>" with X-Backend name and, in X-Got-Host and X-Got-Prefix, the Host
-// and X-Forwarded-Prefix it got. A request for a path starting with
-// /slow waits for the client to go (at most 10 s); one ending in /big
-// gets 250 KiB more.
 // hostRoutes is the route entry of host that nginx got at its start; the
 // test fails without one.
 func (n *luaNginx) hostRoutes(t testing.TB, host string) luaapi.HostRoutes {
@@ -72,6 +67,11 @@ func (n *luaNginx) refusesEntry(t *testing.T, what string, bad luaapi.HostRoutes
 	}
 }
 
+// uriBackend starts a loopback backend that answers "<name> <request
+// URI>" with X-Backend name and, in X-Got-Host and X-Got-Prefix, the Host
+// and X-Forwarded-Prefix it got. A request for a path starting with
+// /slow waits for the client to go (at most 10 s); one ending in /big
+// gets 250 KiB more.
 func uriBackend(t testing.TB, name string) int {
 	t.Helper()
 	return startURIBackend(t, name, httptest.NewServer)
