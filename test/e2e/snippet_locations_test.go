@@ -7,7 +7,6 @@ package e2e
 // server block's, bodies included.
 
 import (
-	"bytes"
 	"net/http"
 	"strconv"
 	"strings"
@@ -29,13 +28,7 @@ location = /gone { return 410; }
 		luaIngress("api", "api.example.com", false, map[string]string{"server-snippet": snippet}, "Prefix / web", "Prefix /app web")
 	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
 		t.Run(mode, func(t *testing.T) {
-			n := startNginxWith(t, m, nginxOptions{routing: mode})
-			if len(n.problems) > 0 {
-				t.Fatalf("problems: %v", n.problems)
-			}
-			if mode == nginxconf.RoutingLua && bytes.Contains(n.conf, []byte("api.example.com")) {
-				t.Fatalf("api.example.com keeps a classic server block")
-			}
+			n := startRoutedNginx(t, m, mode, "api.example.com")
 			for _, tc := range []struct {
 				path   string
 				status int
@@ -72,13 +65,7 @@ func TestServerSnippetBodySize(t *testing.T) {
 		luaIngress("moved", "up.example.com", false, map[string]string{"permanent-redirect": "https://elsewhere.example.com/"}, "Prefix /moved web")
 	for _, mode := range []string{nginxconf.RoutingNginx, nginxconf.RoutingLua} {
 		t.Run(mode, func(t *testing.T) {
-			n := startNginxWith(t, m, nginxOptions{routing: mode})
-			if len(n.problems) > 0 {
-				t.Fatalf("problems: %v", n.problems)
-			}
-			if mode == nginxconf.RoutingLua && bytes.Contains(n.conf, []byte("up.example.com")) {
-				t.Fatalf("up.example.com keeps a classic server block")
-			}
+			n := startRoutedNginx(t, m, mode, "up.example.com")
 			for _, tc := range []struct {
 				path   string
 				size   int
