@@ -126,6 +126,17 @@ var (
 	propertySegments  = []string{"a", "b", "ab", "A", "a.b", "x"}
 	propertyRegexes   = []string{"/a(/|$)(.*)", "/[ab]+", "/a/.*", "/(a|b)/x", "/b$", "/ab?/(.*)", "/A(/|$)(.*)", "/x/[0-9]+"}
 	propertyReqOddity = []string{"//", "/./", "/../", "/%61", "/%2F"}
+	propertySnippets  = []string{
+		"rewrite ^/a/(.*)$ /b/$1 last;\n",
+		"rewrite ^/a(.*)$ /x$1;\n",
+		"rewrite ^/(ab?)/(.*)$ /$2?s=$1 break;\n",
+		"rewrite ^/b$ /a/ permanent;\n",
+		"rewrite ^/x(.*) https://r.example.org$1 redirect;\n",
+		"rewrite ^/A/(.*)$ /a/$1?q=$1? last;\n",
+		"rewrite ^/a/b /a/b last;\n",
+		"return 418 \"tea $uri\";\n",
+		"return 302 /b$request_uri;\n",
+	}
 )
 
 // propertyGen draws manifests and requests from one seeded source.
@@ -231,6 +242,14 @@ func (g *propertyGen) manifests(ports map[string]int) string {
 			ann["allowlist-source-range"] = g.pick([]string{"10.0.0.0/8", "10.0.0.0/8, 127.0.0.0/8"})
 		case g.chance(5):
 			ann["denylist-source-range"] = "127.0.0.1/32"
+		}
+		if g.chance(15) {
+			// a configuration-snippet's rewrite and return lines (the
+			// router runs them: lua/rewrite.lua)
+			ann["configuration-snippet"] = g.pick(propertySnippets)
+			if g.chance(30) {
+				ann["configuration-snippet"] += g.pick(propertySnippets)
+			}
 		}
 		var paths []string
 		for range 1 + g.r.IntN(4) {
