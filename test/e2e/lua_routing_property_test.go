@@ -137,6 +137,12 @@ var (
 		"return 418 \"tea $uri\";\n",
 		"return 302 /b$request_uri;\n",
 	}
+	propertyServerSnippets = []string{
+		"rewrite ^/b/(.*)$ /a/$1 last;\n",
+		"proxy_hide_header X-Got-Prefix;\nrewrite ^/x$ /a;\n",
+		"rewrite ^/ab(.*) /b$1 break;\nlocation = /a/x { return 410; }\n",
+		"proxy_hide_header X-Got-Host;\n",
+	}
 )
 
 // propertyGen draws manifests and requests from one seeded source.
@@ -250,6 +256,11 @@ func (g *propertyGen) manifests(ports map[string]int) string {
 			if g.chance(30) {
 				ann["configuration-snippet"] += g.pick(propertySnippets)
 			}
+		}
+		if host != "" && g.chance(8) {
+			// a server-snippet's rewrites and hidden headers (the
+			// router runs them before it matches the path)
+			ann["server-snippet"] = g.pick(propertyServerSnippets)
 		}
 		var paths []string
 		for range 1 + g.r.IntN(4) {
