@@ -20,6 +20,30 @@ local POINTS = 160 -- per id; a multiple of 4
 local _M = {}
 _M.__index = _M
 
+local MAX_BUCKET_BITS = 16
+
+-- buckets returns, for the sorted 32-bit hashes, the width of a bucket
+-- (2^(32-bits), about four buckets a point, at most 2^16 buckets) and the
+-- first index at or after each bucket's start (#hashes + 1 past the last
+-- point), at the bucket's number + 1.
+local function buckets(hashes)
+  local bits = 2
+  while bits < MAX_BUCKET_BITS and 2 ^ (bits - 2) < #hashes do
+    bits = bits + 1
+  end
+  local shift = 2 ^ (32 - bits)
+  local first = {}
+  local i = 1
+  for b = 0, 2 ^ bits - 1 do
+    local start = b * shift
+    while i <= #hashes and hashes[i] < start do
+      i = i + 1
+    end
+    first[b + 1] = i
+  end
+  return shift, first
+end
+
 -- new builds the ring of ids (a list of distinct strings). find and walk
 -- answer positions in that list.
 function _M.new(ids)
@@ -46,29 +70,45 @@ function _M.new(ids)
     hashes[i] = points[i][1]
     owners[i] = points[i][2]
   end
-  return setmetatable({ hashes = hashes, owners = owners, size = #ids }, _M)
+  local shift, first = buckets(hashes)
+  return setmetatable({ hashes = hashes, owners = owners, size = #ids, shift = shift, first = first }, _M)
 end
 
--- point returns the index of the first point at or after the hash of key.
+-- point returns the index of the first point at or after the hash of key
+-- (nil for an empty ring). The bucket of the hash gives the first point at
+-- or after the bucket's start; a bucket holds a quarter of a point on
+-- average, so the point found is nearly always the one. No loop on that
+-- path: LuaJIT compiles the balancer phase that calls it as one trace (a
+-- binary search's loop aborted the trace of every caller, which then ran
+-- in the interpreter).
 local function point(self, key)
   local hashes = self.hashes
-  local h = ngx_crc32_long(key)
-  local lo, hi = 1, #hashes
-  if hi == 0 then
+  local n = #hashes
+  if n == 0 then
     return nil
   end
-  if h > hashes[hi] then
+  local h = ngx_crc32_long(key)
+  local i = self.first[math_floor(h / self.shift) + 1]
+  if i > n then
     return 1
   end
-  while lo < hi do
-    local mid = math_floor((lo + hi) / 2)
-    if hashes[mid] < h then
-      lo = mid + 1
-    else
-      hi = mid
+  if hashes[i] >= h then
+    return i
+  end
+  i = i + 1
+  if i > n then
+    return 1
+  end
+  if hashes[i] >= h then
+    return i
+  end
+  -- a bucket with more than two points: on from the third
+  for j = i + 1, n do
+    if hashes[j] >= h then
+      return j
     end
   end
-  return lo
+  return 1
 end
 
 -- find returns the position (in the ids given to new) of the id that owns

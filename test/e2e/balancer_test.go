@@ -193,3 +193,109 @@ func TestEWMATimeStamps(t *testing.T) {
 		t.Errorf("ages read back from the flags:\n%s\nwant\n%s", body, want)
 	}
 }
+
+// TestRingFindsTheFirstPointAtOrAfterTheKey: ring.lua's find (a bucket
+// index over the sorted points, a scan only in a crowded bucket) answers
+// what a plain search of the sorted points answers, for rings of one to
+// 1,000 ids (160 to 160,000 points: past 2^14 points the 2^16 buckets hold
+// several points each) and keys past the last point (round to the first).
+func TestRingFindsTheFirstPointAtOrAfterTheKey(t *testing.T) {
+	port := freePort(t)
+	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
+		end := strings.LastIndex(conf, "}")
+		return conf[:end] + fmt.Sprintf(`	server {
+		listen 127.0.0.1:%d;
+		location = /ring {
+			content_by_lua_block {
+				local ring = require("ring")
+				for _, size in ipairs({ 1, 3, 100, 1000 }) do
+					local ids = {}
+					for i = 1, size do
+						ids[i] = "10.0." .. (i %% 256) .. "." .. i .. ":8080"
+					end
+					local r = ring.new(ids)
+					local hashes, wrong, wrapped = r.hashes, 0, 0
+					for k = 1, 20000 do
+						local key = "user-" .. k
+						local h = ngx.crc32_long(key)
+						-- the first point at or after h, by bisection
+						local lo, hi = 1, #hashes
+						if h > hashes[hi] then
+							lo = 1
+							wrapped = wrapped + 1
+						else
+							while lo < hi do
+								local mid = math.floor((lo + hi) / 2)
+								if hashes[mid] < h then lo = mid + 1 else hi = mid end
+							end
+						end
+						if r:find(key) ~= r.owners[lo] then
+							wrong = wrong + 1
+						end
+					end
+					ngx.say(size, " ", #hashes, " ", wrong, " ", wrapped > 0 or size > 3)
+				end
+			}
+		}
+	}
+`, port) + conf[end:]
+	}})
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/ring")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	// ids, points, keys found wrongly, a key past the last point seen
+	if want := "1 160 0 true\n3 480 0 true\n100 16000 0 true\n1000 160000 0 true\n"; string(body) != want {
+		t.Errorf("ring sizes, points, wrong finds, wrap seen:\n%s\nwant\n%s", body, want)
+	}
+}
+
+// TestEWMAReadsTheOtherWorkersScores: a pick reads an endpoint's score
+// through the worker's copy of its shared-dict entry, and again from the
+// dict once the copy is REFRESH (0.1 s) old, so what the other worker
+// measured (here written into the dict directly) steers this worker's
+// picks within that time.
+func TestEWMAReadsTheOtherWorkersScores(t *testing.T) {
+	port := freePort(t)
+	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
+		end := strings.LastIndex(conf, "}")
+		return conf[:end] + fmt.Sprintf(`	server {
+		listen 127.0.0.1:%d;
+		location = /ewma {
+			content_by_lua_block {
+				local ewma = require("balancer_ewma")
+				local dict = ngx.shared.balancer_ewma
+				local b = ewma.new({ name = "t" }, {
+					{ address = "127.0.0.1", port = "1", key = "a" },
+					{ address = "127.0.0.1", port = "2", key = "b" },
+				}, "one")
+				-- two peers: every pick compares both
+				local function pick()
+					local _, port = b:balance(1)
+					return port == "1" and "a" or "b"
+				end
+				dict:set("e t b", 3, 600, ewma.stamp(ngx.now()))
+				ngx.say("start ", pick())
+				-- the other worker measured a as slow
+				dict:set("e t a", 5, 600, ewma.stamp(ngx.now()))
+				ngx.say("copy ", pick())
+				ngx.sleep(0.15)
+				ngx.update_time()
+				ngx.say("refreshed ", pick())
+			}
+		}
+	}
+`, port) + conf[end:]
+	}})
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/ewma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if want := "start a\ncopy a\nrefreshed b\n"; string(body) != want {
+		t.Errorf("picks:\n%s\nwant\n%s", body, want)
+	}
+}

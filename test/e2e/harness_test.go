@@ -137,6 +137,13 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 	if opts.editConf != nil {
 		conf = []byte(opts.editConf(string(conf)))
 	}
+	// KUBECTL_INGRESS_E2E_WORKER_LUA: Lua that each worker runs after its
+	// start, for a look into LuaJIT while a benchmark runs, e.g.
+	// require("jit.v").start("/tmp/jitv-"..ngx.worker.pid()..".log")
+	// (which traces abort, and why)
+	if extra := os.Getenv("KUBECTL_INGRESS_E2E_WORKER_LUA"); extra != "" {
+		conf = []byte(strings.Replace(string(conf), "balancer.init_worker()", "balancer.init_worker() "+extra, 1))
+	}
 	n.conf = conf
 	n.inst = nginx.New(filepath.Join(dir, "nginx"), nginx.Options{StatusURL: "http://" + statusAddr})
 	if err := n.inst.Layout(); err != nil {
