@@ -12,13 +12,13 @@
 -- measured as its flags (milliseconds, modulo 2^32), so that a
 -- measurement reads one entry and writes one. Two workers updating one
 -- endpoint at the same instant may lose one sample; the pair (score, time)
--- is written by one worker, never torn. Entries are read through a
--- per-worker copy of each (REFRESH): what this worker measures it sees at
--- once, what the other worker measures within REFRESH seconds (a
--- measurement blends into the copy when it is that fresh, and may
--- overwrite the other worker's of the last REFRESH seconds: each worker
--- reads the other's blend again at least that often). Three shared-dict
--- reads per request are spared, most of what ewma cost over round_robin.
+-- is written by one worker, never torn. A pick reads the scores of its
+-- two candidates through a per-worker copy of each entry (REFRESH): what
+-- this worker measures it sees at once, what the other worker measures
+-- within REFRESH seconds; a measurement blends into the dict's entry (a
+-- peak the other worker measured is never blended away by a stale copy).
+-- Two shared-dict reads per request are spared, most of what ewma cost
+-- over round_robin.
 --
 -- Measurements come from balancer.log() (log_by_lua) through after_balance:
 -- the last $upstream_response_time, which nginx counts from the start of
@@ -143,14 +143,13 @@ local function score(dict, peer, now)
   return decayed(ewma, at, now)
 end
 
--- record writes peer's new score, and into the worker's copy, whose time
--- of reading stays: the copy is read again from the dict (with the other
--- worker's measurements) REFRESH seconds after the last read, however
--- often this worker measures.
+-- record writes peer's new score (blended into the entry just read from
+-- the dict) into the dict and into the worker's copy, which is then as
+-- fresh as a read.
 local function record(dict, peer, ewma, now)
   local at = stamp(now)
   dict:set(peer.ewma_key, ewma, EXPIRE, at)
-  peer.ewma, peer.at = ewma, at
+  peer.ewma, peer.at, peer.read = ewma, at, now
 end
 
 function _M.new(backend, peers, fingerprint)
@@ -270,7 +269,9 @@ function _M:after_balance(picked)
   end
   local dict = store()
   local now = ngx_now()
-  local ewma, at = entry(dict, peer, now)
+  -- the dict's entry, not the copy: a peak the other worker measured
+  -- within REFRESH stays in the blend
+  local ewma, at = dict:get(peer.ewma_key)
   if ewma then
     local td = age(now, at)
     local w = td > 0 and math_exp(-td / DECAY_TIME) or 1
