@@ -20,6 +20,7 @@ local ffi = require("ffi")
 local base = require("resty.core.base")
 local ssl = require("ngx.ssl")
 local util = require("util")
+local ssl_ciphers = require("ssl_ciphers")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -60,22 +61,30 @@ local MAX_CACHED = 1000
 local cas = {}
 local cached = 0
 
+-- entry_of returns the name of the host entry that serves host (host
+-- itself, its one-label wildcard, or the catch-all "_") and whether host
+-- has an entry of its own (exact or wildcard: not the catch-all's).
+local function entry_of(dict, host)
+  if dict:get("v:" .. host) then
+    return host, true
+  end
+  local wildcard = util.wildcard(host)
+  if wildcard and dict:get("v:" .. wildcard) then
+    return wildcard, true
+  end
+  return CATCH_ALL, false
+end
+
 -- key returns the "t:" value of the host entry that serves name (nil for
 -- none, or an entry that asks for no certificate), and whether name has a
--- host entry of its own (exact or wildcard: not the catch-all's).
+-- host entry of its own.
 local function key(host)
   local dict = ngx.shared.routes_data
   if not dict then
     return nil, false
   end
-  if dict:get("v:" .. host) then
-    return dict:get("t:" .. host), true
-  end
-  local wildcard = util.wildcard(host)
-  if wildcard and dict:get("v:" .. wildcard) then
-    return dict:get("t:" .. wildcard), true
-  end
-  return dict:get("t:" .. CATCH_ALL), false
+  local entry, own = entry_of(dict, host)
+  return dict:get("t:" .. entry), own
 end
 
 local normalize = util.server_name
@@ -149,12 +158,22 @@ local function ca_chain(file)
 end
 
 -- handshake runs in the router server's ssl_certificate_by_lua (name: the
--- SNI name, nil without one). A CA bundle that cannot be read fails the
--- handshake: nothing could be verified, and letting the client in would
--- fail open.
+-- SNI name, nil without one): the ciphers of the name's host entry
+-- (ssl_ciphers.lua), then its client certificates. A CA bundle that
+-- cannot be read fails the handshake: nothing could be verified, and
+-- letting the client in would fail open.
 function _M.handshake(name)
   name = normalize(name)
-  local t = key(name == "" and CATCH_ALL or name)
+  local dict = ngx.shared.routes_data
+  if not dict then
+    return
+  end
+  local entry = entry_of(dict, name == "" and CATCH_ALL or name)
+  local s = dict:get("s:" .. entry)
+  if s then
+    ssl_ciphers.apply(s, name)
+  end
+  local t = dict:get("t:" .. entry)
   if not t then
     return
   end

@@ -771,8 +771,8 @@ end
 
 -- Routes (--routing=lua): one entry per host in the shared dict
 -- routes_data, "h:<host>" the entry's JSON and "v:<host>" its version
--- (and "t:<host>" the client certificate settings that the TLS handshake
--- reads: client_auth.lua)
+-- (and "t:<host>" the client certificate settings, "s:<host>" the ciphers,
+-- that the TLS handshake reads: client_auth.lua, ssl_ciphers.lua)
 -- (router.lua reads the version on every request and the JSON only when
 -- it moved). A host's JSON is stored before its version, and its version
 -- deleted before its JSON, so that a worker never finds a version without
@@ -795,6 +795,7 @@ local function apply_routes_now(body)
     dict:delete("v:" .. host)
     dict:delete("h:" .. host)
     dict:delete("t:" .. host)
+    dict:delete("s:" .. host)
   end
   local dropped = {}
   local function drop(b)
@@ -817,6 +818,14 @@ local function apply_routes_now(body)
       end
     end
     if ok then
+      -- and its ciphers (ssl_ciphers.lua)
+      if g.tls then
+        ok, err = dict:safe_set("s:" .. g.host, g.tls)
+      else
+        dict:delete("s:" .. g.host)
+      end
+    end
+    if ok then
       ok, err = dict:safe_set("v:" .. g.host, g.version)
     end
     if not ok then
@@ -825,6 +834,7 @@ local function apply_routes_now(body)
       dict:delete("v:" .. g.host)
       dict:delete("h:" .. g.host)
       dict:delete("t:" .. g.host)
+      dict:delete("s:" .. g.host)
       drop({ index = g.index, name = g.host, reason = "hosts[" .. (g.index - 1) .. "]: cannot store: " .. tostring(err) })
     end
   end

@@ -8,6 +8,7 @@
 local cjson = require("cjson.safe")
 local util = require("util")
 local jsonscan = require("jsonscan")
+local ssl_ciphers = require("ssl_ciphers")
 
 local type = type
 local ipairs = ipairs
@@ -655,6 +656,29 @@ local function client_auth_key(e)
   return ca.caFile .. " " .. ca.verify .. " " .. string.format("%d", ca.depth)
 end
 
+-- check_tls returns the path (below tls) and reason of the first bad field
+-- of a host's ssl-ciphers and ssl-prefer-server-ciphers.
+local function check_tls(t)
+  if not util.is_object(t) then
+    return "", "must be an object"
+  end
+  local list = t.ciphers
+  if not is_null(list) then
+    -- the annotation's bytes (annotations.valueCipherList): OpenSSL's
+    -- cipher list syntax, nothing an nginx token could end on
+    if type(list) ~= "string" or #list > 1024 or not string.match(list, "^[%w%+%-!:_@=,%.]+$") then
+      return ".ciphers", "must be an OpenSSL cipher list"
+    end
+    local err = ssl_ciphers.check(list)
+    if err then
+      return ".ciphers", err
+    end
+  end
+  if not is_null(t.preferServerCiphers) and type(t.preferServerCiphers) ~= "boolean" then
+    return ".preferServerCiphers", "must be true or false"
+  end
+end
+
 -- check_route returns the path (below the entry) and reason of the first
 -- bad field of a host entry.
 local function check_route(e)
@@ -665,6 +689,12 @@ local function check_route(e)
     local f, err = check_client_auth(e.clientAuth)
     if f then
       return "clientAuth" .. f, err
+    end
+  end
+  if not is_null(e.tls) then
+    local f, err = check_tls(e.tls)
+    if f then
+      return "tls" .. f, err
     end
   end
   if not is_null(e.appRoot) and type(e.appRoot) ~= "string" then
@@ -768,8 +798,8 @@ end
 -- routes checks a POST /configuration/routes body, one host entry at a
 -- time (each decoded on its own: see jsonscan.lua). It returns the list of
 -- good entries {index = i (1-based), host = …, version = …, first = …,
--- last = …, client_auth = …} (where the entry's JSON is in body; its
--- "t:" value, client_auth_key), the list of hosts to delete, and the bad
+-- last = …, client_auth = …, tls = …} (where the entry's JSON is in body;
+-- its "t:" value, client_auth_key; its "s:" value, ssl_ciphers.key), the list of hosts to delete, and the bad
 -- entries {index, name (the host or nil), reason, duplicate}; or nil, nil,
 -- nil and a message when the body is not a JSON object, hosts or delete is
 -- not an array, or an entry is not JSON.
@@ -838,7 +868,7 @@ function _M.routes(body)
       bad[#bad + 1] = { index = i, name = host, reason = path .. ": " .. reason, duplicate = duplicate }
     else
       good[#good + 1] = { index = i, host = host, version = e.version, first = starts[i], last = ends[i],
-        client_auth = client_auth_key(e) }
+        client_auth = client_auth_key(e), tls = ssl_ciphers.key(e.tls) }
     end
     if host then
       seen[host] = true

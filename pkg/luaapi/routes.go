@@ -60,6 +60,9 @@ type HostRoutes struct {
 	// ClientAuth is the host's client certificate authentication
 	// (auth-tls-*), in an alias's entry too (nil: none).
 	ClientAuth *RouteClientAuth `json:"clientAuth,omitempty"`
+	// TLS is the host's ssl-ciphers and ssl-prefer-server-ciphers, in an
+	// alias's entry too (nil: neither; the router server's own apply).
+	TLS *RouteTLS `json:"tls,omitempty"`
 	// Rewrites are the rewrite and return lines of the host's
 	// server-snippet (nil: none), which the router runs before it matches
 	// the path, as nginx's server rewrite phase; PortInRedirect is then
@@ -79,14 +82,46 @@ type HostRoutes struct {
 func aliasRoutes(s *model.Server) []HostRoutes {
 	out := make([]HostRoutes, len(s.Aliases))
 	ca := routeClientAuth(s.ClientAuth)
+	t := routeTLS(s)
 	version := "alias of " + s.Hostname
 	if ca != nil {
 		version += " asking client certificates of " + ca.CAFile + " " + ca.Verify + " " + strconv.Itoa(ca.Depth) + " " + ca.ErrorPage
 	}
+	if t != nil {
+		version += " with ciphers " + strconv.Quote(t.Ciphers)
+		if t.PreferServerCiphers != nil {
+			version += " preferring the server's " + strconv.FormatBool(*t.PreferServerCiphers)
+		}
+	}
 	for i, a := range s.Aliases {
-		out[i] = HostRoutes{Host: a, Version: version, Paths: []RoutePath{}, AliasOf: s.Hostname, ClientAuth: ca}
+		out[i] = HostRoutes{Host: a, Version: version, Paths: []RoutePath{}, AliasOf: s.Hostname, ClientAuth: ca, TLS: t}
 	}
 	return out
+}
+
+// RouteTLS is a host's ssl-ciphers (Ciphers, an OpenSSL cipher list; ""
+// keeps the router server's) and ssl-prefer-server-ciphers (nil keeps the
+// router server's), as the classic server's ssl_ciphers and
+// ssl_prefer_server_ciphers: the router server's TLS handshake of the
+// host's name sets them on the connection (lua/client_auth.lua), before
+// OpenSSL chooses the cipher of a TLS 1.2 (or older) handshake.
+type RouteTLS struct {
+	Ciphers             string `json:"ciphers,omitempty"`
+	PreferServerCiphers *bool  `json:"preferServerCiphers,omitempty"`
+}
+
+// routeTLS is the payload of s's ssl-ciphers and ssl-prefer-server-ciphers
+// (nil for neither).
+func routeTLS(s *model.Server) *RouteTLS {
+	if s.SSLCiphers == "" && s.SSLPreferServerCiphers == nil {
+		return nil
+	}
+	t := &RouteTLS{Ciphers: s.SSLCiphers}
+	if p := s.SSLPreferServerCiphers; p != nil {
+		v := *p
+		t.PreferServerCiphers = &v
+	}
+	return t
 }
 
 // RouteClientAuth is the client certificate authentication of a host
@@ -423,7 +458,8 @@ func RoutesFromModel(c *model.Config, hosts []string) []HostRoutes {
 
 // HostRoutesOf returns the route payload of server s of c, Version set.
 // It reads c.Global, c.DefaultBackend and s's Hostname, AppRoot, TLS,
-// ClientAuth, Snippet and Locations, nothing else: RoutesCache reuses a payload while these stay.
+// ClientAuth, SSLCiphers, SSLPreferServerCiphers, Snippet and Locations,
+// nothing else: RoutesCache reuses a payload while these stay.
 func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 	h, _ := hostRoutesOf(c, s)
 	return h
@@ -432,7 +468,7 @@ func HostRoutesOf(c *model.Config, s *model.Server) HostRoutes {
 // hostRoutesOf is HostRoutesOf, with the shape of the payload's JSON that
 // sizes its routes_data entry, and that JSON (routesVersion's).
 func hostRoutesOf(c *model.Config, s *model.Server) (HostRoutes, encodedShape) {
-	h := HostRoutes{Host: s.Hostname, AppRoot: s.AppRoot, Paths: []RoutePath{}, ClientAuth: routeClientAuth(s.ClientAuth)}
+	h := HostRoutes{Host: s.Hostname, AppRoot: s.AppRoot, Paths: []RoutePath{}, ClientAuth: routeClientAuth(s.ClientAuth), TLS: routeTLS(s)}
 	exact := map[string]bool{}
 	hasRoot := false
 	for i := range s.Locations {

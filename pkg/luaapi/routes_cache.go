@@ -46,6 +46,8 @@ type cachedRoutes struct {
 	appRoot   string
 	tls       bool
 	ca        *model.ClientAuth
+	ciphers   string
+	prefer    *bool
 	snippet   *model.Snippet
 	locations []model.Location
 	routes    HostRoutes
@@ -117,7 +119,7 @@ func (rc *RoutesCache) RoutesFromModel(c *model.Config, hosts []string) []HostRo
 // newEntry encodes the payload of s and counts its regexes.
 func (rc *RoutesCache) newEntry(c *model.Config, s *model.Server) *cachedRoutes {
 	routes, shape := hostRoutesOf(c, s)
-	e := &cachedRoutes{host: s.Hostname, appRoot: s.AppRoot, tls: s.TLS, ca: s.ClientAuth, snippet: s.Snippet, locations: s.Locations, routes: routes}
+	e := &cachedRoutes{host: s.Hostname, appRoot: s.AppRoot, tls: s.TLS, ca: s.ClientAuth, ciphers: s.SSLCiphers, prefer: s.SSLPreferServerCiphers, snippet: s.Snippet, locations: s.Locations, routes: routes}
 	// sized from the JSON that gave the version: not encoded again
 	e.need, e.err = shape.entryNeeds(&e.routes), shape.err
 	e.regexes = pathRegexes(&e.routes, nil)
@@ -178,6 +180,9 @@ func serversNamed(c *model.Config, hosts []string) []*model.Server {
 // serves says whether e was made of a server like s (of the same host).
 func (e *cachedRoutes) serves(s *model.Server) bool {
 	if e.appRoot != s.AppRoot || e.tls != s.TLS || e.ca != s.ClientAuth || e.snippet != s.Snippet || len(e.locations) != len(s.Locations) {
+		return false
+	}
+	if e.ciphers != s.SSLCiphers || (e.prefer == nil) != (s.SSLPreferServerCiphers == nil) || (e.prefer != nil && *e.prefer != *s.SSLPreferServerCiphers) {
 		return false
 	}
 	return len(s.Locations) == 0 || &e.locations[0] == &s.Locations[0]

@@ -24,11 +24,23 @@ import (
 func TestRoutesCacheFollowsEdits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 14))
 	ing := model.ObjectRef{Kind: "Ingress", Namespace: "team", Name: "web"}
+	// ciphers gives s ssl-ciphers and ssl-prefer-server-ciphers now and
+	// then (the handshake's: the entries of s and its aliases carry them)
+	ciphers := func(s *model.Server) {
+		s.SSLCiphers, s.SSLPreferServerCiphers = "", nil
+		if rng.IntN(3) == 0 {
+			s.SSLCiphers = []string{"HIGH", "ECDHE-RSA-AES128-GCM-SHA256"}[rng.IntN(2)]
+		}
+		if rng.IntN(3) == 0 {
+			s.SSLPreferServerCiphers = new(rng.IntN(2) == 0)
+		}
+	}
 	server := func(host string) model.Server {
 		s := model.Server{Hostname: host}
 		if rng.IntN(4) == 0 { // its server-alias entries follow it
 			s.Aliases = []string{"www." + host, "*.w" + host}
 		}
+		ciphers(&s)
 		for range 1 + rng.IntN(3) {
 			l := model.Location{Path: fmt.Sprintf("/p%d", rng.IntN(5)), PathType: model.PathPrefix, Backend: "team-web-80", Ingress: ing, Settings: &model.LocationSettings{}}
 			if rng.IntN(2) == 0 {
@@ -68,12 +80,15 @@ func TestRoutesCacheFollowsEdits(t *testing.T) {
 		changed := 0
 		for range rng.IntN(4) {
 			i := 1 + rng.IntN(len(next.Servers)-1)
-			switch rng.IntN(3) {
+			switch rng.IntN(4) {
 			case 0: // removed
 				next.Servers = slices.Delete(next.Servers, i, i+1)
 			case 1: // changed
 				next.Servers[i] = server(next.Servers[i].Hostname)
 				changed++
+			case 2: // its ciphers changed, its Locations kept
+				ciphers(&next.Servers[i])
+				changed += 1 + len(next.Servers[i].Aliases)
 			default: // added, in order
 				host := fmt.Sprintf("h%03d.example.com", rng.IntN(100))
 				if j, found := slices.BinarySearchFunc(next.Servers[1:], host, func(s model.Server, h string) int {

@@ -19,6 +19,7 @@ type encodedRoutes struct {
 	// fields were changed since is encoded again (MarshalJSON)
 	host, version, appRoot, aliasOf string
 	clientAuth                      *RouteClientAuth
+	tls                             *RouteTLS
 	// namespace and ingress name the owner: the Ingress of the entry's
 	// first path that has one (HostRoutes.Owner).
 	namespace, ingress string
@@ -33,7 +34,7 @@ type hostRoutesJSON HostRoutes
 // fields are still those of that JSON.
 func (h HostRoutes) MarshalJSON() ([]byte, error) {
 	if e := h.encoded; e != nil {
-		if h.Paths == nil && h.Host == e.host && h.Version == e.version && h.AppRoot == e.appRoot && h.AliasOf == e.aliasOf && h.ClientAuth == e.clientAuth {
+		if h.Paths == nil && h.Host == e.host && h.Version == e.version && h.AppRoot == e.appRoot && h.AliasOf == e.aliasOf && h.ClientAuth == e.clientAuth && h.TLS == e.tls {
 			return e.json, nil
 		}
 		d, err := h.Decoded()
@@ -48,10 +49,10 @@ func (h HostRoutes) MarshalJSON() ([]byte, error) {
 // compacted returns h (Version set) in compact form, its Paths dropped
 // and data, its JSON (routesVersion's), kept.
 func compacted(h HostRoutes, data []byte) HostRoutes {
-	e := &encodedRoutes{json: data, host: h.Host, version: h.Version, appRoot: h.AppRoot, aliasOf: h.AliasOf, clientAuth: h.ClientAuth}
+	e := &encodedRoutes{json: data, host: h.Host, version: h.Version, appRoot: h.AppRoot, aliasOf: h.AliasOf, clientAuth: h.ClientAuth, tls: h.TLS}
 	e.namespace, e.ingress = h.Owner()
 	e.shapes = h.Shapes()
-	return HostRoutes{Host: h.Host, Version: h.Version, AppRoot: h.AppRoot, AliasOf: h.AliasOf, ClientAuth: h.ClientAuth, encoded: e}
+	return HostRoutes{Host: h.Host, Version: h.Version, AppRoot: h.AppRoot, AliasOf: h.AliasOf, ClientAuth: h.ClientAuth, TLS: h.TLS, encoded: e}
 }
 
 // Decoded returns h with its Paths, not compact: h itself unless it is

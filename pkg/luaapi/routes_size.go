@@ -71,6 +71,10 @@ func (e encodedShape) entryNeeds(h *HostRoutes) int64 {
 	if ca := h.ClientAuth; ca != nil && ca.Verify != "off" {
 		n += slab(key, len(ca.CAFile)+len(ca.Verify)+2+len(strconv.Itoa(ca.Depth)))
 	}
+	if t := h.TLS; t != nil {
+		// "s:<host>" = "<on|off|-> <ciphers>" (lua/validate.lua's tls_key)
+		n += slab(key, 4+len(t.Ciphers))
+	}
 	return n
 }
 

@@ -22,8 +22,8 @@ import (
 // with limit-allowlist, auth-type basic, satisfy any between the source
 // ranges and one authentication (basic or external), the auth-tls-*
 // client certificates (but a ca.crl, and an auth-tls-error-page that is a
-// path),
-// proxy-body-size and server-alias (an entry per alias that names the
+// path), ssl-ciphers and ssl-prefer-server-ciphers (set on the connection
+// in the handshake of the host's name), proxy-body-size and server-alias (an entry per alias that names the
 // host's).
 //
 // It serves in a named location per distinct model.LocationShape:
@@ -71,8 +71,6 @@ var classicServerSettings = []struct {
 	setting string
 	classic func(s *model.Server) bool
 }{
-	{"ssl-ciphers", func(s *model.Server) bool { return s.SSLCiphers != "" }},
-	{"ssl-prefer-server-ciphers", func(s *model.Server) bool { return s.SSLPreferServerCiphers != nil }},
 	// the router asks for client certificates in the handshake
 	// (ngx.ssl.verify_client), which cannot check a revocation list, and
 	// answers a failed verification itself, which an internal redirect to

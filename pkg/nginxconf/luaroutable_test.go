@@ -34,8 +34,8 @@ func TestLuaRoutable(t *testing.T) {
 			{Path: "/r", PathType: model.PathExact, Ingress: ing, Settings: &model.LocationSettings{Redirect: &model.Redirect{URL: "https://x/", Code: 301}}},
 			{Path: "/d", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{Denied: "custom-headers", Access: model.AccessControl{DenyAll: true}}},
 		}}},
-		{name: "server settings", server: model.Server{Hostname: "a", Aliases: []string{"b"}, SSLCiphers: "HIGH", Locations: []model.Location{loc(model.LocationSettings{})}},
-			want: []string{"ssl-ciphers on Ingress team/web"}},
+		{name: "ssl-ciphers and ssl-prefer-server-ciphers: the handshake's", server: model.Server{Hostname: "a", Aliases: []string{"b"}, SSLCiphers: "HIGH",
+			SSLPreferServerCiphers: new(false), Locations: []model.Location{loc(model.LocationSettings{})}}},
 		{name: "location settings", server: model.Server{Hostname: "a", Locations: []model.Location{
 			loc(model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, Proxy: model.ProxySettings{BodySize: "8m", RequestBuffering: &yes}}),
 			{Path: "/x", PathType: model.PathPrefix, Backend: "b", Ingress: other, Settings: &model.LocationSettings{Logs: model.LocationLogs{Rewrite: true}, BackendProtocol: "FCGI"}},
@@ -134,13 +134,13 @@ func TestLuaHosts(t *testing.T) {
 	c := &model.Config{Global: model.DefaultGlobal(), Servers: []model.Server{
 		{Hostname: "_"},
 		{Hostname: "a.example.com"},
-		{Hostname: "b.example.com", SSLCiphers: "HIGH", Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{}}}},
+		{Hostname: "b.example.com", ClientAuth: &model.ClientAuth{CAFile: "ca", CRLFile: "crl", Verify: "on", Depth: 1}, Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{}}}},
 	}}
 	lua, classic := LuaHosts(c)
 	if !reflect.DeepEqual(lua, []string{"_", "a.example.com"}) {
 		t.Errorf("lua = %v", lua)
 	}
-	if len(classic) != 1 || len(classic["b.example.com"]) != 1 || classic["b.example.com"][0].Setting != "ssl-ciphers" {
+	if len(classic) != 1 || len(classic["b.example.com"]) != 1 || classic["b.example.com"][0].Setting != "auth-tls-secret (ca.crl)" {
 		t.Errorf("classic = %v", classic)
 	}
 	// A catch-all the router cannot serve keeps every host classic.
@@ -163,11 +163,11 @@ func TestLuaHostsUnderClassicWildcards(t *testing.T) {
 	loc := []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{}}}
 	c := &model.Config{Global: model.DefaultGlobal(), Servers: []model.Server{
 		{Hostname: "_"},
-		{Hostname: "*.wild.example", SSLCiphers: "HIGH", Locations: loc},
+		{Hostname: "*.wild.example", ClientAuth: &model.ClientAuth{CAFile: "ca", CRLFile: "crl", Verify: "on", Depth: 1}, Locations: loc},
 		{Hostname: "*.lua.example", Locations: loc},
 		{Hostname: "a.lua.example", Locations: loc},
 		{Hostname: "a.wild.example", Locations: loc},
-		{Hostname: "aliased.example", Aliases: []string{"*.alias.example"}, SSLCiphers: "HIGH", Locations: loc},
+		{Hostname: "aliased.example", Aliases: []string{"*.alias.example"}, ClientAuth: &model.ClientAuth{CAFile: "ca", CRLFile: "crl", Verify: "on", Depth: 1}, Locations: loc},
 		{Hostname: "b.alias.example", Locations: loc},
 		{Hostname: "deep.b.alias.example", Locations: loc},
 	}}
@@ -208,7 +208,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 	fields := map[reflect.Type]map[string]string{
 		reflect.TypeOf(model.Server{}): {
 			"Hostname": "model", "Aliases": "lua", "CertificateID": "lua", "TLS": "lua", "AppRoot": "lua",
-			"SSLCiphers": "ssl-ciphers", "SSLPreferServerCiphers": "ssl-prefer-server-ciphers", "Locations": "model",
+			"SSLCiphers": "lua", "SSLPreferServerCiphers": "lua", "Locations": "model",
 			"ClientAuth": "model", "Snippet": "model", // model.Snippet.ServerLuaBlocker
 		},
 		reflect.TypeOf(model.Location{}): {

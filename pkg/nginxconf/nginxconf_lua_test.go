@@ -18,7 +18,7 @@ import (
 
 // luaSnapshot has n hosts the Lua router serves (paths of every type,
 // regexes, rewrite-target, redirects, timeouts, source ranges) and one
-// classic host (ssl-ciphers).
+// classic host (a server-snippet's add_header).
 func luaSnapshot(n int) render.Snapshot {
 	class := "nginx"
 	prefix, exact, impl := networkingv1.PathTypePrefix, networkingv1.PathTypeExact, networkingv1.PathTypeImplementationSpecific
@@ -42,7 +42,7 @@ func luaSnapshot(n int) render.Snapshot {
 		ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "default"},
 		Spec:       corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}},
 	}}}
-	snap.Ingresses = append(snap.Ingresses, ing("limited", "limited.example.com", map[string]string{"ssl-ciphers": "HIGH:!aNULL"}, path("/", &prefix)))
+	snap.Ingresses = append(snap.Ingresses, ing("limited", "limited.example.com", map[string]string{"server-snippet": "add_header X-Limited \"1\";"}, path("/", &prefix)))
 	for i := 0; i < n; i++ {
 		var ann map[string]string
 		switch i % 4 {
@@ -92,7 +92,7 @@ func TestNGINXConfLua(t *testing.T) {
 		t.Errorf("nginx.conf depends on the number of Lua-routed hosts: %d bytes for 10, %d for 200", len(small), len(large))
 	}
 	lua, classic := LuaHosts(cfg)
-	if len(lua) != 11 || len(classic) != 1 || classic["limited.example.com"][0].String() != "ssl-ciphers on Ingress default/limited" {
+	if len(lua) != 11 || len(classic) != 1 || classic["limited.example.com"][0].String() != "server-snippet (add_header) on Ingress default/limited" {
 		t.Fatalf("lua %v, classic %v", lua, classic)
 	}
 	conf := string(small)
@@ -201,7 +201,7 @@ func TestNGINXConfLua(t *testing.T) {
 func TestNGINXConfLuaCatchAllClassic(t *testing.T) {
 	snap := luaSnapshot(2)
 	snap.Ingresses[1].Spec.Rules[0].Host = ""
-	snap.Ingresses[1].Annotations[annotations.Prefix+"ssl-ciphers"] = "HIGH:!aNULL"
+	snap.Ingresses[1].Annotations[annotations.Prefix+"server-snippet"] = "add_header X-Limited \"1\";"
 	cfg, _ := render.Build(snap, render.DefaultOptions())
 	lua, _ := LuaHosts(cfg)
 	if len(lua) != 0 {

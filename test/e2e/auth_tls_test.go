@@ -416,3 +416,43 @@ func TestLuaRoutingRefusesBadClientAuth(t *testing.T) {
 	}
 	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
 }
+
+// TestLuaRoutingRefusesBadCiphers: the routes endpoint checks a host
+// entry's tls itself: a cipher list with other bytes than OpenSSL's list
+// syntax (a ';' would end nginx's directive in a classic server: the
+// injection shape), one that OpenSSL takes no cipher of (a classic
+// server's nginx -t fails on it), a preference that is not a boolean. It
+// drops such an entry alone and keeps the host's last good one.
+func TestLuaRoutingRefusesBadCiphers(t *testing.T) {
+	port := uriBackend(t, "root")
+	n := startLuaNginx(t, serviceYAML("root", port)+luaIngress("a", "a.example.com", false, nil, "Prefix / root"))
+	good := n.hostRoutes(t, "a.example.com")
+	for _, tc := range []struct {
+		name  string
+		json  string
+		field string
+	}{
+		{"a directive after the list", `{"ciphers": "HIGH; ssl_verify_client off"}`, "tls.ciphers"},
+		{"a newline", `{"ciphers": "HIGH\nx"}`, "tls.ciphers"},
+		{"no cipher OpenSSL knows", `{"ciphers": "FOO-BAR"}`, "tls.ciphers"},
+		{"no cipher left", `{"ciphers": "!ALL"}`, "tls.ciphers"},
+		{"a number", `{"ciphers": 3}`, "tls.ciphers"},
+		{"a preference that is a string", `{"preferServerCiphers": "yes"}`, "tls.preferServerCiphers"},
+		{"not an object", `"HIGH"`, "tls"},
+	} {
+		bad := good
+		bad.Version = "bad"
+		bad.TLS = nil
+		raw, err := json.Marshal(bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var entry map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &entry); err != nil {
+			t.Fatal(err)
+		}
+		entry["tls"] = json.RawMessage(tc.json)
+		n.refusesRawEntry(t, tc.name, entry, tc.field)
+	}
+	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
+}

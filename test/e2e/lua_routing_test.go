@@ -67,6 +67,25 @@ func (n *luaNginx) refusesEntry(t *testing.T, what string, bad luaapi.HostRoutes
 	}
 }
 
+// refusesRawEntry is refusesEntry for an entry given as JSON fields (a
+// field of a type HostRoutes cannot hold).
+func (n *luaNginx) refusesRawEntry(t *testing.T, what string, entry map[string]json.RawMessage, field string) {
+	t.Helper()
+	body, err := json.Marshal(map[string]any{"hosts": []any{entry}, "delete": []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	dropped, err := n.lua.PostBody(ctx, luaapi.PathRoutes, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dropped) != 1 || !dropped[0].Kept || !strings.Contains(dropped[0].Reason, field) {
+		t.Errorf("%s: dropped %+v, want the entry dropped for %s and the host kept", what, dropped, field)
+	}
+}
+
 // uriBackend starts a loopback backend that answers "<name> <request
 // URI>" with X-Backend name and, in X-Got-Host and X-Got-Prefix, the Host
 // and X-Forwarded-Prefix it got. A request for a path starting with

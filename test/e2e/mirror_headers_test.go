@@ -346,9 +346,13 @@ data:
 // TestSSLCiphers: ssl-ciphers limits the ciphers of the Ingress's host
 // (TLS 1.2): a client offering only another cipher is refused, one
 // offering the listed cipher gets it; another host keeps the defaults.
+// ssl-prefer-server-ciphers "true" picks the list's first cipher the
+// client offers, "false" the client's first (Go's client puts AES-128
+// before AES-256). With Lua routing the hosts are Lua-routed (the
+// router's handshake sets both on the connection).
 func TestSSLCiphers(t *testing.T) {
 	backendPort := namedBackend(t, "tls")
-	secret, _ := tlsSecretYAML(t, "c-tls", "ciphers.example.com", "other.example.com")
+	secret, _ := tlsSecretYAML(t, "c-tls", "ciphers.example.com", "other.example.com", "server-order.example.com", "client-order.example.com")
 	manifests := serviceYAML("tls", backendPort) + secret + `apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata:
@@ -379,15 +383,60 @@ spec:
       paths:
       - {path: /, pathType: Prefix, backend: {service: {name: tls, port: {number: 80}}}}
 ---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: server-order
+  namespace: e2e
+  creationTimestamp: "2026-01-01T00:00:02Z"
+  annotations:
+    nginx.ingress.kubernetes.io/ssl-ciphers: "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256"
+    nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers: "true"
+spec:
+  ingressClassName: nginx
+  tls: [{hosts: [server-order.example.com], secretName: c-tls}]
+  rules:
+  - host: server-order.example.com
+    http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: tls, port: {number: 80}}}}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: client-order
+  namespace: e2e
+  creationTimestamp: "2026-01-01T00:00:03Z"
+  annotations:
+    nginx.ingress.kubernetes.io/ssl-ciphers: "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256"
+    nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers: "false"
+spec:
+  ingressClassName: nginx
+  tls: [{hosts: [client-order.example.com], secretName: c-tls}]
+  rules:
+  - host: client-order.example.com
+    http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: tls, port: {number: 80}}}}
+---
 `
 	n := startNginx(t, manifests)
 	if len(n.problems) != 0 {
 		t.Fatalf("problems: %v", n.problems)
 	}
-	handshake := func(sni string, suite uint16) (uint16, error) {
+	if e2eRouting(t) == nginxconf.RoutingLua {
+		for i := range n.config.Servers {
+			if s := &n.config.Servers[i]; s.SSLCiphers != "" {
+				if reasons := nginxconf.LuaRoutable(n.config, s); len(reasons) != 0 {
+					t.Errorf("%s is classic: %v", s.Hostname, reasons)
+				}
+			}
+		}
+	}
+	handshake := func(sni string, suites ...uint16) (uint16, error) {
 		d := &net.Dialer{Timeout: 5 * time.Second}
 		conn, err := tls.DialWithDialer(d, "tcp", "127.0.0.1:"+strconv.Itoa(n.httpsPort), &tls.Config{
-			ServerName: sni, InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{suite},
+			ServerName: sni, InsecureSkipVerify: true, MaxVersion: tls.VersionTLS12, CipherSuites: suites,
 		})
 		if err != nil {
 			return 0, err
@@ -403,5 +452,17 @@ spec:
 	}
 	if _, err := handshake("other.example.com", tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384); err != nil {
 		t.Errorf("another host lost the default ciphers: %v", err)
+	}
+	both := []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}
+	for sni, want := range map[string]uint16{
+		"server-order.example.com": tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+		"client-order.example.com": tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	} {
+		if got, err := handshake(sni, both...); err != nil || got != want {
+			t.Errorf("%s: %s %v, want %s", sni, tls.CipherSuiteName(got), err, tls.CipherSuiteName(want))
+		}
+	}
+	if _, err := handshake("server-order.example.com", tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256); err == nil {
+		t.Errorf("server-order.example.com accepted a cipher not in its ssl-ciphers")
 	}
 }
