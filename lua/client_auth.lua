@@ -76,28 +76,32 @@ local function entry_of(dict, host)
 end
 
 -- key returns the "t:" value of the host entry that serves name (nil for
--- none, or an entry that asks for no certificate), and whether name has a
--- host entry of its own.
+-- none, or an entry that asks for no certificate), whether name has a
+-- host entry of its own, and the entry's "s:" value (ssl_ciphers.lua).
 local function key(host)
   local dict = ngx.shared.routes_data
   if not dict then
     return nil, false
   end
   local entry, own = entry_of(dict, host)
-  return dict:get("t:" .. entry), own
+  return dict:get("t:" .. entry), own, dict:get("s:" .. entry)
 end
 
 local normalize = util.server_name
 
 -- session_id_context is the TLS session id context of a connection whose
 -- SNI is name ("" or nil: none): the md5 of the name and of the client
--- certificate settings of its host entry, for a name no Lua host entry
+-- certificate settings and ciphers of its host entry, for a name no Lua host entry
 -- serves also of the classic server blocks' (tls_session.lua sets it, and
 -- check() compares a request's connection with it).
 function _M.session_id_context(name)
   name = normalize(name)
-  local t, routed = key(name == "" and CATCH_ALL or name)
+  local t, routed, s = key(name == "" and CATCH_ALL or name)
   local settings = t or ""
+  if s then
+    -- a session of a cipher the host no longer lists does not resume
+    settings = settings .. "\n" .. s
+  end
   if not routed then
     settings = settings .. "\n" .. classic
   end

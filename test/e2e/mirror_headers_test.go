@@ -465,4 +465,26 @@ spec:
 	if _, err := handshake("server-order.example.com", tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256); err == nil {
 		t.Errorf("server-order.example.com accepted a cipher not in its ssl-ciphers")
 	}
+	if e2eRouting(t) != nginxconf.RoutingLua {
+		return
+	}
+	// Lua routing: a change of the list is dynamic, and a session made
+	// under the old list does not resume (the session id context holds
+	// the host's ciphers)
+	sessions := tls.NewLRUClientSessionCache(4)
+	for i, want := range []bool{false, true} {
+		a, err := n.tlsGet(sessions, "server-order.example.com", tls.VersionTLS13)
+		if err != nil || a.resumed != want {
+			t.Fatalf("connection %d: %+v %v, want resumed %t", i, a, err, want)
+		}
+	}
+	n.push(t, strings.Replace(manifests, `ssl-ciphers: "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256"
+    nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers: "true"`, `ssl-ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256"
+    nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers: "true"`, 1))
+	if a, err := n.tlsGet(sessions, "server-order.example.com", tls.VersionTLS13); err != nil || a.resumed {
+		t.Errorf("after the change: %+v %v, want a full handshake", a, err)
+	}
+	if got, err := handshake("server-order.example.com", both...); err != nil || got != tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 {
+		t.Errorf("after the change: %s %v, want the one cipher left", tls.CipherSuiteName(got), err)
+	}
 }
