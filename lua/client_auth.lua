@@ -6,12 +6,13 @@
 --
 -- configuration.lua stores beside a host entry whose clientAuth asks for
 -- certificates (verify other than "off") the key "t:<host>" =
--- "<caFile> <verify> <depth>" in routes_data (an alias's entry carries its
+-- "<caFile> <verify> <depth> [<crlFile>]" in routes_data (an alias's entry carries its
 -- host's). In the router server's ssl_certificate_by_lua, handshake(name)
 -- finds the host entry of the SNI name as the router finds a request's
 -- (exact, one-label wildcard, "_"; no SNI: "_") and asks the client for a
 -- certificate that the CA bundle verifies within depth intermediates
--- (ngx.ssl.verify_client). As with nginx's own, the handshake goes on
+-- (ngx.ssl.verify_client), and not revoked by the CRL when the entry has
+-- one (revocation.lua). As with nginx's own, the handshake goes on
 -- whatever the client sends; the result is $ssl_client_verify, which
 -- check() reads. session_context(name) is what tls_session.lua mixes into
 -- the session id context: a session verified against one CA never resumes
@@ -21,6 +22,7 @@ local base = require("resty.core.base")
 local ssl = require("ngx.ssl")
 local util = require("util")
 local ssl_ciphers = require("ssl_ciphers")
+local revocation = require("revocation")
 
 local ngx = ngx
 local ngx_var = ngx.var
@@ -181,7 +183,7 @@ function _M.handshake(name)
   if not t then
     return
   end
-  local file, verify, depth = string_match(t, "^(%S+) (%S+) (%d+)$")
+  local file, verify, depth, crl = string_match(t, "^(%S+) (%S+) (%d+) ?(%S*)$")
   if not file or verify == "off" then
     return
   end
@@ -196,6 +198,16 @@ function _M.handshake(name)
   if not ok then
     ngx_log(ngx_ERR, "client_auth: verify_client for ", who, ": ", err)
     return ngx_exit(ngx.ERROR)
+  end
+  if crl ~= "" then
+    -- the store verify_client made holds the CA alone: one with the CRL
+    -- too replaces it (a CRL that cannot be read fails the handshake, as
+    -- a CA bundle)
+    ok, err = revocation.check_with(file, crl)
+    if not ok then
+      ngx_log(ngx_ERR, "client_auth: ", err, "; refusing the handshake of ", who)
+      return ngx_exit(ngx.ERROR)
+    end
   end
 end
 

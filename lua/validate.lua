@@ -361,6 +361,10 @@ end
 local cidr = require("cidr")
 local ngx_re_find = ngx.re.find
 
+-- FILE_PATH is model.FilePath of a name render makes (model.ValidFileName):
+-- never a path out of files/.
+local FILE_PATH = "^files/[a-z0-9-][a-z0-9.-]*/[a-z0-9-][a-z0-9.-]*$"
+
 local MATCH_KINDS = { exact = true, prefix = true, regex = true, regexCase = true, prefixNoRegex = true }
 local REDIRECT_CODES = { [301] = true, [302] = true, [303] = true, [307] = true, [308] = true }
 -- ROUTE_FLAGS are the route settings that are true or false when given.
@@ -565,8 +569,7 @@ local function check_settings(s)
     if type(ba.realm) ~= "string" or ba.realm == "off" or string.find(ba.realm, "[%c\"\\$]") then
       return "basicAuth.realm", "must be a string of visible characters without quote, backslash or $, not \"off\""
     end
-    -- model.FilePath of a name render makes (model.ValidFileName)
-    if type(ba.userFile) ~= "string" or not string.match(ba.userFile, "^files/[a-z0-9-][a-z0-9.-]*/[a-z0-9-][a-z0-9.-]*$") then
+    if type(ba.userFile) ~= "string" or not string.match(ba.userFile, FILE_PATH) then
       return "basicAuth.userFile", "must be files/<dir>/<name> of lower-case letters, digits, '-' and '.'"
     end
   end
@@ -629,9 +632,11 @@ local function check_client_auth(ca)
   if not util.is_object(ca) then
     return "", "must be an object"
   end
-  -- model.FilePath of a name render makes (model.ValidFileName)
-  if type(ca.caFile) ~= "string" or not string.match(ca.caFile, "^files/[a-z0-9-][a-z0-9.-]*/[a-z0-9-][a-z0-9.-]*$") then
+  if type(ca.caFile) ~= "string" or not string.match(ca.caFile, FILE_PATH) then
     return ".caFile", "must be files/<dir>/<name> of lower-case letters, digits, '-' and '.'"
+  end
+  if not is_null(ca.crlFile) and (type(ca.crlFile) ~= "string" or not string.match(ca.crlFile, FILE_PATH)) then
+    return ".crlFile", "must be files/<dir>/<name> of lower-case letters, digits, '-' and '.'"
   end
   if not CLIENT_VERIFY[ca.verify] then
     return ".verify", "must be on, off, optional or optional_no_ca"
@@ -653,7 +658,11 @@ local function client_auth_key(e)
   if is_null(ca) or ca.verify == "off" then
     return nil
   end
-  return ca.caFile .. " " .. ca.verify .. " " .. string.format("%d", ca.depth)
+  local t = ca.caFile .. " " .. ca.verify .. " " .. string.format("%d", ca.depth)
+  if not is_null(ca.crlFile) and ca.crlFile ~= "" then
+    t = t .. " " .. ca.crlFile
+  end
+  return t
 end
 
 -- check_tls returns the path (below tls) and reason of the first bad field

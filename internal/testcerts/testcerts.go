@@ -44,7 +44,7 @@ func NewCA(t testing.TB) *CA {
 		Subject:               pkix.Name{CommonName: "kubectl-ingress test CA"},
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(24 * time.Hour),
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
@@ -57,6 +57,23 @@ func NewCA(t testing.TB) *CA {
 		t.Fatal(err)
 	}
 	return &CA{cert: cert, key: key, PEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// CRL returns the CA's certificate revocation list (PEM, "X509 CRL")
+// revoking the certificates of the given serials, valid from an hour ago
+// for a day.
+func (ca *CA) CRL(t testing.TB, number int64, revoked ...int64) []byte {
+	t.Helper()
+	tmpl := &x509.RevocationList{Number: big.NewInt(number), ThisUpdate: time.Now().Add(-time.Hour), NextUpdate: time.Now().Add(24 * time.Hour)}
+	for _, serial := range revoked {
+		tmpl.RevokedCertificateEntries = append(tmpl.RevokedCertificateEntries, x509.RevocationListEntry{
+			SerialNumber: big.NewInt(serial), RevocationTime: time.Now().Add(-time.Minute)})
+	}
+	der, err := x509.CreateRevocationList(rand.Reader, tmpl, ca.cert, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "X509 CRL", Bytes: der})
 }
 
 // Certificate is the CA's certificate: the issuer of what it signs.

@@ -85,7 +85,7 @@ func aliasRoutes(s *model.Server) []HostRoutes {
 	t := routeTLS(s)
 	version := "alias of " + s.Hostname
 	if ca != nil {
-		version += " asking client certificates of " + ca.CAFile + " " + ca.Verify + " " + strconv.Itoa(ca.Depth) + " " + ca.ErrorPage
+		version += " asking client certificates of " + ca.CAFile + " " + ca.Verify + " " + strconv.Itoa(ca.Depth) + " " + ca.ErrorPage + " " + ca.CRLFile
 	}
 	if t != nil {
 		version += " with ciphers " + strconv.Quote(t.Ciphers)
@@ -134,12 +134,16 @@ func routeTLS(s *model.Server) *RouteTLS {
 // as nginx's request checks would: 421 when the host is not the name of
 // the handshake, 400 (or a 302 to ErrorPage, an http(s) URL) when
 // Verify is "on" and no valid certificate was sent, or "optional" and an
-// invalid one was. Verify "off" asks for nothing. A CA revocation list
-// (ca.crl) or a path as ErrorPage keeps the host classic
+// invalid one was. Verify "off" asks for nothing. A path as ErrorPage
+// keeps the host classic
 // (nginxconf.LuaRoutable). The checks of each path (auth-tls-match-cn,
 // the headers sent upstream) are its RouteSettings.
 type RouteClientAuth struct {
-	CAFile    string `json:"caFile"`
+	CAFile string `json:"caFile"`
+	// CRLFile is the CA's revocation list (ca.crl, a PEM file beside
+	// CAFile; "" for none): the handshake checks the client's chain
+	// against it as nginx's ssl_crl.
+	CRLFile   string `json:"crlFile,omitempty"`
 	Verify    string `json:"verify"`
 	Depth     int    `json:"depth"`
 	ErrorPage string `json:"errorPage,omitempty"`
@@ -150,7 +154,11 @@ func routeClientAuth(ca *model.ClientAuth) *RouteClientAuth {
 	if ca == nil {
 		return nil
 	}
-	return &RouteClientAuth{CAFile: model.FilePath(ca.CAFile), Verify: ca.Verify, Depth: ca.Depth, ErrorPage: ca.ErrorPage}
+	out := &RouteClientAuth{CAFile: model.FilePath(ca.CAFile), Verify: ca.Verify, Depth: ca.Depth, ErrorPage: ca.ErrorPage}
+	if ca.CRLFile != "" {
+		out.CRLFile = model.FilePath(ca.CRLFile)
+	}
+	return out
 }
 
 // RouteMatcher is one nginx location of a path: Kind is MatchExact,

@@ -69,7 +69,7 @@ func (e encodedShape) entryNeeds(h *HostRoutes) int64 {
 	key := 2 + len(h.Host)
 	n := slab(key, e.length+e.slashes) + slab(key, len(h.Version))
 	if ca := h.ClientAuth; ca != nil && ca.Verify != "off" {
-		n += slab(key, len(ca.CAFile)+len(ca.Verify)+2+len(strconv.Itoa(ca.Depth)))
+		n += slab(key, len(ca.CAFile)+len(ca.Verify)+3+len(strconv.Itoa(ca.Depth))+len(ca.CRLFile))
 	}
 	if t := h.TLS; t != nil {
 		// "s:<host>" = "<on|off|-> <ciphers>" (lua/validate.lua's tls_key)

@@ -404,6 +404,7 @@ func TestLuaRoutingRefusesBadClientAuth(t *testing.T) {
 	}{
 		{"a path out of files/", func(ca *luaapi.RouteClientAuth) { ca.CAFile = "files/../../../etc/passwd" }, "clientAuth.caFile"},
 		{"an absolute path", func(ca *luaapi.RouteClientAuth) { ca.CAFile = "/etc/ssl/private/key.pem" }, "clientAuth.caFile"},
+		{"a CRL path out of files/", func(ca *luaapi.RouteClientAuth) { ca.CRLFile = "files/crl/../../../etc/shadow" }, "clientAuth.crlFile"},
 		{"an unknown verify", func(ca *luaapi.RouteClientAuth) { ca.Verify = "maybe" }, "clientAuth.verify"},
 		{"depth 0", func(ca *luaapi.RouteClientAuth) { ca.Depth = 0 }, "clientAuth.depth"},
 		{"an error page that is not a URL", func(ca *luaapi.RouteClientAuth) { ca.ErrorPage = "javascript:alert(1)" }, "clientAuth.errorPage"},
