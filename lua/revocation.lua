@@ -31,6 +31,7 @@ pcall(ffi.cdef, [[const void *X509_LOOKUP_file(void);]])
 pcall(ffi.cdef, [[void *X509_STORE_add_lookup(void *store, const void *method);]])
 pcall(ffi.cdef, [[int X509_load_cert_crl_file(void *lookup, const char *file, int type);]])
 pcall(ffi.cdef, [[long SSL_ctrl(void *ssl, int cmd, long larg, void *parg);]])
+pcall(ffi.cdef, [[void ERR_clear_error(void);]])
 
 -- x509_vfy.h and ssl.h
 local X509_V_FLAG_CRL_CHECK = 0x4
@@ -65,6 +66,8 @@ local function store(ca, crl)
   end
   for _, file in ipairs({ ca, crl }) do
     if C.X509_load_cert_crl_file(lookup, util.prefix_path(file), X509_FILETYPE_PEM) < 1 then
+      -- nginx would log what is left on the queue at its next SSL call
+      C.ERR_clear_error()
       return nil, "cannot load " .. file
     end
   end

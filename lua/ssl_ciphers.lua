@@ -33,7 +33,9 @@ pcall(ffi.cdef, [[uint64_t SSL_set_options(void *ssl, uint64_t op);]])
 pcall(ffi.cdef, [[uint64_t SSL_clear_options(void *ssl, uint64_t op);]])
 pcall(ffi.cdef, [[const void *TLS_server_method(void);]])
 pcall(ffi.cdef, [[void *SSL_CTX_new(const void *method);]])
-pcall(ffi.cdef, [[int SSL_CTX_set_cipher_list(void *ctx, const char *str);]])
+pcall(ffi.cdef, [[void *SSL_new(void *ctx);]])
+pcall(ffi.cdef, [[void SSL_free(void *ssl);]])
+pcall(ffi.cdef, [[void ERR_clear_error(void);]])
 
 -- SSL_OP_CIPHER_SERVER_PREFERENCE (ssl.h: SSL_OP_BIT(22))
 local SERVER_PREFERENCE = 0x400000ULL
@@ -47,10 +49,10 @@ local available
 local function resolve()
   local ok = pcall(function()
     return C.SSL_set_cipher_list ~= nil and C.SSL_set_options ~= nil and C.SSL_clear_options ~= nil
-      and C.ngx_http_lua_ffi_get_req_ssl_pointer ~= nil
+      and C.ngx_http_lua_ffi_get_req_ssl_pointer ~= nil and C.ERR_clear_error ~= nil
   end)
   if not ok then
-    ngx_log(ngx_ERR, "ssl_ciphers: libssl's SSL_set_cipher_list is not available: hosts' ssl-ciphers are not applied")
+    ngx_log(ngx_ERR, "ssl_ciphers: libssl's SSL_set_cipher_list is not available: the handshakes of hosts with ssl-ciphers are refused")
   end
   return ok
 end
@@ -74,12 +76,15 @@ function _M.key(tls)
   return prefer .. " " .. ciphers
 end
 
--- A context of this worker's own, on which check() tries cipher lists.
+-- A context of this worker's own, from which check() makes a connection
+-- per list it tries: a list leaves settings behind where it is set (the
+-- Suite B names set the Suite B mode, after which OpenSSL takes any list),
+-- so never on something a later list is tried on.
 local scratch
 
 -- check returns nil when OpenSSL takes list (a cipher list of at least
 -- one cipher it knows), else the reason. Without the functions (a libssl
--- linked in statically) it takes every list: the controller checked it.
+-- linked in statically) it refuses every list: apply() could not set it.
 function _M.check(list)
   if scratch == nil then
     local ok, ctx = pcall(function()
@@ -88,23 +93,33 @@ function _M.check(list)
     scratch = ok and ctx ~= nil and ctx or false
   end
   if not scratch then
-    return nil
+    return "this nginx's OpenSSL cannot set a host's ciphers"
   end
-  if C.SSL_CTX_set_cipher_list(scratch, list) ~= 1 then
+  local ssl = C.SSL_new(scratch)
+  if ssl == nil then
+    C.ERR_clear_error()
+    return "SSL_new failed"
+  end
+  local taken = C.SSL_set_cipher_list(ssl, list) == 1
+  C.SSL_free(ssl)
+  if not taken then
+    -- nginx would log what is left on the queue at its next SSL call
+    C.ERR_clear_error()
     return "OpenSSL takes no cipher of this list"
   end
   return nil
 end
 
 -- apply sets value (a "s:" value) on the connection whose handshake runs
--- (ssl_certificate_by_lua) for name. A list OpenSSL refuses here fails the
--- handshake: the host's ciphers are never widened to the router's.
+-- (ssl_certificate_by_lua) for name. A list OpenSSL refuses here, or an
+-- OpenSSL without the functions, fails the handshake: the host's ciphers
+-- are never widened to the router's.
 function _M.apply(value, name)
   if available == nil then
     available = resolve()
   end
   if not available then
-    return
+    return ngx.exit(ngx.ERROR)
   end
   local prefer, ciphers = string_match(value, "^(%S+) (.*)$")
   local r = base.get_request()
@@ -114,6 +129,7 @@ function _M.apply(value, name)
     return ngx.exit(ngx.ERROR)
   end
   if ciphers ~= "" and C.SSL_set_cipher_list(ssl, ciphers) ~= 1 then
+    C.ERR_clear_error()
     ngx_log(ngx_ERR, "ssl_ciphers: SSL_set_cipher_list failed for ", name, ": ", ciphers)
     return ngx.exit(ngx.ERROR)
   end

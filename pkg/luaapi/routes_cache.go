@@ -10,7 +10,8 @@ import (
 // RoutesCache keeps the route payloads of the last Config, by host, so that
 // a server the model did not change is not encoded again (at 100,000 hosts
 // encoding them all costs about a second per sync). An entry is reused
-// when the server has the same hostname, app-root and TLS and the same
+// when the server has the same hostname, app-root, TLS, client
+// certificates, ssl-ciphers and ssl-prefer-server-ciphers and the same
 // Locations (the same array: render.Incremental hands an unchanged server
 // on with its array; a Build makes new ones), and the Config the same
 // Global and DefaultBackend: all that HostRoutesOf reads. The entries hold

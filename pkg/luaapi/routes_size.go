@@ -26,7 +26,8 @@ const (
 // RoutesNeeds returns the bytes routes_data needs for routes: per host its
 // entry ("h:<host>", the JSON as Lua's cjson writes it, which escapes
 // every "/"), its version ("v:<host>") and the handshake's client
-// certificate settings ("t:<host>", lua/client_auth.lua), in slab sizes, half again for
+// certificate settings ("t:<host>", lua/client_auth.lua) and ciphers
+// ("s:<host>", lua/ssl_ciphers.lua), in slab sizes, half again for
 // fragmentation and one entry being replaced, plus the pool's overhead.
 func RoutesNeeds(routes []HostRoutes) (int64, error) {
 	var n int64
@@ -72,7 +73,7 @@ func (e encodedShape) entryNeeds(h *HostRoutes) int64 {
 		n += slab(key, len(ca.CAFile)+len(ca.Verify)+3+len(strconv.Itoa(ca.Depth))+len(ca.CRLFile))
 	}
 	if t := h.TLS; t != nil {
-		// "s:<host>" = "<on|off|-> <ciphers>" (lua/validate.lua's tls_key)
+		// "s:<host>" = "<on|off|-> <ciphers>" (lua/ssl_ciphers.lua's key)
 		n += slab(key, 4+len(t.Ciphers))
 	}
 	return n

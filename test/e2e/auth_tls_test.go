@@ -11,6 +11,7 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
@@ -428,6 +429,15 @@ func TestLuaRoutingRefusesBadCiphers(t *testing.T) {
 	port := uriBackend(t, "root")
 	n := startLuaNginx(t, serviceYAML("root", port)+luaIngress("a", "a.example.com", false, nil, "Prefix / root"))
 	good := n.hostRoutes(t, "a.example.com")
+	// a Suite B list first, accepted: it sets a mode on whatever it is set
+	// on, after which OpenSSL takes any list (the check must not keep it)
+	suiteB := good
+	suiteB.Version, suiteB.TLS = "suite-b", &luaapi.RouteTLS{Ciphers: "SUITEB128"}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if dropped, err := n.lua.PostRoutes(ctx, luaapi.RoutesUpdate{Hosts: []luaapi.HostRoutes{suiteB}}); err != nil || len(dropped) != 0 {
+		t.Fatalf("a Suite B list: dropped %+v, %v", dropped, err)
+	}
 	for _, tc := range []struct {
 		name  string
 		json  string
