@@ -11,9 +11,9 @@
 -- the SNI name and apply() sets them on the connection: OpenSSL chooses
 -- the cipher of a TLS 1.2 (or older) handshake after that callback, from
 -- the connection's list. As nginx's ssl_ciphers, the list does not touch
--- TLS 1.3's suites; unlike a classic server, whose SSL_CTX nginx picks
--- before OpenSSL chooses a TLS 1.3 suite, the preference applies to TLS
--- 1.2 and older only (TLS 1.3 chose its suite before the callback).
+-- TLS 1.3's suites, and the preference does not order them: OpenSSL chose
+-- the suite before the callback, as it does before nginx switches a
+-- classic server's SSL_CTX by SNI (nginx 1.22, OpenSSL 3.0).
 local ffi = require("ffi")
 local base = require("resty.core.base")
 

@@ -465,6 +465,28 @@ spec:
 	if _, err := handshake("server-order.example.com", tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256); err == nil {
 		t.Errorf("server-order.example.com accepted a cipher not in its ssl-ciphers")
 	}
+	// TLS 1.3: neither annotation applies; the default server's
+	// preference (the ConfigMap's ssl-prefer-server-ciphers, on) orders
+	// the suites, OpenSSL's order (AES-256 first) winning over Go's client
+	// (AES-128 first) for both hosts. A classic server block with nginx
+	// 1.22 and OpenSSL 3.0 does the same: OpenSSL chooses a TLS 1.3 suite
+	// before nginx switches to the server of the SNI name.
+	for sni, want := range map[string]uint16{
+		"server-order.example.com": tls.TLS_AES_256_GCM_SHA384,
+		"client-order.example.com": tls.TLS_AES_256_GCM_SHA384,
+	} {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", "127.0.0.1:"+strconv.Itoa(n.httpsPort), &tls.Config{
+			ServerName: sni, InsecureSkipVerify: true, MinVersion: tls.VersionTLS13,
+		})
+		if err != nil {
+			t.Errorf("%s, TLS 1.3: %v", sni, err)
+			continue
+		}
+		if got := conn.ConnectionState().CipherSuite; got != want {
+			t.Errorf("%s, TLS 1.3: %s, want %s", sni, tls.CipherSuiteName(got), tls.CipherSuiteName(want))
+		}
+		conn.Close()
+	}
 	if e2eRouting(t) != nginxconf.RoutingLua {
 		return
 	}
