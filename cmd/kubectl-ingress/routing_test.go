@@ -66,7 +66,7 @@ func writeManifests(t *testing.T, content string) string {
 func TestRenderRoutingLua(t *testing.T) {
 	two := routingBase + routingIngress("a", "a.example.com") + routingIngress("b", "b.example.com")
 	three := two + routingIngress("c", "c.example.com")
-	classic := three + routingIngress("d", "d.example.com", `nginx.ingress.kubernetes.io/ssl-ciphers: "HIGH:!aNULL"`)
+	classic := three + routingIngress("d", "d.example.com", `nginx.ingress.kubernetes.io/server-snippet: "add_header X-Classic 1;"`)
 	out := map[string]string{}
 	for name, in := range map[string]string{"two": two, "three": three, "classic": classic} {
 		dir := t.TempDir()
@@ -103,9 +103,9 @@ func TestRenderRoutingLua(t *testing.T) {
 		t.Error("nginx.conf names a Lua-routed host")
 	}
 	if !strings.Contains(out["classic/nginx.conf"], `server_name "d.example.com"`) || strings.Contains(out["classic/routes.json"], `"d.example.com"`) {
-		t.Error("d.example.com (ssl-ciphers) should have a classic server block and no route entry")
+		t.Error("d.example.com (a server-snippet's add_header) should have a classic server block and no route entry")
 	}
-	if want := "notice: host d.example.com keeps a classic server block (--routing=lua): ssl-ciphers on Ingress default/d"; !strings.Contains(out["classic/problems.txt"], want) {
+	if want := "notice: host d.example.com keeps a classic server block (--routing=lua): server-snippet (add_header) on Ingress default/d"; !strings.Contains(out["classic/problems.txt"], want) {
 		t.Errorf("problems.txt lacks %q:\n%s", want, out["classic/problems.txt"])
 	}
 }
@@ -133,7 +133,7 @@ func TestRenderRoutingNginxHasNoRoutes(t *testing.T) {
 func TestDiffRoutingLua(t *testing.T) {
 	before := writeManifests(t, routingBase+routingIngress("a", "a.example.com"))
 	added := writeManifests(t, routingBase+routingIngress("a", "a.example.com")+routingIngress("b", "b.example.com"))
-	corsAdded := writeManifests(t, routingBase+routingIngress("a", "a.example.com", `nginx.ingress.kubernetes.io/ssl-ciphers: "HIGH:!aNULL"`))
+	corsAdded := writeManifests(t, routingBase+routingIngress("a", "a.example.com", `nginx.ingress.kubernetes.io/server-snippet: "add_header X-Classic 1;"`))
 	aliasAdded := writeManifests(t, routingBase+routingIngress("a", "a.example.com", `nginx.ingress.kubernetes.io/server-alias: "www.a.example.com"`))
 	cases := []struct {
 		name, to, routing string
@@ -144,7 +144,7 @@ func TestDiffRoutingLua(t *testing.T) {
 		{"new host, lua", added, "lua", diffExitDynamic, []string{"Verdict: dynamic only", "host b.example.com: routes added, pushed to the Lua router", "host pushed   b.example.com"}},
 		{"server-alias, classic", aliasAdded, "nginx", diffExitReload, []string{"server-alias of a.example.com changed"}},
 		{"server-alias, lua", aliasAdded, "lua", diffExitDynamic, []string{"Verdict: dynamic only", "ingress default/a: host www.a.example.com: routes added, pushed to the Lua router"}},
-		{"host leaves the router for a server block, lua", corsAdded, "lua", diffExitReload, []string{"Verdict: reload required", "host deleted  a.example.com", "a.example.com: ssl-ciphers on Ingress default/a"}},
+		{"host leaves the router for a server block, lua", corsAdded, "lua", diffExitReload, []string{"Verdict: reload required", "host deleted  a.example.com", "a.example.com: server-snippet (add_header) on Ingress default/a"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

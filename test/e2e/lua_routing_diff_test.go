@@ -65,7 +65,7 @@ func TestLuaRoutingMatchesClassic(t *testing.T) {
 		// a classic server's wildcard server-alias covers an exact host
 		// of another Ingress: that host is classic too, the exact name
 		// winning in both modes
-		luaIngress("aliased", "aliased.example.com", false, map[string]string{"server-alias": "*.al.example.com", "ssl-ciphers": "HIGH:!aNULL"}, "Prefix / exact") +
+		luaIngress("aliased", "aliased.example.com", false, map[string]string{"server-alias": "*.al.example.com", "server-snippet": `add_header X-Classic "1";`}, "Prefix / exact") +
 		luaIngress("underalias", "b.al.example.com", false, nil, "Prefix / api") +
 		// server-aliases of a Lua-routed host, exact and wildcard
 		luaIngress("luaalias", "la.example.com", false, map[string]string{"server-alias": "www.la.example.com, *.lw.example.com"}, "Prefix / re", "Exact /x api") +
