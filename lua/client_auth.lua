@@ -32,6 +32,9 @@ local ngx_INFO = ngx.INFO
 local ngx_exit = ngx.exit
 local string_match = string.match
 local string_sub = string.sub
+local string_byte = string.byte
+local string_find = string.find
+local SLASH = string.byte("/")
 local re_find = ngx.re.find
 local ngx_md5_bin = ngx.md5_bin
 local C = ffi.C
@@ -233,7 +236,9 @@ local OPTIONAL_ERRORS = {
 -- settings (its session id context is not the current one); then, for a
 -- verification that failed (495) or a certificate that "on" requires and
 -- the client did not send (496), nginx's 400 page, or a 302 to
--- auth-tls-error-page. A plain HTTP request is not checked.
+-- auth-tls-error-page (a URL; a path it returns, for the router to serve
+-- as nginx's internal redirect: serve_page). A plain HTTP request is not
+-- checked.
 function _M.check(ca)
   if ngx_var.https ~= "on" then
     return
@@ -269,10 +274,36 @@ function _M.check(ca)
   if not status then
     return
   end
-  if ca.error_page then
-    return ngx.redirect(ca.error_page, 302)
+  local page = ca.error_page
+  if page then
+    if string_byte(page, 1) == SLASH then
+      -- nginx's "error_page 495 496 = /path": the caller serves the path
+      return page
+    end
+    return ngx.redirect(page, 302)
   end
   return ngx_exit(status)
+end
+
+-- serve_page turns the request into the internal redirect of nginx's
+-- "error_page 495 496 = page" (page a path, maybe with arguments): a
+-- method other than GET and HEAD becomes GET, the URI and arguments are
+-- the page's (the request's own are dropped), the body stays. The router
+-- then routes the new URI of the same host; in a named location it enters
+-- after that, check() answers the page again and serve_page sets the same
+-- URI (no loop).
+function _M.serve_page(page)
+  local method = ngx.req.get_method()
+  if method ~= "GET" and method ~= "HEAD" then
+    ngx.req.set_method(ngx.HTTP_GET)
+  end
+  local q = string_find(page, "?", 1, true)
+  local args = ""
+  if q then
+    page, args = string_sub(page, 1, q - 1), string_sub(page, q + 1)
+  end
+  ngx.req.set_uri(page, false, true)
+  ngx.req.set_uri_args(args)
 end
 
 -- UNAUTHORIZED is the body of auth-tls-match-cn's 403, as the classic

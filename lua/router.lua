@@ -1098,8 +1098,12 @@ function _M.rewrite()
   end
   if c.client_auth then
     -- nginx's checks before the server's rewrite phase: 421, 400 (ends
-    -- the request when it answers)
-    client_auth.check(c.client_auth)
+    -- the request when it answers), or an auth-tls-error-page path to
+    -- serve instead of the request's URI
+    local page = client_auth.check(c.client_auth)
+    if page then
+      client_auth.serve_page(page)
+    end
   end
   local uri = ngx_var.uri
   if c.app_root and uri == "/" then

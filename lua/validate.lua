@@ -645,8 +645,9 @@ local function check_client_auth(ca)
     return ".depth", "must be an integer from 1 to 100"
   end
   local page = ca.errorPage
-  if not is_null(page) and (type(page) ~= "string" or not string.match(string_lower(page), "^https?://[^%s%c]+$")) then
-    return ".errorPage", "must be an http:// or https:// URL"
+  if not is_null(page) and (type(page) ~= "string" or not (string.match(string_lower(page), "^https?://[^%s%c]+$")
+      or string.match(page, "^/[^%s%c]*$"))) then
+    return ".errorPage", "must be an http:// or https:// URL or a path"
   end
 end
 

@@ -134,8 +134,9 @@ func routeTLS(s *model.Server) *RouteTLS {
 // as nginx's request checks would: 421 when the host is not the name of
 // the handshake, 400 (or a 302 to ErrorPage, an http(s) URL) when
 // Verify is "on" and no valid certificate was sent, or "optional" and an
-// invalid one was. Verify "off" asks for nothing. A path as ErrorPage
-// keeps the host classic
+// invalid one was (ErrorPage a path: the router serves that path of the
+// host instead, as nginx's error_page internal redirect). Verify "off"
+// asks for nothing
 // (nginxconf.LuaRoutable). The checks of each path (auth-tls-match-cn,
 // the headers sent upstream) are its RouteSettings.
 type RouteClientAuth struct {

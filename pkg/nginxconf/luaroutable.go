@@ -21,7 +21,7 @@ import (
 // limit-rate, limit-rate-after, limit-rps, limit-rpm, limit-connections
 // with limit-allowlist, auth-type basic, satisfy any between the source
 // ranges and one authentication (basic or external), the auth-tls-*
-// client certificates (with a ca.crl; but an auth-tls-error-page that is a
+// client certificates (with a ca.crl, and an auth-tls-error-page URL or
 // path), ssl-ciphers and ssl-prefer-server-ciphers (set on the connection
 // in the handshake of the host's name), proxy-body-size and server-alias (an entry per alias that names the
 // host's).
@@ -71,11 +71,6 @@ var classicServerSettings = []struct {
 	setting string
 	classic func(s *model.Server) bool
 }{
-	// the router answers a failed client certificate verification
-	// itself, which an internal redirect to a path would run again
-	{"auth-tls-error-page (a path)", func(s *model.Server) bool {
-		return s.ClientAuth != nil && strings.HasPrefix(s.ClientAuth.ErrorPage, "/")
-	}},
 }
 
 // classicLocationSettings are the location settings the Lua router does

@@ -65,8 +65,7 @@ func TestLuaRoutable(t *testing.T) {
 		{name: "client certificates with a revocation list", server: model.Server{Hostname: "a", ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", CRLFile: "crl/x.pem", Verify: "on", Depth: 1, Ingress: ing},
 			Locations: []model.Location{loc(model.LocationSettings{})}}},
 		{name: "client certificates with an error page path", server: model.Server{Hostname: "a", ClientAuth: &model.ClientAuth{CAFile: "ca/x.pem", Verify: "on", Depth: 1, ErrorPage: "/cert-error", Ingress: ing},
-			Locations: []model.Location{loc(model.LocationSettings{})}},
-			want: []string{"auth-tls-error-page (a path) on Ingress team/web"}},
+			Locations: []model.Location{loc(model.LocationSettings{})}}},
 		{name: "satisfy any between basic and external auth", server: model.Server{Hostname: "a", Locations: []model.Location{loc(model.LocationSettings{
 			ExternalAuth: &model.ExternalAuth{URL: "http://auth.example/"}, BasicAuth: &model.BasicAuth{Realm: "r", File: "f"}, Satisfy: "any"})}},
 			want: []string{"satisfy on Ingress team/web"}},
@@ -133,13 +132,13 @@ func TestLuaHosts(t *testing.T) {
 	c := &model.Config{Global: model.DefaultGlobal(), Servers: []model.Server{
 		{Hostname: "_"},
 		{Hostname: "a.example.com"},
-		{Hostname: "b.example.com", ClientAuth: &model.ClientAuth{CAFile: "ca", Verify: "on", Depth: 1, ErrorPage: "/cert-error"}, Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{}}}},
+		{Hostname: "b.example.com", Snippet: &model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: model.Header{Name: "X-Frame-Options", Value: "DENY"}}}}, Locations: []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{}}}},
 	}}
 	lua, classic := LuaHosts(c)
 	if !reflect.DeepEqual(lua, []string{"_", "a.example.com"}) {
 		t.Errorf("lua = %v", lua)
 	}
-	if len(classic) != 1 || len(classic["b.example.com"]) != 1 || classic["b.example.com"][0].Setting != "auth-tls-error-page (a path)" {
+	if len(classic) != 1 || len(classic["b.example.com"]) != 1 || classic["b.example.com"][0].Setting != "server-snippet (add_header)" {
 		t.Errorf("classic = %v", classic)
 	}
 	// A catch-all the router cannot serve keeps every host classic.
@@ -162,11 +161,11 @@ func TestLuaHostsUnderClassicWildcards(t *testing.T) {
 	loc := []model.Location{{Path: "/", PathType: model.PathPrefix, Ingress: ing, Settings: &model.LocationSettings{}}}
 	c := &model.Config{Global: model.DefaultGlobal(), Servers: []model.Server{
 		{Hostname: "_"},
-		{Hostname: "*.wild.example", ClientAuth: &model.ClientAuth{CAFile: "ca", Verify: "on", Depth: 1, ErrorPage: "/cert-error"}, Locations: loc},
+		{Hostname: "*.wild.example", Snippet: &model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: model.Header{Name: "X-Frame-Options", Value: "DENY"}}}}, Locations: loc},
 		{Hostname: "*.lua.example", Locations: loc},
 		{Hostname: "a.lua.example", Locations: loc},
 		{Hostname: "a.wild.example", Locations: loc},
-		{Hostname: "aliased.example", Aliases: []string{"*.alias.example"}, ClientAuth: &model.ClientAuth{CAFile: "ca", Verify: "on", Depth: 1, ErrorPage: "/cert-error"}, Locations: loc},
+		{Hostname: "aliased.example", Aliases: []string{"*.alias.example"}, Snippet: &model.Snippet{AddHeaders: []model.SnippetAddHeader{{Header: model.Header{Name: "X-Frame-Options", Value: "DENY"}}}}, Locations: loc},
 		{Hostname: "b.alias.example", Locations: loc},
 		{Hostname: "deep.b.alias.example", Locations: loc},
 	}}
@@ -242,7 +241,7 @@ func TestLuaRoutableCoversModel(t *testing.T) {
 		// a server's, copied into its locations (render's finishClientAuth)
 		reflect.TypeOf(model.ClientAuth{}): {
 			"Secret": "model", "CAFile": "lua", "CRLFile": "lua", "Verify": "lua", "Depth": "lua",
-			"ErrorPage": "auth-tls-error-page (a path)", "PassCertificate": "lua", "MatchCN": "lua", "Ingress": "model",
+			"ErrorPage": "lua", "PassCertificate": "lua", "MatchCN": "lua", "Ingress": "model",
 		},
 	}
 	for typ, known := range fields {

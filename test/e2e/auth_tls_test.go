@@ -409,6 +409,7 @@ func TestLuaRoutingRefusesBadClientAuth(t *testing.T) {
 		{"an unknown verify", func(ca *luaapi.RouteClientAuth) { ca.Verify = "maybe" }, "clientAuth.verify"},
 		{"depth 0", func(ca *luaapi.RouteClientAuth) { ca.Depth = 0 }, "clientAuth.depth"},
 		{"an error page that is not a URL", func(ca *luaapi.RouteClientAuth) { ca.ErrorPage = "javascript:alert(1)" }, "clientAuth.errorPage"},
+		{"an error page path with a control byte", func(ca *luaapi.RouteClientAuth) { ca.ErrorPage = "/x\r\nLocation: evil" }, "clientAuth.errorPage"},
 	} {
 		ca := ok
 		tc.edit(&ca)
