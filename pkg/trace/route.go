@@ -295,11 +295,23 @@ func dropSlash(target string) string {
 
 // clientCertificate is auth-tls-verify-client "on" over HTTPS: nginx
 // answers a request without a verified client certificate 400 (its 496),
-// or redirects it to auth-tls-error-page, before any rewrite. trace sends
-// no certificate.
+// or redirects it to auth-tls-error-page (a URL), before any rewrite; an
+// error page that is a path is an internal redirect to it (error_page
+// 495 496 = /path): the request goes on with that URI and the page's
+// arguments, as a GET (HEAD stays). trace sends no certificate.
 func (t *tracer) clientCertificate(s *model.Server) bool {
 	ca := s.ClientAuth
 	if ca == nil || ca.Verify != "on" || t.r.Scheme != "https" {
+		return false
+	}
+	if strings.HasPrefix(ca.ErrorPage, "/") {
+		t.step("post-read", "auth-tls-verify-client", "no client certificate: served by auth-tls-error-page "+ca.ErrorPage+" (an internal redirect)")
+		t.uri, t.args, _ = strings.Cut(ca.ErrorPage, "?")
+		t.d.URI, t.changed = t.uri, true
+		if m := t.r.Method; m != "" && m != "GET" && m != "HEAD" {
+			t.r.Method = "GET"
+		}
+		t.pendingUnless = append(t.pendingUnless, "a client certificate that "+ca.Secret.String()+" verifies is sent")
 		return false
 	}
 	if ca.ErrorPage != "" {

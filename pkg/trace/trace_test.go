@@ -285,6 +285,8 @@ func TestSettings(t *testing.T) {
 			l("/", func(x *model.Location) {}),
 		}},
 		{Hostname: "mtls.com", ClientAuth: &model.ClientAuth{Verify: "on"}, Locations: []model.Location{l("/", func(x *model.Location) {})}},
+		{Hostname: "page.com", ClientAuth: &model.ClientAuth{Verify: "on", ErrorPage: "/cert-error?why=cert"}, Locations: []model.Location{
+			l("/cert-error", func(x *model.Location) { x.Backend = "errors" }), l("/", func(x *model.Location) {})}},
 	}, be("b"), be("empty", []model.Endpoint{}...), be("errors"))
 	c.Backends[1].Endpoints = nil
 	for _, tc := range []struct {
@@ -315,6 +317,7 @@ func TestSettings(t *testing.T) {
 		{"error page", get("s.com", "/errors"), want{backend: "errors"}},
 		{"client certificate required over https", Request{Scheme: "https", Host: "mtls.com", Target: "/"}, want{status: 400}},
 		{"client certificate not checked over http", get("mtls.com", "/"), want{backend: "b"}},
+		{"client certificate error page path", Request{Method: "POST", Scheme: "https", Host: "page.com", Target: "/x?a=1"}, want{backend: "errors"}},
 	} {
 		check(t, tc.name, Route(c, tc.req), tc.want)
 	}
