@@ -70,8 +70,7 @@ func (r ClassicReason) String() string {
 var classicServerSettings = []struct {
 	setting string
 	classic func(s *model.Server) bool
-}{
-}
+}{}
 
 // classicLocationSettings are the location settings the Lua router does
 // not apply, each with the condition under which the classic writer
