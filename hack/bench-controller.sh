@@ -95,8 +95,8 @@ profiling=()
 # two syncs: the first applied is what the steps above wait for), so that
 # the next step does not start while the controller still works. It looks
 # every 0.1 s: a scrape of /metrics at 100,000 TLS hosts builds two
-# certificate-expiry series a host, and a scrape every 10 ms made most of
-# what the controller allocated meanwhile (its peak with it).
+# certificate-expiry series a host, and scrapes every 10 ms made most of
+# what the controller allocated meanwhile (not its peak: that stayed).
 settle() {
 	local last now_count stable=0
 	last=$(metrics | awk '/^kubectl_ingress_sync_duration_seconds_count/ { s += $2 } END { print s }')
