@@ -783,6 +783,16 @@ local function routes_dict()
   return ngx.shared.routes_data
 end
 
+-- set_or_delete stores value under key (never evicting another entry), or
+-- deletes key when value is nil.
+local function set_or_delete(dict, key, value)
+  if value == nil then
+    dict:delete(key)
+    return true
+  end
+  return dict:safe_set(key, value)
+end
+
 -- apply_routes validates and applies a routes payload: deletes first, then
 -- the new and changed hosts.
 local function apply_routes_now(body)
@@ -811,19 +821,11 @@ local function apply_routes_now(body)
     local ok, err = dict:safe_set("h:" .. g.host, string_sub(body, g.first, g.last))
     if ok then
       -- the handshake's client certificate settings (client_auth.lua)
-      if g.client_auth then
-        ok, err = dict:safe_set("t:" .. g.host, g.client_auth)
-      else
-        dict:delete("t:" .. g.host)
-      end
+      ok, err = set_or_delete(dict, "t:" .. g.host, g.client_auth)
     end
     if ok then
       -- and its ciphers (ssl_ciphers.lua)
-      if g.tls then
-        ok, err = dict:safe_set("s:" .. g.host, g.tls)
-      else
-        dict:delete("s:" .. g.host)
-      end
+      ok, err = set_or_delete(dict, "s:" .. g.host, g.tls)
     end
     if ok then
       ok, err = dict:safe_set("v:" .. g.host, g.version)

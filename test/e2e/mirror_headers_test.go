@@ -343,6 +343,38 @@ data:
 	}
 }
 
+// tlsCipherIngress is an Ingress of host with TLS (the Secret c-tls) and
+// ssl-ciphers and ssl-prefer-server-ciphers when not "", created second
+// seconds into 2026.
+func tlsCipherIngress(name, host string, second int, ciphers, prefer string) string {
+	annotations := ""
+	if ciphers != "" {
+		annotations += "\n    nginx.ingress.kubernetes.io/ssl-ciphers: " + strconv.Quote(ciphers)
+	}
+	if prefer != "" {
+		annotations += "\n    nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers: " + strconv.Quote(prefer)
+	}
+	if annotations != "" {
+		annotations = "\n  annotations:" + annotations
+	}
+	return fmt.Sprintf(`apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: %s
+  namespace: e2e
+  creationTimestamp: "2026-01-01T00:00:%02dZ"%s
+spec:
+  ingressClassName: nginx
+  tls: [{hosts: [%s], secretName: c-tls}]
+  rules:
+  - host: %s
+    http:
+      paths:
+      - {path: /, pathType: Prefix, backend: {service: {name: tls, port: {number: 80}}}}
+---
+`, name, second, annotations, host, host)
+}
+
 // TestSSLCiphers: ssl-ciphers limits the ciphers of the Ingress's host
 // (TLS 1.2): a client offering only another cipher is refused, one
 // offering the listed cipher gets it; another host keeps the defaults.
@@ -353,73 +385,14 @@ data:
 func TestSSLCiphers(t *testing.T) {
 	backendPort := namedBackend(t, "tls")
 	secret, _ := tlsSecretYAML(t, "c-tls", "ciphers.example.com", "other.example.com", "server-order.example.com", "client-order.example.com")
-	manifests := serviceYAML("tls", backendPort) + secret + `apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: ciphers
-  namespace: e2e
-  creationTimestamp: "2026-01-01T00:00:00Z"
-  annotations:
-    nginx.ingress.kubernetes.io/ssl-ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256"
-    nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers: "true"
-spec:
-  ingressClassName: nginx
-  tls: [{hosts: [ciphers.example.com], secretName: c-tls}]
-  rules:
-  - host: ciphers.example.com
-    http:
-      paths:
-      - {path: /, pathType: Prefix, backend: {service: {name: tls, port: {number: 80}}}}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata: {name: other, namespace: e2e, creationTimestamp: "2026-01-01T00:00:01Z"}
-spec:
-  ingressClassName: nginx
-  tls: [{hosts: [other.example.com], secretName: c-tls}]
-  rules:
-  - host: other.example.com
-    http:
-      paths:
-      - {path: /, pathType: Prefix, backend: {service: {name: tls, port: {number: 80}}}}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: server-order
-  namespace: e2e
-  creationTimestamp: "2026-01-01T00:00:02Z"
-  annotations:
-    nginx.ingress.kubernetes.io/ssl-ciphers: "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256"
-    nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers: "true"
-spec:
-  ingressClassName: nginx
-  tls: [{hosts: [server-order.example.com], secretName: c-tls}]
-  rules:
-  - host: server-order.example.com
-    http:
-      paths:
-      - {path: /, pathType: Prefix, backend: {service: {name: tls, port: {number: 80}}}}
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  name: client-order
-  namespace: e2e
-  creationTimestamp: "2026-01-01T00:00:03Z"
-  annotations:
-    nginx.ingress.kubernetes.io/ssl-ciphers: "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256"
-    nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers: "false"
-spec:
-  ingressClassName: nginx
-  tls: [{hosts: [client-order.example.com], secretName: c-tls}]
-  rules:
-  - host: client-order.example.com
-    http:
-      paths:
-      - {path: /, pathType: Prefix, backend: {service: {name: tls, port: {number: 80}}}}
----
-`
+	cipherTests := func(serverOrderCiphers string) string {
+		return serviceYAML("tls", backendPort) + secret +
+			tlsCipherIngress("ciphers", "ciphers.example.com", 0, "ECDHE-ECDSA-AES128-GCM-SHA256", "true") +
+			tlsCipherIngress("other", "other.example.com", 1, "", "") +
+			tlsCipherIngress("server-order", "server-order.example.com", 2, serverOrderCiphers, "true") +
+			tlsCipherIngress("client-order", "client-order.example.com", 3, "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256", "false")
+	}
+	manifests := cipherTests("ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256")
 	n := startNginx(t, manifests)
 	if len(n.problems) != 0 {
 		t.Fatalf("problems: %v", n.problems)
@@ -500,9 +473,7 @@ spec:
 			t.Fatalf("connection %d: %+v %v, want resumed %t", i, a, err, want)
 		}
 	}
-	n.push(t, strings.Replace(manifests, `ssl-ciphers: "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256"
-    nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers: "true"`, `ssl-ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256"
-    nginx.ingress.kubernetes.io/ssl-prefer-server-ciphers: "true"`, 1))
+	n.push(t, cipherTests("ECDHE-ECDSA-AES128-GCM-SHA256"))
 	if a, err := n.tlsGet(sessions, "server-order.example.com", tls.VersionTLS13); err != nil || a.resumed {
 		t.Errorf("after the change: %+v %v, want a full handshake", a, err)
 	}
