@@ -42,7 +42,7 @@ func (st *authTLSState) other(name string) { st.tlsOthers = append(st.tlsOthers,
 
 // authTLSAnnotations are the annotations of this family, sorted by name.
 var authTLSAnnotations = []annotationSpec{
-	{Name: "auth-tls-error-page", Kind: kindURL, Description: "Where a client whose certificate fails verification is redirected (an http(s) URL or a path); without it nginx answers 400.",
+	{Name: "auth-tls-error-page", Kind: kindURL, Description: "Where a client whose certificate fails verification goes: an http(s) URL (a 302), or a path of the host (nginx's internal redirect: the request becomes a GET of that path); without it nginx answers 400.",
 		set: func(s *annotationState, v string) error {
 			s.authTLSState.other("auth-tls-error-page")
 			p, err := valueErrorPage(v)
@@ -74,7 +74,7 @@ var authTLSAnnotations = []annotationSpec{
 			}
 			return err
 		}},
-	{Name: "auth-tls-secret", Kind: kindSecretRef, Description: "Secret holding ca.crt, the CA bundle that client certificates must chain to, and optionally ca.crl; another namespace only with the ConfigMap's allow-cross-namespace-resources. A setting of the whole host (the oldest Ingress with it decides). Only HTTPS asks for a certificate: give the host a tls section (ssl-redirect then sends plain HTTP to HTTPS). With --routing=lua a CA change is dynamic (the Lua router reads the CA at the handshake) and a ca.crl keeps the host in a classic server block; with --routing=nginx a CA or CRL change reloads nginx (it reads them at load).",
+	{Name: "auth-tls-secret", Kind: kindSecretRef, Description: "Secret holding ca.crt, the CA bundle that client certificates must chain to, and optionally ca.crl; another namespace only with the ConfigMap's allow-cross-namespace-resources. A setting of the whole host (the oldest Ingress with it decides). Only HTTPS asks for a certificate: give the host a tls section (ssl-redirect then sends plain HTTP to HTTPS). With --routing=lua a CA or CRL change is dynamic (the Lua router reads them at the handshake); with --routing=nginx it reloads nginx (nginx reads them at load).",
 		OnInvalid: authFailClosed,
 		set: func(s *annotationState, v string) error {
 			s.tlsSecretGiven = true
