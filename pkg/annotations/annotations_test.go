@@ -407,6 +407,11 @@ var goodAnnotationCases = []annotationCase{
 	{name: "custom-headers", value: "shop/headers", want: func(a *Ingress) { a.CustomHeaders = "shop/headers" }},
 	{name: "from-to-www-redirect", value: "true", want: func(a *Ingress) { a.FromToWWWRedirect = true }},
 	{name: "ssl-ciphers", value: "ECDHE-RSA-AES128-GCM-SHA256:!aNULL", want: func(a *Ingress) { a.SSLCiphers = "ECDHE-RSA-AES128-GCM-SHA256:!aNULL" }},
+	// OpenSSL ignores an unknown name beside a known one, and aliases and
+	// their combinations are not judged
+	{name: "ssl-ciphers", value: "FOO-BAR:HIGH", want: func(a *Ingress) { a.SSLCiphers = "FOO-BAR:HIGH" }},
+	{name: "ssl-ciphers", value: "kEECDH+AESGCM:SUITEB128", want: func(a *Ingress) { a.SSLCiphers = "kEECDH+AESGCM:SUITEB128" }},
+	{name: "ssl-ciphers", value: "NULL-SHA256:@SECLEVEL=0", want: func(a *Ingress) { a.SSLCiphers = "NULL-SHA256:@SECLEVEL=0" }},
 	{name: "ssl-prefer-server-ciphers", value: "true", want: func(a *Ingress) { t := true; a.SSLPreferServerCiphers = &t }},
 	{name: "fastcgi-index", value: "index.php", want: func(a *Ingress) { a.FastCGIIndex = "index.php" }},
 	{name: "fastcgi-params-configmap", value: "php-params", want: func(a *Ingress) { a.FastCGIParams = "php-params" }},
@@ -618,6 +623,12 @@ var badAnnotationCases = []annotationCase{
 	{name: "custom-headers", value: "a/b/c"},
 	{name: "from-to-www-redirect", value: "yes"},
 	{name: "ssl-ciphers", value: "HIGH;x"},
+	// OpenSSL takes no cipher of these (nginx -t fails; the Lua router
+	// refuses the host's entry)
+	{name: "ssl-ciphers", value: "FOO-BAR"},
+	{name: "ssl-ciphers", value: "ECDHE-RSA-AES128-GCM-SHA25"},
+	{name: "ssl-ciphers", value: "TLS_AES_128_GCM_SHA256"},
+	{name: "ssl-ciphers", value: "!aNULL:!MD5"},
 	{name: "ssl-prefer-server-ciphers", value: "on"},
 	{name: "fastcgi-index", value: "a/b.php"},
 	{name: "fastcgi-params-configmap", value: "Bad_Name"},
