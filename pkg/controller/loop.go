@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"time"
@@ -375,12 +376,13 @@ var (
 	_ ksync.RoutesPreloader = (*starter)(nil)
 )
 
-// PreloadRoutes hands the route payload to nginx when it takes it.
-func (st *starter) PreloadRoutes(ctx context.Context, routes []byte) error {
+// PreloadRoutes hands the route payload to nginx when it takes it (nil,
+// nil when it does not).
+func (st *starter) PreloadRoutes(ctx context.Context, write func(io.Writer) error) (func() (io.ReadCloser, int64, error), error) {
 	if pl, ok := st.c.cfg.Nginx.(ksync.RoutesPreloader); ok {
-		return pl.PreloadRoutes(ctx, routes)
+		return pl.PreloadRoutes(ctx, write)
 	}
-	return nil
+	return nil, nil
 }
 
 // Preload hands the payloads to nginx when it takes them.

@@ -143,6 +143,23 @@ func (p timedBodyPusher) PostBody(ctx context.Context, path string, body []byte)
 	})
 }
 
+// PostBodyFrom posts a payload read from a file as it is sent, through
+// the next Pusher when it can (the luaapi.Client), else read whole and
+// posted as PostBody; timed and reported as PostBody.
+func (p timedBodyPusher) PostBodyFrom(ctx context.Context, path string, open luaapi.OpenBody) ([]luaapi.Dropped, error) {
+	sp, ok := p.bodies.(ksync.StreamPusher)
+	if !ok {
+		body, err := open.ReadAll()
+		if err != nil {
+			return nil, err
+		}
+		return p.PostBody(ctx, path, body)
+	}
+	return p.timed(ctx, strings.TrimPrefix(path, "/configuration/"), func() ([]luaapi.Dropped, error) {
+		return sp.PostBodyFrom(ctx, path, open)
+	})
+}
+
 // timed makes one post to endpoint, timed, and reports its drops when it
 // succeeds.
 func (p timedBodyPusher) timed(ctx context.Context, endpoint string, post func() ([]luaapi.Dropped, error)) ([]luaapi.Dropped, error) {

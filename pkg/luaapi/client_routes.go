@@ -1,6 +1,7 @@
 package luaapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,7 +24,11 @@ func (c *Client) PostRoutes(ctx context.Context, u RoutesUpdate) ([]Dropped, err
 	if u.Delete == nil {
 		u.Delete = []string{}
 	}
-	return c.postReport(ctx, PathRoutes, u)
+	var body bytes.Buffer
+	if err := WriteRoutesUpdate(&body, u); err != nil {
+		return nil, fmt.Errorf("POST %s: %w", PathRoutes, err)
+	}
+	return c.PostBody(ctx, PathRoutes, body.Bytes())
 }
 
 // GetRoutes returns the route entry nginx holds for host (a model

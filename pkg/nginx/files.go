@@ -26,6 +26,15 @@ func writeAtomic(path string, data []byte, perm os.FileMode) error {
 // directory, mode perm, given to o (when not nil), synced, then renamed, so
 // that a reader sees the old or the new content.
 func writeAtomicAs(path string, data []byte, perm os.FileMode, o *fileOwner) error {
+	return writeAtomicWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, perm, o)
+}
+
+// writeAtomicWith is writeAtomicAs of what write writes (to the file,
+// unbuffered: write buffers when it writes in small pieces).
+func writeAtomicWith(path string, write func(io.Writer) error, perm os.FileMode, o *fileOwner) error {
 	dir, name := filepath.Split(path)
 	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
@@ -39,7 +48,7 @@ func writeAtomicAs(path string, data []byte, perm os.FileMode, o *fileOwner) err
 		}
 	}()
 	werr := func() error {
-		if _, err := f.Write(data); err != nil {
+		if err := write(f); err != nil {
 			return err
 		}
 		if err := f.Chmod(perm); err != nil {

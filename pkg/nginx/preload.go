@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 )
@@ -63,26 +64,46 @@ func (in *Instance) clearPreload() error {
 }
 
 // PreloadRoutes writes the route payload of the Lua router (--routing=lua)
-// that the next Start or Reload begins with: routes is the JSON body of
-// POST /configuration/routes. The master loads it into routes_data when
-// that dict holds nothing yet (a start, or a reload that resized it), so
-// the Lua-routed hosts are served from the first request. nil removes the
-// file (classic routing).
-func (in *Instance) PreloadRoutes(ctx context.Context, routes []byte) error {
+// that the next Start or Reload begins with: write writes the JSON body of
+// POST /configuration/routes (pkg/luaapi's WriteRoutesUpdate), straight into the
+// file (at 100,000 hosts about 90 MB that the controller need not hold).
+// The master loads it into routes_data when that dict holds nothing yet (a
+// start, or a reload that resized it), so the Lua-routed hosts are served
+// from the first request. It returns what opens the file for reading, to
+// post the same bytes once nginx runs. A nil write removes the file
+// (classic routing) and returns nil.
+func (in *Instance) PreloadRoutes(ctx context.Context, write func(io.Writer) error) (func() (io.ReadCloser, int64, error), error) {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("nginx: preload: %w", err)
+		return nil, fmt.Errorf("nginx: preload: %w", err)
 	}
-	if routes == nil {
-		if err := os.Remove(in.path(preloadRoutes)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("nginx: preload: %w", err)
+	path := in.path(preloadRoutes)
+	if write == nil {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("nginx: preload: %w", err)
 		}
-		return nil
+		return nil, nil
 	}
 	if err := os.MkdirAll(in.path(preloadDir), 0o700); err != nil {
-		return fmt.Errorf("nginx: preload: %w", err)
+		return nil, fmt.Errorf("nginx: preload: %w", err)
 	}
-	if err := writeAtomic(in.path(preloadRoutes), routes, 0o600); err != nil {
-		return fmt.Errorf("nginx: preload: %w", err)
+	if err := writeAtomicWith(path, write, 0o600, nil); err != nil {
+		return nil, fmt.Errorf("nginx: preload: %w", err)
 	}
-	return nil
+	return openFile(path), nil
+}
+
+// openFile opens path for a post of its content: the file and its size.
+func openFile(path string) func() (io.ReadCloser, int64, error) {
+	return func() (io.ReadCloser, int64, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, 0, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+		return f, fi.Size(), nil
+	}
 }

@@ -1,7 +1,9 @@
 package nginx
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -142,4 +144,58 @@ func TestNginxPreload(t *testing.T) {
 			t.Errorf("%s after Layout: %v", preloadBackends, err)
 		}
 	})
+}
+
+// TestPreloadRoutesFile: PreloadRoutes writes what write writes into the
+// preload file (owner-only), returns what reads it again, keeps the last
+// file when write fails, and removes it for nil.
+func TestPreloadRoutesFile(t *testing.T) {
+	in := New(t.TempDir(), Options{})
+	body := strings.Repeat(`{"host":"a.example.com"}`, 10000)
+	open, err := in.PreloadRoutes(t.Context(), func(w io.Writer) error {
+		for i := 0; i < len(body); i += 1000 {
+			if _, err := io.WriteString(w, body[i:min(i+1000, len(body))]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || open == nil {
+		t.Fatalf("PreloadRoutes: %v, open %v", err, open != nil)
+	}
+	if fi, err := os.Stat(in.path(preloadRoutes)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: %v %v, want mode 0600", preloadRoutes, fi, err)
+	}
+	readBack := func() string {
+		t.Helper()
+		r, size, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		got, err := io.ReadAll(r)
+		if err != nil || int64(len(got)) != size {
+			t.Fatalf("read %d bytes of %d: %v", len(got), size, err)
+		}
+		return string(got)
+	}
+	if got := readBack(); got != body {
+		t.Errorf("read back %d bytes, want the %d written", len(got), len(body))
+	}
+	failed := errors.New("encoding failed")
+	if _, err := in.PreloadRoutes(t.Context(), func(w io.Writer) error {
+		_, _ = io.WriteString(w, "{partial")
+		return failed
+	}); !errors.Is(err, failed) {
+		t.Errorf("a failed write: %v, want its error", err)
+	}
+	if got := readBack(); got != body {
+		t.Errorf("after a failed write the file holds %d bytes, want the last good %d", len(got), len(body))
+	}
+	if open, err := in.PreloadRoutes(t.Context(), nil); err != nil || open != nil {
+		t.Errorf("nil: %v, open %v", err, open != nil)
+	}
+	if _, err := os.Stat(in.path(preloadRoutes)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("nil write: the file is still there (%v)", err)
+	}
 }

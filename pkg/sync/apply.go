@@ -176,7 +176,7 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 			return &ApplyError{Stage: StageBridge, Err: err}
 		}
 	}
-	routesBody, err := preloadRoutes(ctx, r, desired)
+	openRoutes, err := preloadRoutes(ctx, r, desired)
 	if err != nil {
 		return &ApplyError{Stage: StageBridge, Err: err}
 	}
@@ -192,9 +192,9 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 		return err
 	}
 	u := routesAfterReload(plan, running, desired)
-	if routesBody != nil && (running.Config == nil || plan.Resized(luaapi.DictRoutes)) {
-		// every desired host: what preloadRoutes encoded
-		err = pushRoutesBody(ctx, p, routesBody, func(ctx context.Context) error { return pushRoutes(ctx, p, u) })
+	if openRoutes != nil && (running.Config == nil || plan.Resized(luaapi.DictRoutes)) {
+		// every desired host: what preloadRoutes wrote
+		err = pushRoutesBody(ctx, p, openRoutes, func(ctx context.Context) error { return pushRoutes(ctx, p, u) })
 	} else {
 		err = pushRoutes(ctx, p, u)
 	}
@@ -238,6 +238,13 @@ func preload(ctx context.Context, pl Preloader, backends []luaapi.Backend, serve
 // preloaded them, answers from memory.
 type BodyPusher interface {
 	PostBody(ctx context.Context, path string, body []byte) ([]luaapi.Dropped, error)
+}
+
+// StreamPusher is a Pusher that posts a body read from where open finds
+// it (a preload file), as it sends it: the routes of 100,000 hosts are
+// never held in memory (pkg/luaapi.Client implements it).
+type StreamPusher interface {
+	PostBodyFrom(ctx context.Context, path string, open luaapi.OpenBody) ([]luaapi.Dropped, error)
 }
 
 // EncodedPusher is a BodyPusher that also posts backends already encoded

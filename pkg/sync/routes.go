@@ -2,9 +2,9 @@ package sync
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -130,14 +130,25 @@ func postRoutes(ctx context.Context, post func(context.Context) ([]luaapi.Droppe
 	return nil
 }
 
-// pushRoutesBody posts body, every desired host as preloadRoutes encoded
-// it, when p takes bodies (see BodyPusher), else calls fallback.
-func pushRoutesBody(ctx context.Context, p Pusher, body []byte, fallback func(context.Context) error) error {
+// pushRoutesBody posts the body that open gives (every desired host, as
+// preloadRoutes wrote it): read as it is sent when p posts from a reader
+// (see StreamPusher), else read whole and posted when p takes bodies (see
+// BodyPusher); else it calls fallback.
+func pushRoutesBody(ctx context.Context, p Pusher, open luaapi.OpenBody, fallback func(context.Context) error) error {
+	if sp, ok := p.(StreamPusher); ok {
+		return postRoutes(ctx, func(ctx context.Context) ([]luaapi.Dropped, error) {
+			return sp.PostBodyFrom(ctx, luaapi.PathRoutes, open)
+		})
+	}
 	bp, ok := p.(BodyPusher)
 	if !ok {
 		return fallback(ctx)
 	}
 	return postRoutes(ctx, func(ctx context.Context) ([]luaapi.Dropped, error) {
+		body, err := open.ReadAll()
+		if err != nil {
+			return nil, err
+		}
 		return bp.PostBody(ctx, luaapi.PathRoutes, body)
 	})
 }
@@ -232,35 +243,30 @@ func bridgeStage(err error) error {
 // it is about to start or reload with (pkg/nginx.Instance implements it):
 // the master loads it into routes_data when that dict is empty (a start,
 // or a reload that resized it), before its workers accept a connection.
-// routes is the JSON body of POST /configuration/routes; nil: none.
+// write writes the JSON body of POST /configuration/routes
+// (luaapi.WriteRoutesUpdate) where the preloader keeps it, and the
+// preloader returns what opens that body again (to post it once nginx
+// runs); nil write: none (classic routing), and nil is returned.
 type RoutesPreloader interface {
-	PreloadRoutes(ctx context.Context, routes []byte) error
+	PreloadRoutes(ctx context.Context, write func(io.Writer) error) (func() (io.ReadCloser, int64, error), error)
 }
 
 // preloadRoutes hands r (when it is a RoutesPreloader) every route of
-// desired, or nil in classic mode; it returns the body it handed (nil
-// when none).
-func preloadRoutes(ctx context.Context, r Reloader, desired State) ([]byte, error) {
+// desired, or none in classic mode; it returns what opens the body it
+// handed (nil when none).
+func preloadRoutes(ctx context.Context, r Reloader, desired State) (luaapi.OpenBody, error) {
 	rp, ok := r.(RoutesPreloader)
 	if !ok {
 		return nil, nil
 	}
-	var body []byte
+	var write func(io.Writer) error
 	if desired.Routes != nil {
 		u := luaapi.RoutesChanges(nil, desired.Routes)
-		if u.Hosts == nil {
-			u.Hosts = []luaapi.HostRoutes{}
-		}
-		if u.Delete == nil {
-			u.Delete = []string{} // as luaapi.Client posts it
-		}
-		var err error
-		if body, err = json.Marshal(u); err != nil {
-			return nil, fmt.Errorf("preload: encoding the routes: %w", err)
-		}
+		write = func(w io.Writer) error { return luaapi.WriteRoutesUpdate(w, u) }
 	}
-	if err := rp.PreloadRoutes(ctx, body); err != nil {
+	open, err := rp.PreloadRoutes(ctx, write)
+	if err != nil {
 		return nil, fmt.Errorf("preload: %w", err)
 	}
-	return body, nil
+	return open, nil
 }

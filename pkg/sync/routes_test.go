@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -193,19 +194,27 @@ func TestApplyRoutesNeedARoutePusher(t *testing.T) {
 // routesPreloadingNginx is a routedNginx that also takes the route preload.
 type routesPreloadingNginx struct{ routedNginx }
 
-func (f *routesPreloadingNginx) PreloadRoutes(_ context.Context, routes []byte) error {
-	if routes == nil {
-		return f.record("preload-routes", "none")
+func (f *routesPreloadingNginx) PreloadRoutes(_ context.Context, write func(io.Writer) error) (func() (io.ReadCloser, int64, error), error) {
+	if write == nil {
+		return nil, f.record("preload-routes", "none")
 	}
+	var body bytes.Buffer
+	if err := write(&body); err != nil {
+		return nil, err
+	}
+	routes := body.Bytes()
 	var u luaapi.RoutesUpdate
 	if err := json.Unmarshal(routes, &u); err != nil {
-		return err
+		return nil, err
 	}
 	var hosts []string
 	for _, h := range u.Hosts {
 		hosts = append(hosts, h.Host)
 	}
-	return f.record("preload-routes", strings.Join(hosts, ","))
+	open := func() (io.ReadCloser, int64, error) {
+		return io.NopCloser(bytes.NewReader(routes)), int64(len(routes)), nil
+	}
+	return open, f.record("preload-routes", strings.Join(hosts, ","))
 }
 
 // TestApplyPreloadsRoutes: a start hands every route to the master before
@@ -245,9 +254,12 @@ func (f *startingNginx) Preload(_ context.Context, backends, servers []byte) err
 	return f.record("preload", "")
 }
 
-func (f *startingNginx) PreloadRoutes(ctx context.Context, routes []byte) error {
-	f.preloaded["routes"] = routes
-	return f.routesPreloadingNginx.PreloadRoutes(ctx, routes)
+func (f *startingNginx) PreloadRoutes(ctx context.Context, write func(io.Writer) error) (func() (io.ReadCloser, int64, error), error) {
+	open, err := f.routesPreloadingNginx.PreloadRoutes(ctx, write)
+	if open != nil {
+		f.preloaded["routes"], _ = luaapi.OpenBody(open).ReadAll()
+	}
+	return open, err
 }
 
 func (f *startingNginx) PostBody(_ context.Context, path string, body []byte) ([]luaapi.Dropped, error) {
@@ -287,5 +299,37 @@ func TestApplyPostsThePreloadedBodies(t *testing.T) {
 	}
 	if !slices.Contains(f.calls, "routes c.example") {
 		t.Errorf("a reload that keeps the routes dict: calls %q, want the plan's update (c.example) posted", f.calls)
+	}
+}
+
+// streamingNginx is a startingNginx that also posts bodies from a reader
+// (as luaapi.Client does).
+type streamingNginx struct{ *startingNginx }
+
+func (f streamingNginx) PostBodyFrom(_ context.Context, path string, open luaapi.OpenBody) ([]luaapi.Dropped, error) {
+	body, err := open.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	f.posted[path] = body
+	return nil, f.record("stream", path)
+}
+
+// TestApplyStreamsThePreloadedRoutes: a Pusher that posts from a reader
+// gets the routes that way after a start (the preload file, not a copy
+// in memory), byte for byte what was preloaded.
+func TestApplyStreamsThePreloadedRoutes(t *testing.T) {
+	desired := routed([]string{"a.example", "b.example"}, "1", "fixed", "ns-a-80")
+	f := streamingNginx{&startingNginx{preloaded: map[string][]byte{}, posted: map[string][]byte{}}}
+	if err := ksync.Apply(context.Background(), ksync.NewPlan(ksync.State{}, desired), ksync.State{}, desired, f, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"preload", "preload-routes a.example,b.example", "reload fixed",
+		"body " + luaapi.PathBackends, "body " + luaapi.PathServers, "stream " + luaapi.PathRoutes}
+	if !slices.Equal(f.calls, want) {
+		t.Errorf("calls %q, want %q", f.calls, want)
+	}
+	if len(f.preloaded["routes"]) == 0 || !bytes.Equal(f.posted[luaapi.PathRoutes], f.preloaded["routes"]) {
+		t.Errorf("streamed %q, want the preloaded %q", f.posted[luaapi.PathRoutes], f.preloaded["routes"])
 	}
 }

@@ -216,11 +216,9 @@ func startLuaNginxWith(t testing.TB, manifests string, o luaStart) *luaNginx {
 			t.Fatal(err)
 		}
 		n.routes = cfgRoutes(cfg)
-		rj, err := json.Marshal(luaapi.RoutesChanges(nil, n.routes))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := n.inst.PreloadRoutes(ctx, rj); err != nil {
+		u := luaapi.RoutesChanges(nil, n.routes)
+		write := func(w io.Writer) error { return luaapi.WriteRoutesUpdate(w, u) }
+		if _, err := n.inst.PreloadRoutes(ctx, write); err != nil {
 			t.Fatal(err)
 		}
 	}
