@@ -153,12 +153,18 @@ func (c *Client) PostServersReport(ctx context.Context, s Servers) ([]Dropped, e
 // memory (lua/CONTRACT.md).
 func (c *Client) PostBody(ctx context.Context, path string, body []byte) ([]Dropped, error) {
 	answer, err := c.post(ctx, path, body)
+	return droppedIn(http.MethodPost, path, answer, err)
+}
+
+// droppedIn returns the entries nginx dropped, read from its answer to
+// method on path (err: the request's, returned as it is).
+func droppedIn(method, path string, answer []byte, err error) ([]Dropped, error) {
 	if err != nil {
 		return nil, err
 	}
 	dropped, err := parseDropped(answer)
 	if err != nil {
-		return nil, fmt.Errorf("POST %s: %w", path, err)
+		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	return dropped, nil
 }

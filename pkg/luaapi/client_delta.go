@@ -171,12 +171,5 @@ func (c *Client) PostEncodedBackends(ctx context.Context, e *EncodedBackends) ([
 
 func (c *Client) patchBackends(ctx context.Context, body []byte) ([]Dropped, error) {
 	answer, err := c.send(ctx, http.MethodPatch, PathBackends, body)
-	if err != nil {
-		return nil, err
-	}
-	dropped, err := parseDropped(answer)
-	if err != nil {
-		return nil, fmt.Errorf("PATCH %s: %w", PathBackends, err)
-	}
-	return dropped, nil
+	return droppedIn(http.MethodPatch, PathBackends, answer, err)
 }

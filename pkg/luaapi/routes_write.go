@@ -78,12 +78,5 @@ func (c *Client) PostBodyFrom(ctx context.Context, path string, open OpenBody) (
 	req.ContentLength = size
 	req.Header.Set("Content-Type", "application/json")
 	answer, err := c.do(req, path, http.StatusCreated, http.StatusOK)
-	if err != nil {
-		return nil, err
-	}
-	dropped, err := parseDropped(answer)
-	if err != nil {
-		return nil, fmt.Errorf("POST %s: %w", path, err)
-	}
-	return dropped, nil
+	return droppedIn(http.MethodPost, path, answer, err)
 }
