@@ -58,7 +58,11 @@ metric() { metrics | awk -v m="$1" '$1 == m { print $2 }'; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 # wait_metric NAME VALUE: until the metric is VALUE (20 minutes at most);
-# prints the seconds waited.
+# prints the seconds waited. /metrics is read every 0.1 s, as the waits
+# below and settle: a scrape at 100,000 TLS hosts builds two
+# certificate-expiry series a host (about 50 MB, a tenth of a CPU second),
+# and scrapes every 10 ms (Prometheus scrapes every 15-60 s) slowed the
+# changes they timed and made most of what the controller allocated.
 wait_metric() {
 	local start
 	start=$(now)
@@ -67,7 +71,7 @@ wait_metric() {
 			echo "not within 20 minutes (errors: $(metric kubectl_ingress_reload_errors_total) reload, $(metric kubectl_ingress_dynamic_update_errors_total) dynamic)"
 			return
 		fi
-		sleep 0.01
+		sleep 0.1
 	done
 	since "$start"
 }
@@ -93,10 +97,8 @@ profiling=()
 [ "${PROFILE:-0}" = 1 ] && profiling=(--profiling)
 # settle: until no sync has ended for 2 s (a change of two files may take
 # two syncs: the first applied is what the steps above wait for), so that
-# the next step does not start while the controller still works. It looks
-# every 0.1 s: a scrape of /metrics at 100,000 TLS hosts builds two
-# certificate-expiry series a host, and scrapes every 10 ms made most of
-# what the controller allocated meanwhile (not its peak: that stayed).
+# the next step does not start while the controller still works (every
+# 0.1 s, as wait_metric).
 settle() {
 	local last now_count stable=0
 	last=$(metrics | awk '/^kubectl_ingress_sync_duration_seconds_count/ { s += $2 } END { print s }')
@@ -140,7 +142,7 @@ until [ "$(metric kubectl_ingress_reloads_total)" != "$reloads" ] || [ "$(metric
 		echo "--change path: not applied within 20 minutes"
 		break
 	fi
-	sleep 0.01
+	sleep 0.1
 done
 echo "--change path (one Ingress gains a path): applied in $(since "$start") s; reloads $reloads -> $(metric kubectl_ingress_reloads_total), dynamic updates $dynamic -> $(metric kubectl_ingress_dynamic_updates_total)"
 settle

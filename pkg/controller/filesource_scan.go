@@ -20,7 +20,9 @@ import (
 // objects out. A read costs what changed, not the whole tree: a file whose
 // stat is the one it had when its version in force was read is not read
 // again, one whose content did not change (sha256) is not parsed again,
-// and the snapshot is made from the last one by a manifest.Combiner. It is
+// the documents of a changed file that did not change keep their objects
+// (manifest.Data.Previous), and the snapshot is made from the last one by
+// a manifest.Combiner. It is
 // used by one read at a time.
 type fileScan struct {
 	dir  string
@@ -150,7 +152,9 @@ func (sc *fileScan) run(log klog.Logger) scanResult {
 			st.stat, st.statKnown = stat.FileStat, stat.known // unchanged
 			continue
 		}
-		toParse = append(toParse, manifest.Data{Name: path, Bytes: data})
+		// its last good version lends the objects of the documents that
+		// did not change (the same pointers: an incremental render)
+		toParse = append(toParse, manifest.Data{Name: path, Bytes: data, Previous: st.good})
 		sums = append(sums, sum)
 		stats = append(stats, stat)
 	}

@@ -5,6 +5,13 @@ type Data struct {
 	// Name names the file in messages and in Result.Files.
 	Name  string
 	Bytes []byte
+	// Previous is the last version of the file that parsed, or nil. A
+	// document with the same bytes as one of its documents is not decoded
+	// again: its objects are Previous's, the same pointers (at a new
+	// place in the file), so that a file of 100,000 objects with a few
+	// edited costs those few to parse and to render (render.Incremental
+	// compares objects by pointer).
+	Previous *File
 }
 
 // File is one manifest file parsed: its objects of the kinds render reads,
@@ -20,6 +27,11 @@ type File struct {
 	objects []object
 	skipped []string
 	unread  []unreadIngress
+	// docs are the documents that gave objects of our kinds and nothing
+	// else, and namespace the default namespace they were completed with:
+	// what the next Parse of the file may keep (Data.Previous).
+	docs      []parsedDocument
+	namespace string
 }
 
 // Objects returns how many objects of the kinds render reads the file has.
@@ -28,42 +40,84 @@ func (f *File) Objects() int { return len(f.objects) }
 // Parse splits and decodes files, the documents of all of them at once on
 // several goroutines; out[i] is files[i]. Objects without a namespace get
 // o.DefaultNamespace (DefaultNamespace when ""). Duplicates are found by
-// Combine, which sees every file.
+// Combine, which sees every file. A document that files[i].Previous holds
+// byte for byte keeps its objects (reuse.go).
 func Parse(files []Data, o Options) []*File {
 	ns := o.DefaultNamespace
 	if ns == "" {
 		ns = DefaultNamespace
 	}
 	perFile := make([][]document, len(files))
+	sums := make([][]documentSum, len(files))
 	_ = forEach(len(files), func(i int) error {
 		perFile[i] = splitDocuments(files[i].Name, files[i].Bytes)
+		sums[i] = documentSums(perFile[i])
 		return nil
 	})
-	n := 0
-	for _, d := range perFile {
-		n += len(d)
-	}
-	docs := make([]document, 0, n)
-	for _, d := range perFile {
-		docs = append(docs, d...)
+	kept := make([][][]object, len(files))
+	var docs []document
+	for i, f := range files {
+		kept[i] = keptObjects(f.Previous, ns, sums[i])
+		for j, d := range perFile[i] {
+			if kept[i][j] == nil {
+				docs = append(docs, d)
+			}
+		}
 	}
 	decoded := decodeAll(newDecoder(), docs)
 	out := make([]*File, len(files))
 	for i, f := range files {
-		out[i] = completeFile(f.Name, decoded[:len(perFile[i])], ns)
-		decoded = decoded[len(perFile[i]):]
+		parsed := parsedFile{docs: perFile[i], sums: sums[i], kept: kept[i]}
+		parsed.decoded, decoded = decoded[:parsed.toDecode()], decoded[parsed.toDecode():]
+		out[i] = completeFile(f.Name, parsed, ns)
 	}
 	return out
 }
 
-// completeFile gathers a file's decoded documents, up to the first error.
-func completeFile(name string, docs []decoded, defaultNamespace string) *File {
+// parsedFile is a file's documents, each with its sum and either the
+// objects kept from the file's last version or, in order, its decoded
+// content.
+type parsedFile struct {
+	docs    []document
+	sums    []documentSum
+	kept    [][]object
+	decoded []decoded
+}
+
+// toDecode is the number of documents of p that were not kept.
+func (p parsedFile) toDecode() int {
 	n := 0
-	for _, d := range docs {
+	for _, k := range p.kept {
+		if k == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// completeFile gathers a file's documents, up to the first error.
+func completeFile(name string, p parsedFile, defaultNamespace string) *File {
+	n := 0
+	for _, k := range p.kept {
+		n += len(k)
+	}
+	for _, d := range p.decoded {
 		n += len(d.objects)
 	}
-	f := &File{Name: name, objects: make([]object, 0, n)}
-	for _, d := range docs {
+	f := &File{Name: name, objects: make([]object, 0, n), namespace: defaultNamespace}
+	next := 0
+	for j, doc := range p.docs {
+		first := len(f.objects)
+		if k := p.kept[j]; k != nil {
+			for _, o := range k {
+				o.origin = movedOrigin(o.origin, doc.origin)
+				f.objects = append(f.objects, o)
+			}
+			f.docs = append(f.docs, parsedDocument{sum: p.sums[j], first: first, count: len(k)})
+			continue
+		}
+		d := p.decoded[next]
+		next++
 		if d.err != nil {
 			f.Err = d.err
 			return f
@@ -85,6 +139,9 @@ func completeFile(name string, docs []decoded, defaultNamespace string) *File {
 				return f
 			}
 			f.objects = append(f.objects, obj)
+		}
+		if len(d.objects) > 0 && len(d.skipped) == 0 {
+			f.docs = append(f.docs, parsedDocument{sum: p.sums[j], first: first, count: len(d.objects)})
 		}
 	}
 	return f
