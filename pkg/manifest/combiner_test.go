@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -101,6 +102,43 @@ func (g *fileGen) file(name string) *File {
 	return f
 }
 
+// edit makes the file read again after an edit, as Parse with Previous
+// makes it: a new File of the same name whose objects are mostly f's (the
+// same pointers, often at another place), some edited (a new pointer, the
+// same key), some gone, some new.
+func (g *fileGen) edit(f *File) *File {
+	e := &File{Name: f.Name, skipped: slices.Clone(f.skipped), unread: f.unread}
+	doc := len(f.unread)
+	next := func() origin {
+		doc++
+		return origin{file: f.Name, document: doc, line: 3*doc - 2}
+	}
+	add := func() {
+		k := g.key()
+		e.objects = append(e.objects, object{origin: next(), obj: newObject(k), key: k})
+	}
+	if g.chance(0.3) {
+		add() // the others move
+	}
+	for _, o := range f.objects {
+		switch r := g.r.Float64(); {
+		case r < 0.1: // gone
+		case r < 0.25:
+			e.objects = append(e.objects, object{origin: next(), obj: newObject(o.key), key: o.key})
+		default:
+			o.origin = next()
+			e.objects = append(e.objects, o)
+		}
+		if g.chance(0.1) {
+			add()
+		}
+	}
+	if g.chance(0.04) {
+		e.Err = next().errorf("a broken document")
+	}
+	return e
+}
+
 // frozen is a copy of a Result's slices and maps, to tell whether it
 // changed.
 type frozen struct {
@@ -177,7 +215,11 @@ func (g *fileGen) step(list []*File, gone *[]*File) []*File {
 		case op < 9:
 			i := g.r.IntN(len(list))
 			*gone = append(*gone, list[i])
-			list[i] = g.file(list[i].Name)
+			if g.chance(0.5) {
+				list[i] = g.edit(list[i])
+			} else {
+				list[i] = g.file(list[i].Name)
+			}
 		default:
 			if len(*gone) > 0 {
 				f := (*gone)[g.r.IntN(len(*gone))]
@@ -242,7 +284,7 @@ func TestCombinerMatchesCombine(t *testing.T) {
 				case !reflect.DeepEqual(gotErr, wantErr) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr):
 					t.Fatalf("step %d: error %v, Combine's %v", step, gotErr, wantErr)
 				case !reflect.DeepEqual(got, want):
-					t.Fatalf("step %d: the Result differs from Combine's:\n%+v\n%+v", step, got, want)
+					t.Fatalf("step %d: the Result differs from Combine's in %s:\n%+v\n%+v", step, resultDiff(got, want), got, want)
 				case got != nil && !samePointers(got.Snapshot, want.Snapshot):
 					t.Fatalf("step %d: the Snapshot holds other objects than the files'", step)
 				}
@@ -273,6 +315,45 @@ func TestCombinerMatchesCombine(t *testing.T) {
 	if total["incremental"] < total["ok"]/2 || total["incremental"] == total["ok"] {
 		t.Errorf("%d of %d Results made incrementally: the test should try both ways often", total["incremental"], total["ok"])
 	}
+}
+
+// resultDiff names the parts of two Results that differ.
+func resultDiff(a, b *Result) string {
+	var parts []string
+	if a == nil || b == nil {
+		return "nil"
+	}
+	if !reflect.DeepEqual(a.Files, b.Files) {
+		parts = append(parts, fmt.Sprintf("Files %v / %v", a.Files, b.Files))
+	}
+	if !reflect.DeepEqual(a.Skipped, b.Skipped) {
+		parts = append(parts, fmt.Sprintf("Skipped %v / %v", a.Skipped, b.Skipped))
+	}
+	if !reflect.DeepEqual(a.Snapshot, b.Snapshot) {
+		parts = append(parts, "Snapshot")
+	}
+	if !reflect.DeepEqual(a.locations, b.locations) {
+		for i := range max(len(a.locations), len(b.locations)) {
+			var ma, mb map[objectKey]Location
+			if i < len(a.locations) {
+				ma = a.locations[i]
+			}
+			if i < len(b.locations) {
+				mb = b.locations[i]
+			}
+			for k, l := range ma {
+				if mb[k] != l {
+					parts = append(parts, fmt.Sprintf("locations[%d][%v] %v / %v", i, k, l, mb[k]))
+				}
+			}
+			for k, l := range mb {
+				if _, ok := ma[k]; !ok {
+					parts = append(parts, fmt.Sprintf("locations[%d][%v] missing / %v", i, k, l))
+				}
+			}
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // referenceCombine is Combine as it was before Combiner: duplicates found

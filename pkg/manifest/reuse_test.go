@@ -127,3 +127,38 @@ func TestWithoutLeadingBlankLines(t *testing.T) {
 		}
 	}
 }
+
+// TestCombinerTakesAFileReadAgain: a file parsed again with Previous is
+// combined from the last Result (its objects that came and went, those
+// that moved), and the Result is Combine's.
+func TestCombinerTakesAFileReadAgain(t *testing.T) {
+	var docs []string
+	for i := range 40 {
+		docs = append(docs, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm"+strings.Repeat("x", i)+"}\n")
+	}
+	v1 := Parse([]Data{{Name: "all.yaml", Bytes: reuseFile(docs...)}}, Options{})[0]
+	other := Parse([]Data{{Name: "other.yaml", Bytes: reuseFile(reuseIngress, reuseService)}}, Options{})[0]
+	var c Combiner
+	if _, err := c.Combine([]*File{v1, other}); err != nil {
+		t.Fatal(err)
+	}
+	edited := append([]string{reuseConfigMap}, docs[:35]...) // one new first, 5 gone
+	v2 := Parse([]Data{{Name: "all.yaml", Bytes: reuseFile(edited...), Previous: v1}}, Options{})[0]
+	got, err := c.Combine([]*File{v2, other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Combine([]*File{v2, other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.incremental != 1 {
+		t.Errorf("%d Results made from the last one, want 1", c.incremental)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the Result differs from Combine's in %s", resultDiff(got, want))
+	}
+	if loc, _ := got.Location("ConfigMap", DefaultNamespace, "cm"); loc.Line != 3 {
+		t.Errorf("ConfigMap cm (moved by a new first document): %+v, want line 3", loc)
+	}
+}
