@@ -143,6 +143,15 @@ func (p timedBodyPusher) PostBody(ctx context.Context, path string, body []byte)
 	})
 }
 
+// EncodeBackends encodes backends through the next Pusher when it keeps
+// what it encoded (the luaapi.Client), else as luaapi.EncodeBackends.
+func (p timedBodyPusher) EncodeBackends(backends []luaapi.Backend) (*luaapi.EncodedBackends, error) {
+	if be, ok := p.bodies.(ksync.BackendsEncoder); ok {
+		return be.EncodeBackends(backends)
+	}
+	return luaapi.EncodeBackends(backends)
+}
+
 // PostBodyFrom posts a payload read from a file as it is sent, through
 // the next Pusher when it can (the luaapi.Client), else read whole and
 // posted as PostBody; timed and reported as PostBody.

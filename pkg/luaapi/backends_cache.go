@@ -26,14 +26,18 @@ func (e *encodedBackend) encodes(b *Backend) bool {
 	return e.backend != nil && e.backend.Equal(b)
 }
 
-// encodeBackends is EncodeBackends, with the JSON of each backend that is
+// EncodeBackends is the package's EncodeBackends, with the JSON of each backend that is
 // the same as the one last encoded under its name (encodes) taken from the
 // Client's cache: at 100,000 backends encoding them all for a push that
 // changes one cost about 0.7 s of CPU (the PATCH then sends only the
 // changed ones, see PostEncodedBackends). The cache holds the last call's
 // backends only; it points at the model backends of their Config, which
 // must not change afterwards (a Config does not, see DictsCache).
-func (c *Client) encodeBackends(backends []Backend) (*EncodedBackends, error) {
+//
+// The preload before a start encodes through it too, so that the first
+// push after the start encodes only what changed since (at 100,000
+// backends it encoded them all again: 0.7 s of CPU).
+func (c *Client) EncodeBackends(backends []Backend) (*EncodedBackends, error) {
 	c.encMu.Lock()
 	defer c.encMu.Unlock()
 	next := make(map[string]*encodedBackend, len(backends))

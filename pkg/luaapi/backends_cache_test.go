@@ -26,7 +26,7 @@ func TestClientEncodeBackendsCache(t *testing.T) {
 		for name, e := range c.encoded {
 			before[name] = e.json
 		}
-		got, err := c.encodeBackends(backends)
+		got, err := c.EncodeBackends(backends)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestClientEncodeBackendsCacheFromModel(t *testing.T) {
 			before[name] = e.json
 		}
 		backends, _ := FromModel(cfg)
-		got, err := c.encodeBackends(backends)
+		got, err := c.EncodeBackends(backends)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -122,7 +122,7 @@ func (c *Client) PostBackends(ctx context.Context, backends []Backend) error {
 // A body that nginx refuses as a whole is a *StatusError (400), as is one
 // larger than its shared dict (413).
 func (c *Client) PostBackendsReport(ctx context.Context, backends []Backend) ([]Dropped, error) {
-	e, err := c.encodeBackends(backends)
+	e, err := c.EncodeBackends(backends)
 	if err != nil {
 		return nil, fmt.Errorf("POST %s: %w", PathBackends, err)
 	}

@@ -172,7 +172,7 @@ func Apply(ctx context.Context, plan Plan, running, desired State, r Reloader, p
 	var pre preloaded
 	if pl, ok := r.(Preloader); ok {
 		var err error
-		if pre, err = preload(ctx, pl, backends, servers); err != nil {
+		if pre, err = preload(ctx, pl, p, backends, servers); err != nil {
 			return &ApplyError{Stage: StageBridge, Err: err}
 		}
 	}
@@ -214,8 +214,12 @@ type preloaded struct {
 
 // preload encodes the payloads as the Pusher would post them and hands
 // them to pl; it returns the encoded bodies.
-func preload(ctx context.Context, pl Preloader, backends []luaapi.Backend, servers luaapi.Servers) (preloaded, error) {
-	b, err := luaapi.EncodeBackends(backends)
+func preload(ctx context.Context, pl Preloader, p Pusher, backends []luaapi.Backend, servers luaapi.Servers) (preloaded, error) {
+	encode := luaapi.EncodeBackends
+	if be, ok := p.(BackendsEncoder); ok {
+		encode = be.EncodeBackends
+	}
+	b, err := encode(backends)
 	if err != nil {
 		return preloaded{}, fmt.Errorf("preload: encoding the backends: %w", err)
 	}
@@ -238,6 +242,14 @@ func preload(ctx context.Context, pl Preloader, backends []luaapi.Backend, serve
 // preloaded them, answers from memory.
 type BodyPusher interface {
 	PostBody(ctx context.Context, path string, body []byte) ([]luaapi.Dropped, error)
+}
+
+// BackendsEncoder is a Pusher that encodes backends as their POST body
+// itself (pkg/luaapi.Client implements it), keeping what it encoded: the
+// preload encodes through it, so that its next push of backends encodes
+// only those that changed.
+type BackendsEncoder interface {
+	EncodeBackends(backends []luaapi.Backend) (*luaapi.EncodedBackends, error)
 }
 
 // StreamPusher is a Pusher that posts a body read from where open finds

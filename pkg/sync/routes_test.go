@@ -333,3 +333,33 @@ func TestApplyStreamsThePreloadedRoutes(t *testing.T) {
 		t.Errorf("streamed %q, want the preloaded %q", f.posted[luaapi.PathRoutes], f.preloaded["routes"])
 	}
 }
+
+// encodingNginx is a streamingNginx that also encodes backends (as
+// luaapi.Client does, keeping what it encoded).
+type encodingNginx struct{ streamingNginx }
+
+func (f encodingNginx) EncodeBackends(backends []luaapi.Backend) (*luaapi.EncodedBackends, error) {
+	var names []string
+	for _, b := range backends {
+		names = append(names, b.Name)
+	}
+	_ = f.record("encode", strings.Join(names, ","))
+	return luaapi.EncodeBackends(backends)
+}
+
+// TestApplyPreloadEncodesThroughThePusher: a start encodes the preload's
+// backends through a Pusher that encodes them (its cache then spares the
+// next push encoding them all again), and posts that body.
+func TestApplyPreloadEncodesThroughThePusher(t *testing.T) {
+	desired := routed([]string{"a.example"}, "1", "fixed", "ns-a-80")
+	f := encodingNginx{streamingNginx{&startingNginx{preloaded: map[string][]byte{}, posted: map[string][]byte{}}}}
+	if err := ksync.Apply(context.Background(), ksync.NewPlan(ksync.State{}, desired), ksync.State{}, desired, f, f, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.calls) == 0 || f.calls[0] != "encode ns-a-80" {
+		t.Errorf("calls %q, want the backends encoded by the pusher first", f.calls)
+	}
+	if !bytes.Equal(f.posted[luaapi.PathBackends], f.preloaded["backends"]) {
+		t.Errorf("posted %q, want the preloaded %q", f.posted[luaapi.PathBackends], f.preloaded["backends"])
+	}
+}
