@@ -76,6 +76,12 @@ func (c *Client) PostBodyFrom(ctx context.Context, path string, open OpenBody) (
 		return nil, fmt.Errorf("POST %s: %w", path, err)
 	}
 	req.ContentLength = size
+	// a connection found closed is retried by net/http with a body read
+	// anew
+	req.GetBody = func() (io.ReadCloser, error) {
+		r, _, err := open()
+		return r, err
+	}
 	req.Header.Set("Content-Type", "application/json")
 	answer, err := c.do(req, path, http.StatusCreated, http.StatusOK)
 	return droppedIn(http.MethodPost, path, answer, err)

@@ -200,8 +200,11 @@ func (c *Combiner) change(files []*File) (fileChange, bool) {
 			changed += len(f.objects)
 			continue
 		}
+		in, out, moved, ok := objectChanges(old, f)
+		if !ok {
+			return ch, false
+		}
 		readAgain[old] = true
-		in, out, moved := objectChanges(old, f)
 		ch.added = append(ch.added, &File{Name: f.Name, objects: in, skipped: f.skipped})
 		ch.removed = append(ch.removed, &File{Name: old.Name, objects: out, skipped: old.skipped})
 		ch.moved = append(ch.moved, moved...)
@@ -218,17 +221,22 @@ func (c *Combiner) change(files []*File) (fileChange, bool) {
 
 // objectChanges compares a file read again, now, with its last version,
 // old, by object pointer: the objects that came (in), went (out) and
-// stayed at another place (moved, with the new place).
-func objectChanges(old, now *File) (in, out, moved []object) {
+// stayed at another place (moved, with the new place). false when now
+// holds an object twice (a change for Combine, which finds it defined
+// twice: Parse never does that, a caller's File might).
+func objectChanges(old, now *File) (in, out, moved []object, ok bool) {
 	at := make(map[runtime.Object]origin, len(old.objects))
 	for _, o := range old.objects {
 		at[o.obj] = o.origin
 	}
 	stays := make(map[runtime.Object]bool, len(now.objects))
 	for _, o := range now.objects {
-		was, ok := at[o.obj]
+		if stays[o.obj] {
+			return nil, nil, nil, false
+		}
+		was, kept := at[o.obj]
 		switch {
-		case !ok:
+		case !kept:
 			in = append(in, o)
 			continue
 		case was.location() != o.origin.location():
@@ -241,12 +249,12 @@ func objectChanges(old, now *File) (in, out, moved []object) {
 			out = append(out, o)
 		}
 	}
-	return in, out, moved
+	return in, out, moved, true
 }
 
-// keysAllowChange tells whether the objects added and removed can be
-// combined without Combine: no key defined twice (among those added, or
-// by one added and one that stays) and none shared with an unread
+// keysAllowChange tells whether the objects added, removed and moved can
+// be combined without Combine: no key defined twice (among those added,
+// or by one added and one that stays) and none shared with an unread
 // Ingress.
 func (c *Combiner) keysAllowChange(ch fileChange) bool {
 	removed := make(map[objectKey]bool)
@@ -256,6 +264,11 @@ func (c *Combiner) keysAllowChange(ch fileChange) bool {
 				return false
 			}
 			removed[o.key] = true
+		}
+	}
+	for _, o := range ch.moved {
+		if c.unreadKeys[o.key] {
+			return false // its location is the unread Ingress's, or not
 		}
 	}
 	added := make(map[objectKey]bool)

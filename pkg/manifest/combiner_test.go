@@ -128,6 +128,12 @@ func (g *fileGen) edit(f *File) *File {
 		default:
 			o.origin = next()
 			e.objects = append(e.objects, o)
+			if g.chance(0.01) {
+				// the same object twice (a File a caller made; Parse
+				// decodes a repeated document again)
+				o.origin = next()
+				e.objects = append(e.objects, o)
+			}
 		}
 		if g.chance(0.1) {
 			add()

@@ -52,8 +52,9 @@ func withoutLeadingBlankLines(data []byte) []byte {
 }
 
 // keptObjects returns, for each sum, the objects of previous's document
-// with that sum (nil when it has none): none when previous is nil, did not
-// parse, or was completed with another default namespace.
+// with that sum (nil when it has none, and for a sum after its first): none
+// when previous is nil, did not parse, or was completed with another
+// default namespace. Each object of previous is handed out once at most.
 func keptObjects(previous *File, defaultNamespace string, sums []documentSum) [][]object {
 	out := make([][]object, len(sums))
 	if previous == nil || previous.Err != nil || previous.namespace != defaultNamespace || len(previous.docs) == 0 {
@@ -64,7 +65,12 @@ func keptObjects(previous *File, defaultNamespace string, sums []documentSum) []
 		bySum[d.sum] = previous.objects[d.first : d.first+d.count]
 	}
 	for i, sum := range sums {
-		out[i] = bySum[sum]
+		// once: a document pasted twice is decoded again the second time
+		// (new objects, which Combine finds defined twice, as it would)
+		if kept, ok := bySum[sum]; ok {
+			out[i] = kept
+			delete(bySum, sum)
+		}
 	}
 	return out
 }

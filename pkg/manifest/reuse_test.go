@@ -162,3 +162,28 @@ func TestCombinerTakesAFileReadAgain(t *testing.T) {
 		t.Errorf("ConfigMap cm (moved by a new first document): %+v, want line 3", loc)
 	}
 }
+
+// TestParseKeepsADocumentOnce: a document pasted twice keeps its objects
+// the first time only (the second copy is decoded again), and the
+// Combiner refuses the file as Combine does: the object is defined twice.
+func TestParseKeepsADocumentOnce(t *testing.T) {
+	var docs []string
+	for i := range 10 {
+		docs = append(docs, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm"+strings.Repeat("x", i)+"}\n")
+	}
+	v1 := Parse([]Data{{Name: "all.yaml", Bytes: reuseFile(docs...)}}, Options{})[0]
+	var c Combiner
+	if _, err := c.Combine([]*File{v1}); err != nil {
+		t.Fatal(err)
+	}
+	v2 := Parse([]Data{{Name: "all.yaml", Bytes: reuseFile(append(docs, docs[0])...), Previous: v1}}, Options{})[0]
+	first, last := v2.objects[0], v2.objects[len(v2.objects)-1]
+	if first.obj != v1.objects[0].obj || last.obj == first.obj {
+		t.Errorf("kept: first %v, pasted copy %v; want the first kept and the copy decoded again", first.obj == v1.objects[0].obj, last.obj == first.obj)
+	}
+	_, want := Combine([]*File{v2})
+	_, got := c.Combine([]*File{v2})
+	if want == nil || got == nil || got.Error() != want.Error() {
+		t.Errorf("the Combiner: %v; Combine: %v (want the same error)", got, want)
+	}
+}

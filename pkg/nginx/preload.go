@@ -87,7 +87,7 @@ func (in *Instance) PreloadRoutes(ctx context.Context, write func(io.Writer) err
 		return nil, fmt.Errorf("nginx: preload: %w", err)
 	}
 	if err := writeAtomicWith(path, write, 0o600, nil); err != nil {
-		return nil, fmt.Errorf("nginx: preload: %w", err)
+		return nil, err // "nginx: write PATH: …"
 	}
 	return openFile(path), nil
 }
