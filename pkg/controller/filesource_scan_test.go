@@ -214,3 +214,24 @@ func TestFileScanBusyFileByStat(t *testing.T) {
 	}
 	scanExpect(t, sc, "closed", 1, true, "a2")
 }
+
+// TestFileScanKeepsTheObjectsOfUnchangedDocuments: a file rewritten with
+// one document edited and one inserted before the others gives a snapshot
+// whose other objects are the same pointers (render builds incrementally
+// from them), the edited one a new object with the edit.
+func TestFileScanKeepsTheObjectsOfUnchangedDocuments(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.yaml")
+	docs := func(ds ...string) string { return strings.Join(ds, "---\n") }
+	write(t, a, docs(fileIngressYAML("a1", "a1.example.com", "/"), fileIngressYAML("a2", "a2.example.com", "/"), fileIngressYAML("a3", "a3.example.com", "/")))
+	sc := newFileScan(dir, FileSourceOptions{})
+	before := scanExpect(t, sc, "first read", 1, true, "a1", "a2", "a3").snapshot.Ingresses
+	write(t, a, docs(fileIngressYAML("a0", "a0.example.com", "/"), fileIngressYAML("a1", "a1.example.com", "/"), fileIngressYAML("a2", "a2.example.com", "/edited"), fileIngressYAML("a3", "a3.example.com", "/")))
+	after := scanExpect(t, sc, "after the edit", 1, true, "a0", "a1", "a2", "a3").snapshot.Ingresses
+	if after[1] != before[0] || after[3] != before[2] {
+		t.Errorf("a1, a3 unchanged: kept %v, %v; want the same objects", after[1] == before[0], after[3] == before[2])
+	}
+	if after[2] == before[1] || after[2].Spec.Rules[0].HTTP.Paths[0].Path != "/edited" {
+		t.Errorf("a2 edited: the same object %v, path %q", after[2] == before[1], after[2].Spec.Rules[0].HTTP.Paths[0].Path)
+	}
+}
