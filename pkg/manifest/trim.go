@@ -2,6 +2,7 @@ package manifest
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -12,8 +13,10 @@ const LastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // TrimUnread drops from obj, in place, what render never reads, so that a
 // source that keeps 100,000 objects does not keep it too: the managed
-// fields and the last-applied annotation of any object, and a Service's
-// selector (endpoints come from EndpointSlices). Read keeps objects
+// fields and the last-applied annotation of any object, a Service's
+// selector (endpoints come from EndpointSlices), and what an EndpointSlice
+// says of each endpoint besides its addresses and conditions (the Pod,
+// node, zone, topology hints). Read keeps objects
 // trimmed; the controller's cluster source trims what its informers cache.
 func TrimUnread(obj runtime.Object) {
 	acc, err := meta.Accessor(obj)
@@ -27,7 +30,16 @@ func TrimUnread(obj runtime.Object) {
 			acc.SetAnnotations(ann)
 		}
 	}
-	if s, ok := obj.(*corev1.Service); ok {
-		s.Spec.Selector = nil
+	switch o := obj.(type) {
+	case *corev1.Service:
+		o.Spec.Selector = nil
+	case *discoveryv1.EndpointSlice:
+		// render reads an endpoint's addresses and conditions only; the
+		// Pod it names, its node, zone and topology hints are about 300
+		// bytes an endpoint in a cluster's informer cache
+		for i := range o.Endpoints {
+			ep := &o.Endpoints[i]
+			ep.TargetRef, ep.NodeName, ep.Zone, ep.Hints, ep.DeprecatedTopology = nil, nil, nil, nil, nil
+		}
 	}
 }
