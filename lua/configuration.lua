@@ -40,6 +40,8 @@ local tonumber = tonumber
 local string_find = string.find
 local string_sub = string.sub
 local string_lower = string.lower
+local string_format = string.format
+local string_byte = string.byte
 local table_sort = table.sort
 local table_concat = table.concat
 
@@ -233,6 +235,75 @@ local function read_body(limit)
   return body
 end
 
+-- declared_md5 returns the md5 (hex) of the body that the request's
+-- Content-MD5 header declares (RFC 1864: the base64 of the binary md5),
+-- nil without the header, or nil and an error for a malformed one.
+local function declared_md5()
+  local v = ngx.var.http_content_md5
+  if not v or v == "" then
+    return nil
+  end
+  local bin = ngx.decode_base64(v)
+  if not bin or #bin ~= 16 then
+    return nil, "the Content-MD5 header is not the base64 of an md5 (16 bytes)"
+  end
+  return (bin:gsub(".", function(c) return string_format("%02x", string_byte(c)) end))
+end
+
+-- read_payload returns the body of a payload request and its md5 when
+-- the request declared one (Content-MD5, checked), or nil and the result
+-- to answer: an error, or the remembered result of the payload applied
+-- last when the declared md5 is its md5 (recall, see remembered). Then
+-- the body is discarded unread: the controller posts, right after a start,
+-- the payloads the master just preloaded (at 100,000 Ingresses 144 MB),
+-- which the worker would otherwise buffer to a file, read into one string
+-- and hash, and hold as garbage until its next collection.
+local function read_payload(what, dict, recall)
+  local declared, derr = declared_md5()
+  if derr then
+    return nil, bad_request(what .. ": " .. derr)
+  end
+  if declared and recall then
+    local r = recall(declared)
+    if r then
+      ngx.req.discard_body()
+      return nil, r
+    end
+  end
+  local body, err, big, size = read_body(dict:capacity())
+  if big then
+    return nil, too_large(what, size, dict)
+  end
+  if not body then
+    return nil, bad_request(what .. ": " .. err)
+  end
+  if declared and ngx.md5(body) ~= declared then
+    return nil, bad_request(what .. ": the body's md5 is not the one its Content-MD5 header declares")
+  end
+  return body, declared
+end
+
+-- BIG_PAYLOAD is the size of a payload after which the worker that
+-- applied it collects its garbage at once (collect_soon): the body and
+-- what was decoded of it are garbage then, and a worker that serves
+-- nothing more would keep them (about 280 MB after the payloads of
+-- 100,000 Ingresses, before the remembered answer skipped their reading).
+local BIG_PAYLOAD = 4 * 1024 * 1024
+
+local function collect(premature)
+  if not premature then
+    collectgarbage("collect")
+  end
+end
+
+-- collect_soon runs a full garbage collection once the request ended.
+local function collect_soon()
+  local ok, err = ngx.timer.at(0, collect)
+  if not ok then
+    ngx.log(ngx.WARN, "configuration: cannot schedule a garbage collection: ", err)
+  end
+end
+
 -- get_backends answers the whole array that serves: the base with its
 -- delta laid on it (delta.merge, a scan of the base) when there is one.
 local function get_backends()
@@ -377,10 +448,10 @@ local APPLIED = "applied:"
 
 local function remembered(dict_of, name, apply, again)
   local key = APPLIED .. name
-  return function(body)
-    local dict = dict_of()
-    local sum = ngx.md5(body)
-    local last = dict:get(key)
+  -- recall answers the remembered result when sum is the md5 of the
+  -- payload applied last, else nil
+  local function recall(sum)
+    local last = dict_of():get(key)
     if last and string_sub(last, 1, 32) == sum then
       local r = cjson.decode(string_sub(last, 33))
       if type(r) == "table" and type(r.status) == "number" then
@@ -393,14 +464,24 @@ local function remembered(dict_of, name, apply, again)
         return again and again(sum) or r
       end
     end
+    return nil
+  end
+  -- the apply: sum, when given, is the md5 of body (checked by the caller)
+  return function(body, sum)
+    local dict = dict_of()
+    sum = sum or ngx.md5(body)
+    local r = recall(sum)
+    if r then
+      return r
+    end
     dict:delete(key)
-    local r = apply(body, sum)
+    r = apply(body, sum)
     if r.status < 300 then
       -- safe_set: never evict an entry to remember a result
       dict:safe_set(key, sum .. cjson.encode({ status = r.status, dropped = r.dropped }))
     end
     return r
-  end
+  end, recall
 end
 
 -- with_apply_lock runs f(dict) holding APPLY_LOCK and returns its result.
@@ -484,31 +565,30 @@ local function configuration_dict()
   return ngx.shared.configuration_data
 end
 
-local apply_backends = remembered(configuration_dict, BACKENDS, apply_backends_now, base_again)
+local apply_backends, recall_backends = remembered(configuration_dict, BACKENDS, apply_backends_now, base_again)
 
 -- payload_handler answers a request whose body apply takes (a POST of
 -- backends or routes, a PATCH of backends), at most the size of the dict
 -- dict_of returns (nil: this nginx.conf has no such dict, 404).
-local function payload_handler(what, dict_of, apply)
+local function payload_handler(what, dict_of, apply, recall)
   return function()
     local dict = dict_of()
     if not dict then
       return respond(ngx.HTTP_NOT_FOUND, what .. ": this nginx.conf does not route in Lua\n")
     end
-    local body, err, big, size = read_body(dict:capacity())
-    if big then
-      return answer(too_large(what, size, dict))
+    local body, r = read_payload(what, dict, recall)
+    if body then
+      r = apply(body, r)
+      if #body >= BIG_PAYLOAD then
+        collect_soon()
+      end
     end
-    if not body then
-      return answer(bad_request(what .. ": " .. err))
-    end
-    local r = apply(body)
     log_dropped(what, r.dropped)
     return answer(r)
   end
 end
 
-local post_backends = payload_handler(BACKENDS, configuration_dict, apply_backends)
+local post_backends = payload_handler(BACKENDS, configuration_dict, apply_backends, recall_backends)
 
 -- accepted_delta returns the array text and deleted names to store for a
 -- PATCH with bad entries, and the dropped entries to report. A bad
@@ -753,18 +833,17 @@ end
 
 -- (remembered in certificate_data, whose keys are Secret ids: a SNI
 -- lookup of the host index never meets it)
-local apply_servers = remembered(function() return ngx.shared.certificate_data end, "servers", apply_servers_now)
+local apply_servers, recall_servers = remembered(function() return ngx.shared.certificate_data end, "servers", apply_servers_now)
 
 local function post_servers()
   local data = ngx.shared.certificate_data
-  local body, err, big, size = read_body(data:capacity())
-  if big then
-    return answer(too_large("servers", size, data))
+  local body, r = read_payload("servers", data, recall_servers)
+  if body then
+    r = apply_servers(body, r)
+    if #body >= BIG_PAYLOAD then
+      collect_soon()
+    end
   end
-  if not body then
-    return answer(bad_request("servers: " .. err))
-  end
-  local r = apply_servers(body)
   log_dropped("servers", r.dropped)
   return answer(r)
 end
@@ -846,9 +925,9 @@ local function apply_routes_now(body)
   return result(ngx.HTTP_CREATED, nil, dropped)
 end
 
-local apply_routes = remembered(routes_dict, ROUTES, apply_routes_now)
+local apply_routes, recall_routes = remembered(routes_dict, ROUTES, apply_routes_now)
 
-local post_routes = payload_handler(ROUTES, routes_dict, apply_routes)
+local post_routes = payload_handler(ROUTES, routes_dict, apply_routes, recall_routes)
 
 -- get_routes answers the entry of ?host=H, or without it
 -- {"hosts": {host: version}}.

@@ -244,6 +244,7 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte) ([]
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(headerContentMD5, contentMD5(body))
 	return c.do(req, path, http.StatusCreated, http.StatusOK)
 }
 

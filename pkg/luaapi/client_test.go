@@ -27,6 +27,11 @@ func (f *fakeLua) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer f.mu.Unlock()
 	f.requests = append(f.requests, r.Method+" "+r.URL.RequestURI())
 	body, _ := io.ReadAll(r.Body)
+	if r.Method != http.MethodGet && r.Header.Get("Content-MD5") != contentMD5(body) {
+		// as configuration.lua: a body must be what its Content-MD5 says
+		http.Error(w, "Content-MD5 "+r.Header.Get("Content-MD5")+" is not the body's", http.StatusBadRequest)
+		return
+	}
 	switch r.Method + " " + r.URL.Path {
 	case "GET " + PathBackends:
 		w.Write(f.backends)

@@ -66,6 +66,10 @@ func (o OpenBody) ReadAll() ([]byte, error) {
 // is sent (not held in memory), and returns what nginx dropped, as
 // PostBody.
 func (c *Client) PostBodyFrom(ctx context.Context, path string, open OpenBody) ([]Dropped, error) {
+	sum, err := open.contentMD5()
+	if err != nil {
+		return nil, fmt.Errorf("POST %s: %w", path, err)
+	}
 	body, size, err := open()
 	if err != nil {
 		return nil, fmt.Errorf("POST %s: %w", path, err)
@@ -83,6 +87,7 @@ func (c *Client) PostBodyFrom(ctx context.Context, path string, open OpenBody) (
 		return r, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(headerContentMD5, sum)
 	answer, err := c.do(req, path, http.StatusCreated, http.StatusOK)
 	return droppedIn(http.MethodPost, path, answer, err)
 }

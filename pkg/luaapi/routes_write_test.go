@@ -88,10 +88,12 @@ func TestPostBodyFromReadsTheFile(t *testing.T) {
 	}
 	var got [][]byte
 	var lengths []int64
+	var sums []string
 	status := http.StatusCreated
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		got, lengths = append(got, body), append(lengths, r.ContentLength)
+		sums = append(sums, r.Header.Get("Content-MD5"))
 		w.WriteHeader(status)
 		if status == http.StatusCreated {
 			_, _ = w.Write([]byte(`{"dropped":[{"kind":"route","name":"a.example.com","index":0,"reason":"bad"}]}`))
@@ -117,8 +119,11 @@ func TestPostBodyFromReadsTheFile(t *testing.T) {
 	if len(got) != 2 || !bytes.Equal(got[0], content) || !bytes.Equal(got[1], content) || lengths[0] != int64(len(content)) {
 		t.Errorf("the server got %d bodies (lengths %v), want the file's twice", len(got), lengths)
 	}
-	if opened != 2 || closed != 2 {
-		t.Errorf("opened %d, closed %d: want each post to open and close the file", opened, closed)
+	if want := contentMD5(content); sums[0] != want || sums[1] != want {
+		t.Errorf("Content-MD5 %q, want %q (the file's md5)", sums, want)
+	}
+	if opened != 4 || closed != 4 {
+		t.Errorf("opened %d, closed %d: want each post to open and close the file twice (its md5, then the post)", opened, closed)
 	}
 	status = http.StatusBadRequest
 	var se *StatusError

@@ -1,6 +1,8 @@
 package nginx
 
 import (
+	"crypto/md5"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"strings"
@@ -40,6 +42,31 @@ func TestNginxSamePayloadRemembered(t *testing.T) {
 			t.Errorf("POST of the preloaded servers: %d remembered=%v, want 201 remembered", code, hit)
 		}
 		e.proxyFresh(t, "app", "A", 4)
+	})
+
+	t.Run("Content-MD5", func(t *testing.T) {
+		post := func(body, md5 string) (int, string, bool) {
+			t.Helper()
+			code, out, header := e.do(t, http.MethodPost, e.statusURL()+"/configuration/backends", body, http.Header{"Content-Md5": {md5}})
+			return code, out, header.Get("X-Kubectl-Ingress-Applied") == "remembered"
+		}
+		// the md5 of the payload applied last: its result, the body unread
+		// (the controller's own md5 of what it posts is trusted)
+		if code, out, hit := post("not read", contentMD5(appBackends(a))); code != http.StatusCreated || out != "" || !hit {
+			t.Errorf("POST declaring the applied payload's md5: %d %q remembered=%v, want 201 remembered", code, out, hit)
+		}
+		other := fmt.Sprintf(`[{"name": "app", "endpoints": [{"address": "127.0.0.1", "port": %q}]}]`, b)
+		if code, out, _ := post(other, contentMD5([]byte("something else"))); code != http.StatusBadRequest || !strings.Contains(out, "Content-MD5") {
+			t.Errorf("POST whose body is not its Content-MD5: %d %q, want 400 naming Content-MD5", code, out)
+		}
+		if code, out, _ := post(other, "abc"); code != http.StatusBadRequest || !strings.Contains(out, "Content-MD5") {
+			t.Errorf("POST with a malformed Content-MD5: %d %q, want 400 naming Content-MD5", code, out)
+		}
+		e.proxyFresh(t, "app", "A", 4) // neither was applied
+		if code, _, hit := post(other, contentMD5([]byte(other))); code != http.StatusCreated || hit {
+			t.Errorf("POST of a new payload with its Content-MD5: %d remembered=%v, want 201 applied", code, hit)
+		}
+		e.proxyFresh(t, "app", "B", 4)
 	})
 
 	withBad := fmt.Sprintf(`[{"name": "app", "endpoints": [{"address": "127.0.0.1", "port": %q}]}, {"name": "bad", "endpoints": [{"address": "127.1", "port": "80"}]}]`, b)
@@ -85,4 +112,10 @@ func TestNginxSamePayloadRemembered(t *testing.T) {
 			t.Errorf("served %q, want the posted certificate", cn)
 		}
 	})
+}
+
+// contentMD5 is the Content-MD5 header value of body (RFC 1864).
+func contentMD5(body []byte) string {
+	sum := md5.Sum(body)
+	return base64.StdEncoding.EncodeToString(sum[:])
 }

@@ -3,6 +3,8 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -36,6 +38,8 @@ import (
 type luaNginx struct {
 	*liveNginx
 	routes []luaapi.HostRoutes // what was pushed last
+	// preloadedRoutes opens preload/routes.json (luaStart.preload)
+	preloadedRoutes luaapi.OpenBody
 }
 
 // hostRoutes is the route entry of host that nginx got at its start; the
@@ -218,9 +222,11 @@ func startLuaNginxWith(t testing.TB, manifests string, o luaStart) *luaNginx {
 		n.routes = cfgRoutes(cfg)
 		u := luaapi.RoutesChanges(nil, n.routes)
 		write := func(w io.Writer) error { return luaapi.WriteRoutesUpdate(w, u) }
-		if _, err := n.inst.PreloadRoutes(ctx, write); err != nil {
+		open, err := n.inst.PreloadRoutes(ctx, write)
+		if err != nil {
 			t.Fatal(err)
 		}
+		n.preloadedRoutes = open
 	}
 	if err := n.inst.Start(ctx, conf); err != nil {
 		t.Fatal(err)
@@ -612,6 +618,31 @@ func TestLuaRoutingPreload(t *testing.T) {
 	n.check(t, luaReq{host: "a.example.com", path: "/api/1", status: 200, body: "api /api/1"})
 	n.check(t, luaReq{host: "a.example.com", path: "/x", status: 200, body: "root /x"})
 	n.check(t, luaReq{host: "r.example.com", path: "/V2", status: 200, body: "api /V2"})
+
+	// The controller posts the preloaded routes after the start, with
+	// their Content-MD5: nginx answers from memory, the body unread.
+	body, err := n.preloadedRoutes.ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := md5.Sum(body)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, n.statusURL+luaapi.PathRoutes, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-MD5", base64.StdEncoding.EncodeToString(sum[:]))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated || resp.Header.Get("X-Kubectl-Ingress-Applied") != "remembered" {
+		t.Errorf("POST of the preloaded routes: %s, applied %q; want 201, remembered", resp.Status, resp.Header.Get("X-Kubectl-Ingress-Applied"))
+	}
+	if _, err := n.lua.PostBodyFrom(t.Context(), luaapi.PathRoutes, n.preloadedRoutes); err != nil {
+		t.Errorf("PostBodyFrom of the preloaded routes: %v", err)
+	}
+	n.check(t, luaReq{host: "a.example.com", path: "/api/1", status: 200, body: "api /api/1"})
 }
 
 // TestLuaRoutingRequestMetrics: lua/monitor.lua labels a Lua-routed
