@@ -189,7 +189,11 @@ func (p timedBodyPusher) timed(ctx context.Context, endpoint string, post func()
 func (p timedBodyPusher) PostEncodedBackends(ctx context.Context, e *luaapi.EncodedBackends) ([]luaapi.Dropped, error) {
 	ep, ok := p.bodies.(ksync.EncodedPusher)
 	if !ok {
-		return p.PostBody(ctx, luaapi.PathBackends, e.Body)
+		body, err := e.Body()
+		if err != nil {
+			return nil, err
+		}
+		return p.PostBody(ctx, luaapi.PathBackends, body)
 	}
 	return p.timed(ctx, luaEndpointBackends, func() ([]luaapi.Dropped, error) { return ep.PostEncodedBackends(ctx, e) })
 }

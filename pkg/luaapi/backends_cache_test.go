@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -22,29 +23,13 @@ func TestClientEncodeBackendsCache(t *testing.T) {
 	}
 	step := func(what string, backends []Backend, encoded int) {
 		t.Helper()
-		before := map[string][]byte{}
-		for name, e := range c.encoded {
-			before[name] = e.json
-		}
 		got, err := c.EncodeBackends(backends)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := EncodeBackends(backends)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got.Body, want.Body) || !slices.Equal(got.names, want.names) || !slices.Equal(got.spans, want.spans) {
-			t.Fatalf("%s: the cached encoding differs from EncodeBackends's", what)
-		}
-		n := 0
-		for name, e := range c.encoded {
-			if old, ok := before[name]; !ok || &old[0] != &e.json[0] {
-				n++
-			}
-		}
-		if n != encoded || len(c.encoded) != len(backends) {
-			t.Errorf("%s: encoded %d backends (cache of %d), want %d (of %d)", what, n, len(c.encoded), encoded, len(backends))
+		checkEncoded(t, what, got, backends, encoded)
+		if len(c.encoded) != len(backends) {
+			t.Errorf("%s: a cache of %d, want %d", what, len(c.encoded), len(backends))
 		}
 	}
 	step("first", list, 10)
@@ -73,32 +58,21 @@ func TestClientEncodeBackendsCacheFromModel(t *testing.T) {
 	}
 	step := func(what string, encoded int) {
 		t.Helper()
-		before := map[string][]byte{}
-		for name, e := range c.encoded {
-			before[name] = e.json
-		}
 		backends, _ := FromModel(cfg)
 		got, err := c.EncodeBackends(backends)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := EncodeBackends(backends)
-		if err != nil || !bytes.Equal(got.Body, want.Body) {
-			t.Fatalf("%s: the cached encoding differs from EncodeBackends's (%v)", what, err)
-		}
-		n := 0
+		checkEncoded(t, what, got, backends, encoded)
 		for i := range cfg.Backends {
 			b := &cfg.Backends[i]
 			e := c.encoded[b.Name]
 			if e == nil || e.from != b || e.backend != nil {
 				t.Fatalf("%s: the entry of %s does not point at the Config's backend alone: %+v", what, b.Name, e)
 			}
-			if old, ok := before[b.Name]; !ok || &old[0] != &e.json[0] {
-				n++
-			}
 		}
-		if n != encoded || len(c.encoded) != len(cfg.Backends) {
-			t.Errorf("%s: encoded %d backends (cache of %d), want %d (of %d)", what, n, len(c.encoded), encoded, len(cfg.Backends))
+		if len(c.encoded) != len(cfg.Backends) {
+			t.Errorf("%s: a cache of %d, want %d", what, len(c.encoded), len(cfg.Backends))
 		}
 	}
 	change := func(f func(c *model.Config)) {
@@ -119,4 +93,43 @@ func TestClientEncodeBackendsCacheFromModel(t *testing.T) {
 	step("a cookie name", 1)
 	change(func(c *model.Config) { c.Global.LoadBalance = "ewma" })
 	step("the default load-balance", 12) // all: the cache does not know which backends read it
+}
+
+// checkEncoded: got, a Client's encoding of backends, has the hashes and
+// the whole array of EncodeBackends's, and the JSON of exactly encoded
+// backends (those it encoded again), each EncodeBackends's; the cache
+// holds each backend's hash.
+func checkEncoded(t *testing.T, what string, got *EncodedBackends, backends []Backend, encoded int) {
+	t.Helper()
+	want, err := EncodeBackends(backends)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.sums, want.sums) {
+		t.Fatalf("%s: the hashes differ from EncodeBackends's", what)
+	}
+	n := 0
+	for i, data := range got.jsons {
+		if data == nil {
+			continue
+		}
+		n++
+		if j, _ := json.Marshal(&backends[i]); !bytes.Equal(data, j) {
+			t.Errorf("%s: the JSON of %s is %s, want %s", what, backends[i].Name, data, j)
+		}
+	}
+	if n != encoded {
+		t.Errorf("%s: encoded %d backends, want %d", what, n, encoded)
+	}
+	gotBody, err := got.Body()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBody, err := want.Body()
+	if err != nil || !bytes.Equal(gotBody, wantBody) {
+		t.Fatalf("%s: the whole array differs from EncodeBackends's (%v)", what, err)
+	}
+	if again, _ := got.Body(); &again[0] != &gotBody[0] {
+		t.Errorf("%s: Body built the array twice", what)
+	}
 }

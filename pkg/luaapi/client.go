@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"io"
 	"net/http"
 	"net/url"
@@ -37,10 +36,9 @@ type Client struct {
 
 	mu   sync.Mutex    // serializes PostEncodedBackends
 	base *backendsBase // the whole array posted last; nil: post the next one whole
-	seed maphash.Seed
 
-	// encoded is the JSON of each backend of the last array
-	// PostBackendsReport encoded (backends_cache.go).
+	// encoded is what the last EncodeBackends encoded, by backend name
+	// (backends_cache.go).
 	encMu   sync.Mutex
 	encoded map[string]*encodedBackend
 }
@@ -57,7 +55,7 @@ func NewClient(baseURL string, hc *http.Client) *Client {
 	if hc == nil {
 		hc = &http.Client{Timeout: DefaultTimeout}
 	}
-	return &Client{baseURL: strings.TrimRight(baseURL, "/"), hc: hc, seed: maphash.MakeSeed()}
+	return &Client{baseURL: strings.TrimRight(baseURL, "/"), hc: hc}
 }
 
 // CloseIdleConnections closes the connections the Client keeps open to

@@ -12,53 +12,93 @@ import (
 	"slices"
 )
 
-// EncodedBackends is a backends payload encoded once: the body of a POST
-// of the whole array, and where each backend's JSON is in it, so that a
-// Client can send only the backends that changed (PATCH, see
-// PostEncodedBackends) without encoding them again.
+// EncodedBackends is a backends payload encoded for a Client: the hash of
+// each backend's JSON, and the JSON of those encoded for it, so that a
+// Client sends only the backends that changed (PATCH, see
+// PostEncodedBackends). A Client's EncodeBackends encodes only the
+// backends that changed since its last call and keeps, of the others, the
+// hash alone: at 100,000 backends the JSON of every backend, kept between
+// syncs, held 57 MB, and the whole array built for every push 57 MB more.
+// Body builds the whole array when it is needed (a preload, a POST of
+// the whole array), encoding the others again.
 type EncodedBackends struct {
-	// Body is the JSON array, as PostBackends posts it.
-	Body  []byte
-	names []string
-	spans [][2]int
+	backends []Backend
+	// sums[i] is elementSum of the JSON of backends[i]; jsons[i] that
+	// JSON, or nil when only its hash is known
+	sums  []uint64
+	jsons [][]byte
+	body  []byte // the whole array, once Body built it
 }
+
+// elementSeed seeds the hashes of backends' JSON: the same in every
+// EncodedBackends and Client of the process, which compare them.
+var elementSeed = maphash.MakeSeed()
+
+func elementSum(data []byte) uint64 { return maphash.Bytes(elementSeed, data) }
 
 // EncodeBackends encodes backends (nil as an empty array).
 func EncodeBackends(backends []Backend) (*EncodedBackends, error) {
-	return encodeBackendsWith(backends, func(b *Backend) ([]byte, error) { return json.Marshal(b) })
+	return encodeBackendsWith(backends, func(i int, b *Backend) ([]byte, uint64, error) {
+		data, err := json.Marshal(b)
+		return data, 0, err
+	})
 }
 
 // encodeBackendsWith is EncodeBackends with each backend's JSON from
-// encode.
-func encodeBackendsWith(backends []Backend, encode func(*Backend) ([]byte, error)) (*EncodedBackends, error) {
-	e := &EncodedBackends{
-		Body:  make([]byte, 0, 512*len(backends)+2),
-		names: make([]string, 0, len(backends)),
-		spans: make([][2]int, 0, len(backends)),
-	}
-	e.Body = append(e.Body, '[')
+// encode: its JSON, or nil and the JSON's hash when that is known.
+func encodeBackendsWith(backends []Backend, encode func(int, *Backend) ([]byte, uint64, error)) (*EncodedBackends, error) {
+	e := &EncodedBackends{backends: backends, sums: make([]uint64, len(backends)), jsons: make([][]byte, len(backends))}
 	for i := range backends {
-		b, err := encode(&backends[i])
+		data, sum, err := encode(i, &backends[i])
 		if err != nil {
 			return nil, fmt.Errorf("encoding backend %s: %w", backends[i].Name, err)
 		}
-		if i > 0 {
-			e.Body = append(e.Body, ',')
+		if data != nil {
+			sum = elementSum(data)
 		}
-		e.names = append(e.names, backends[i].Name)
-		e.spans = append(e.spans, [2]int{len(e.Body), len(e.Body) + len(b)})
-		e.Body = append(e.Body, b...)
+		e.sums[i], e.jsons[i] = sum, data
 	}
-	e.Body = append(e.Body, ']')
 	return e, nil
+}
+
+// element returns the JSON of backend i, encoding it again when e kept
+// only its hash.
+func (e *EncodedBackends) element(i int) ([]byte, error) {
+	if e.jsons[i] != nil {
+		return e.jsons[i], nil
+	}
+	data, err := json.Marshal(&e.backends[i])
+	if err != nil {
+		return nil, fmt.Errorf("encoding backend %s: %w", e.backends[i].Name, err)
+	}
+	return data, nil
+}
+
+// Body returns the whole array, as PostBackends posts it (built once).
+func (e *EncodedBackends) Body() ([]byte, error) {
+	if e.body != nil {
+		return e.body, nil
+	}
+	body := make([]byte, 0, 512*len(e.backends)+2)
+	body = append(body, '[')
+	for i := range e.backends {
+		data, err := e.element(i)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, data...)
+	}
+	e.body = append(body, ']')
+	return e.body, nil
 }
 
 func md5Hex(b []byte) string {
 	sum := md5.Sum(b)
 	return hex.EncodeToString(sum[:])
 }
-
-func (e *EncodedBackends) element(i int) []byte { return e.Body[e.spans[i][0]:e.spans[i][1]] }
 
 // minDeltaLimit and deltaShare bound a PATCH: when the backends changed
 // since the last whole array weigh more than a quarter of the new array
@@ -78,10 +118,11 @@ type backendsBase struct {
 	items map[string]uint64
 }
 
-func (c *Client) newBase(e *EncodedBackends) *backendsBase {
-	b := &backendsBase{sum: md5Hex(e.Body), size: len(e.Body), items: make(map[string]uint64, len(e.names))}
-	for i, name := range e.names {
-		b.items[name] = maphash.Bytes(c.seed, e.element(i))
+// newBase is the base of the whole array e, posted as body.
+func newBase(e *EncodedBackends, body []byte) *backendsBase {
+	b := &backendsBase{sum: md5Hex(body), size: len(body), items: make(map[string]uint64, len(e.backends))}
+	for i := range e.backends {
+		b.items[e.backends[i].Name] = e.sums[i]
 	}
 	return b
 }
@@ -89,24 +130,27 @@ func (c *Client) newBase(e *EncodedBackends) *backendsBase {
 // deltaBody returns the PATCH body that turns the base into e (see
 // lua/delta.lua), or false when the whole array should be posted: too
 // large a change, or a repeated name.
-func (c *Client) deltaBody(base *backendsBase, e *EncodedBackends) ([]byte, bool) {
-	seen := make(map[string]struct{}, len(e.names))
-	var changed []int
-	size := 0
-	for i, name := range e.names {
+func deltaBody(base *backendsBase, e *EncodedBackends) ([]byte, bool) {
+	seen := make(map[string]struct{}, len(e.backends))
+	var changed [][]byte
+	size, limit := 0, max(base.size/deltaShare, minDeltaLimit)
+	for i := range e.backends {
+		name := e.backends[i].Name
 		if _, dup := seen[name]; dup {
 			return nil, false
 		}
 		seen[name] = struct{}{}
-		h, ok := base.items[name]
-		if ok && h == maphash.Bytes(c.seed, e.element(i)) {
+		if h, ok := base.items[name]; ok && h == e.sums[i] {
 			continue
 		}
-		changed = append(changed, i)
-		size += len(e.element(i)) + 1
-	}
-	if size > max(base.size/deltaShare, minDeltaLimit) {
-		return nil, false
+		data, err := e.element(i)
+		if err != nil {
+			return nil, false // the whole array says what is wrong
+		}
+		changed = append(changed, data)
+		if size += len(data) + 1; size > limit {
+			return nil, false
+		}
 	}
 	deleted := []string{}
 	for name := range base.items {
@@ -124,11 +168,11 @@ func (c *Client) deltaBody(base *backendsBase, e *EncodedBackends) ([]byte, bool
 	}
 	body := make([]byte, 0, len(head)+size+3)
 	body = append(append(body, head...), '\n', '[')
-	for n, i := range changed {
+	for n, data := range changed {
 		if n > 0 {
 			body = append(body, ',')
 		}
-		body = append(body, e.element(i)...)
+		body = append(body, data...)
 	}
 	return append(body, ']'), true
 }
@@ -146,7 +190,7 @@ func (c *Client) PostEncodedBackends(ctx context.Context, e *EncodedBackends) ([
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.base != nil {
-		if body, ok := c.deltaBody(c.base, e); ok {
+		if body, ok := deltaBody(c.base, e); ok {
 			dropped, err := c.patchBackends(ctx, body)
 			if err == nil {
 				return dropped, nil
@@ -161,11 +205,15 @@ func (c *Client) PostEncodedBackends(ctx context.Context, e *EncodedBackends) ([
 		}
 	}
 	c.base = nil
-	dropped, err := c.PostBody(ctx, PathBackends, e.Body)
+	body, err := e.Body()
+	if err != nil {
+		return nil, fmt.Errorf("POST %s: %w", PathBackends, err)
+	}
+	dropped, err := c.PostBody(ctx, PathBackends, body)
 	if err != nil {
 		return nil, err
 	}
-	c.base = c.newBase(e)
+	c.base = newBase(e, body)
 	return dropped, nil
 }
 

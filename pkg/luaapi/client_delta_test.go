@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,13 +21,16 @@ func deltaBackends(n int, port string) []Backend {
 // (sorted) and the changed backends' JSON byte for byte; too large a
 // change, or a repeated name, posts the whole array.
 func TestDeltaBody(t *testing.T) {
-	c := NewClient("http://127.0.0.1:1", nil)
 	first, err := EncodeBackends(deltaBackends(5, "80"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := c.newBase(first)
-	if base.sum != md5Hex(first.Body) || len(base.items) != 5 {
+	firstBody, err := first.Body()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := newBase(first, firstBody)
+	if base.sum != md5Hex(firstBody) || len(base.items) != 5 {
 		t.Fatalf("base %+v", base)
 	}
 
@@ -37,7 +41,7 @@ func TestDeltaBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, ok := c.deltaBody(base, e)
+	body, ok := deltaBody(base, e)
 	if !ok {
 		t.Fatal("a small change posts the whole array")
 	}
@@ -57,7 +61,21 @@ func TestDeltaBody(t *testing.T) {
 		t.Errorf("array %s, want %s", array, w)
 	}
 
-	same, ok := c.deltaBody(base, first)
+	// a Client's encoding keeps the JSON of what it encoded again only:
+	// the other changed backends are encoded again for the PATCH
+	c := NewClient("http://127.0.0.1:1", nil)
+	if _, err := c.EncodeBackends(next); err != nil {
+		t.Fatal(err)
+	}
+	cached, err := c.EncodeBackends(next)
+	if err != nil || slices.ContainsFunc(cached.jsons, func(b []byte) bool { return b != nil }) {
+		t.Fatalf("the same backends again: %v, JSON kept %q", err, cached.jsons)
+	}
+	if again, ok := deltaBody(base, cached); !ok || !bytes.Equal(again, body) {
+		t.Errorf("the PATCH of backends known by hash:\n%s\nwant\n%s", again, body)
+	}
+
+	same, ok := deltaBody(base, first)
 	if !ok || string(same) != `{"base":"`+base.sum+`","deleted":[]}`+"\n[]" {
 		t.Errorf("no change: %q %v", same, ok)
 	}
@@ -70,7 +88,7 @@ func TestDeltaBody(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := c.deltaBody(base, e); ok {
+		if _, ok := deltaBody(base, e); ok {
 			t.Errorf("%s is sent as a PATCH", what)
 		}
 	}

@@ -103,11 +103,15 @@ func TestNginxBackendsDelta(t *testing.T) {
 		t.Errorf("GET after the delta: %+v, want %+v", got, second)
 	}
 
-	firstBody, err := luaapi.EncodeBackends(first)
+	firstEncoded, err := luaapi.EncodeBackends(first)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := md5.Sum(firstBody.Body)
+	firstBody, err := firstEncoded.Body()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := md5.Sum(firstBody)
 	base := hex.EncodeToString(sum[:])
 
 	t.Run("a PATCH on another array is refused", func(t *testing.T) {
@@ -163,7 +167,7 @@ func TestNginxBackendsDelta(t *testing.T) {
 	})
 
 	t.Run("the whole array again", func(t *testing.T) {
-		if code, out := e.api(t, http.MethodPost, "/configuration/backends", string(firstBody.Body)); code != http.StatusCreated {
+		if code, out := e.api(t, http.MethodPost, "/configuration/backends", string(firstBody)); code != http.StatusCreated {
 			t.Fatalf("POST: %d %q", code, out)
 		}
 		e.requireServed(t, "after the whole array again", map[string][]string{"app": {"A", "B"}, "gone": {"B"}, "new": {"Service Unavailable"}, "fresh": {"Service Unavailable"}})

@@ -227,7 +227,11 @@ func preload(ctx context.Context, pl Preloader, p Pusher, backends []luaapi.Back
 	if err != nil {
 		return preloaded{}, fmt.Errorf("preload: encoding the servers: %w", err)
 	}
-	if err := pl.Preload(ctx, b.Body, s); err != nil {
+	body, err := b.Body()
+	if err != nil {
+		return preloaded{}, fmt.Errorf("preload: encoding the backends: %w", err)
+	}
+	if err := pl.Preload(ctx, body, s); err != nil {
 		return preloaded{}, fmt.Errorf("preload: %w", err)
 	}
 	return preloaded{backends: b, servers: s}, nil
@@ -277,7 +281,11 @@ func pushAfterReload(ctx context.Context, p Pusher, backends []luaapi.Backend, s
 		return push(ctx, p, backends, servers, true, true)
 	}
 	postBackends := func(ctx context.Context) error {
-		_, err := bp.PostBody(ctx, luaapi.PathBackends, pre.backends.Body)
+		body, err := pre.backends.Body() // built by the preload
+		if err != nil {
+			return err
+		}
+		_, err = bp.PostBody(ctx, luaapi.PathBackends, body)
 		return err
 	}
 	if ep, ok := p.(EncodedPusher); ok {
