@@ -44,7 +44,8 @@ Problem is a Warning Event on its object, each reload a RELOAD Event on the cont
 (POD_NAMESPACE/POD_NAME), and each new or changed Ingress of the class a "Sync" Event.
 
 The Go heap is collected at GOGC=50, half of Go's default: less memory for the model of a large
-cluster. The GOGC and GOMEMLIMIT environment variables, Go's own, win.
+cluster; and at 20 while a whole build runs (the first config, a ConfigMap change), when the heap
+peaks. The GOGC and GOMEMLIMIT environment variables, Go's own, win (GOGC then holds throughout).
 
 In a cluster every replica serves traffic; the one holding the --election-id Lease (in
 POD_NAMESPACE) writes status.loadBalancer.ingress of the Ingresses of its class: the addresses of
@@ -305,7 +306,7 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 	if err := checkPorts(o.listenedPorts()); err != nil {
 		return err
 	}
-	setControllerGC(os.Getenv)
+	wholeBuildGC := setControllerGC(os.Getenv)
 	// Which nginx, and where its modules are (nginx -V): Debian's,
 	// OpenResty's, Homebrew's.
 	found, err := detectNginx(ctx, o.NginxBinary)
@@ -372,6 +373,8 @@ func (o *ControllerOptions) Run(ctx context.Context) error {
 		Build:    o.Render.BuildOptions(),
 		Conf:     o.confOptions(),
 		SyncRate: o.SyncRateLimit,
+		// a lower GC target while a whole build runs (memory_gc.go)
+		WholeBuildGCPercent: wholeBuildGC,
 		// The labels of the metrics under ingress-nginx's names.
 		MetricsIdentity: controller.MetricsIdentity{Namespace: os.Getenv("POD_NAMESPACE"), Pod: os.Getenv("POD_NAME")},
 		RequestMetrics:  ptrTo(o.RequestMetrics.options()),

@@ -14,9 +14,20 @@ import "runtime/debug"
 // Go's own and win.
 const controllerGCPercent = 50
 
-// setControllerGC applies controllerGCPercent unless getenv gives GOGC.
-func setControllerGC(getenv func(string) string) {
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(controllerGCPercent)
+// wholeBuildGCPercent is the garbage collection target during a whole
+// build and its apply (controller.Config.WholeBuildGCPercent), when the
+// environment sets no GOGC: 20, where the heap peaks (at 100,000
+// Ingresses the first config peaks at 1,331 MiB instead of 1,480 MiB, and
+// is served in 17.0 s instead of 15.0 s).
+const wholeBuildGCPercent = 20
+
+// setControllerGC applies controllerGCPercent unless getenv gives GOGC;
+// it returns the GC percent of a whole build: wholeBuildGCPercent, or 0
+// (the collector left alone) under GOGC.
+func setControllerGC(getenv func(string) string) int {
+	if getenv("GOGC") != "" {
+		return 0
 	}
+	debug.SetGCPercent(controllerGCPercent)
+	return wholeBuildGCPercent
 }

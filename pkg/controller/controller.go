@@ -93,6 +93,10 @@ type Config struct {
 	// Profiling serves net/http/pprof under /debug/pprof/ on the metrics
 	// server (--profiling).
 	Profiling bool
+	// WholeBuildGCPercent is the garbage collector's target (GOGC) during
+	// a whole build and its apply, the first sync from its start
+	// (memory_gc.go); 0 leaves the collector alone.
+	WholeBuildGCPercent int
 
 	// MetricsIdentity labels the metrics exported under ingress-nginx's
 	// names (controller_namespace, controller_class, controller_pod);
@@ -158,6 +162,8 @@ type Controller struct {
 	// counts the syncs processed, for its quiet check.
 	memory memoryReturner
 	syncs  atomic.Uint64
+	// buildGC lowers the GC target during whole builds (memory_gc.go).
+	buildGC *buildGC
 	// masterDown is set while a master the loop started has exited and
 	// was not started again yet (/healthz fails meanwhile).
 	masterDown atomic.Bool
@@ -193,6 +199,7 @@ func New(cfg Config) (*Controller, error) {
 		limiter: rate.NewLimiter(rate.Limit(cfg.SyncRate), cfg.SyncBurst),
 		metrics: metrics,
 		fatal:   make(chan error, 1),
+		buildGC: newBuildGC(cfg.WholeBuildGCPercent),
 	}, nil
 }
 
@@ -222,6 +229,8 @@ func (c *Controller) Run(ctx context.Context) error {
 
 	var wg sync.WaitGroup
 	sourceErr := make(chan error, 1)
+	// the first sync, with the source's first reading, is a whole build
+	c.buildGC.lower()
 	wg.Go(func() { sourceErr <- c.cfg.Source.Run(ctx, c.enqueue) })
 
 	var err error
@@ -303,6 +312,7 @@ func (c *Controller) processItem(ctx context.Context, key string) {
 	defer c.syncing.Store(false)
 	defer c.queue.Done(key)
 	err := c.syncOnce(ctx)
+	c.buildGC.restore()
 	c.syncs.Add(1)
 	if c.memory.afterSync(c.state.builder.Last.Whole) {
 		klog.FromContext(ctx).V(2).Info("Returning the free heap memory to the system", "after", "a whole build")

@@ -118,6 +118,7 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	build.Quarantined = c.quarantined(ctx, snap)
 	cfg, problems := c.state.builder.Build(snap, build)
 	if b := c.state.builder.Last; b.Whole {
+		c.buildGC.lower() // until the sync ends (memory_gc.go)
 		log.V(1).Info("Built the whole config", "why", b.Why, "ingresses", b.Rebuilt, "duration", time.Since(start).Round(time.Microsecond))
 	} else {
 		log.V(1).Info("Built the changed Ingresses again", "ingresses", b.Rebuilt, "duration", time.Since(start).Round(time.Microsecond))

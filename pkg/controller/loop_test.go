@@ -30,7 +30,7 @@ type loopTest struct {
 	cancel   context.CancelFunc
 }
 
-func startLoop(t *testing.T, initial render.Snapshot, tweak func(*Config, *fakeNginx)) *loopTest {
+func startLoop(t *testing.T, initial render.Snapshot, tweak func(*Config, *fakeNginx), before ...func(*Controller)) *loopTest {
 	t.Helper()
 	lt := &loopTest{src: newFakeSource(initial), nginx: &fakeNginx{}, lua: &fakeLua{}, reporter: &recordingReporter{}, runErr: make(chan error, 1)}
 	cfg := Config{
@@ -46,6 +46,9 @@ func startLoop(t *testing.T, initial render.Snapshot, tweak func(*Config, *fakeN
 		t.Fatal(err)
 	}
 	lt.c = c
+	for _, f := range before { // before Run
+		f(c)
+	}
 	var logs bytes.Buffer
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(),
 		textlogger.NewLogger(textlogger.NewConfig(textlogger.Output(&logs)))))

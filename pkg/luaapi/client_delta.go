@@ -75,12 +75,20 @@ func (e *EncodedBackends) element(i int) ([]byte, error) {
 }
 
 // Body returns the whole array, as PostBackends posts it (built once).
+// The JSON e kept of each backend is then a part of it, not a copy beside
+// it: after a start, when every backend was encoded, the array and the
+// parts held 57 MB each at 100,000 backends until the first push.
 func (e *EncodedBackends) Body() ([]byte, error) {
 	if e.body != nil {
 		return e.body, nil
 	}
-	body := make([]byte, 0, 512*len(e.backends)+2)
+	size := 2 + len(e.backends)
+	for _, data := range e.jsons {
+		size += len(data)
+	}
+	body := make([]byte, 0, size)
 	body = append(body, '[')
+	spans := make([][2]int, len(e.backends))
 	for i := range e.backends {
 		data, err := e.element(i)
 		if err != nil {
@@ -89,9 +97,15 @@ func (e *EncodedBackends) Body() ([]byte, error) {
 		if i > 0 {
 			body = append(body, ',')
 		}
+		spans[i] = [2]int{len(body), len(body) + len(data)}
 		body = append(body, data...)
 	}
 	e.body = append(body, ']')
+	for i, sp := range spans {
+		if e.jsons[i] != nil {
+			e.jsons[i] = e.body[sp[0]:sp[1]:sp[1]]
+		}
+	}
 	return e.body, nil
 }
 

@@ -1,0 +1,70 @@
+package controller
+
+import (
+	"runtime/debug"
+	"sync"
+)
+
+// A whole build (the first config, a ConfigMap change, a change of many
+// EndpointSlices) and its apply run with the garbage collector's target
+// lowered to Config.WholeBuildGCPercent: that is when the controller's
+// heap peaks, and its peak is what a pod's memory limit must hold. The
+// first sync is lowered from the start, with the source's first reading
+// of the manifests; a later whole build from the moment the build says it
+// was whole (the builder decides), through its apply. Small syncs keep the
+// process's target: lowering it makes the collector run at once, which
+// costs a new Ingress its latency.
+//
+// Measured at 100,000 Ingresses (the first config, the controller's RSS
+// sampled every 0.1 s): GOGC 50 throughout peaks at 1,480 MiB, first
+// config in 15.0 s; 20 peaks at 1,331 MiB in 17.0 s; 10 at 1,286 MiB in
+// 22.6 s (the heap is mostly live by then).
+
+// buildGC lowers the GC percent while a whole build runs. Its zero value
+// leaves the collector alone.
+type buildGC struct {
+	// percent is the GC percent of a whole build; 0 leaves it alone.
+	percent int
+	// set is debug.SetGCPercent (tests replace it).
+	set func(int) int
+
+	mu      sync.Mutex
+	lowered bool
+	saved   int // the percent to restore
+}
+
+func newBuildGC(percent int) *buildGC {
+	return &buildGC{percent: percent, set: debug.SetGCPercent}
+}
+
+// lower sets the build's percent, unless the process's is lower already
+// (or the collector is off) or it is lowered.
+func (g *buildGC) lower() {
+	if g == nil || g.percent <= 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.lowered {
+		return
+	}
+	prev := g.set(g.percent)
+	if prev < 0 || prev <= g.percent {
+		g.set(prev)
+		return
+	}
+	g.lowered, g.saved = true, prev
+}
+
+// restore sets the percent lower found, if it lowered it.
+func (g *buildGC) restore() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.lowered {
+		g.set(g.saved)
+		g.lowered = false
+	}
+}
