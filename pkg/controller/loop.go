@@ -116,6 +116,9 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	}
 	build := c.cfg.Build
 	build.Quarantined = c.quarantined(ctx, snap)
+	if c.state.builder.WholeAhead(snap, build) != "" {
+		c.buildGC.lower() // until the sync ends (memory_gc.go)
+	}
 	cfg, problems := c.state.builder.Build(snap, build)
 	if b := c.state.builder.Last; b.Whole {
 		c.buildGC.lower() // until the sync ends (memory_gc.go)

@@ -10,15 +10,20 @@ import (
 // lowered to Config.WholeBuildGCPercent: that is when the controller's
 // heap peaks, and its peak is what a pod's memory limit must hold. The
 // first sync is lowered from the start, with the source's first reading
-// of the manifests; a later whole build from the moment the build says it
-// was whole (the builder decides), through its apply. Small syncs keep the
-// process's target: lowering it makes the collector run at once, which
-// costs a new Ingress its latency.
+// of the manifests; a later whole build from its start when the builder
+// knows ahead that it will be whole (a ConfigMap, Secret or IngressClass
+// changed: render.Incremental.WholeAhead), else from the moment the build
+// says it was, through its apply. Small syncs keep the process's target:
+// lowering it makes the collector run at once, which costs a new Ingress
+// its latency.
 //
-// Measured at 100,000 Ingresses (the first config, the controller's RSS
-// sampled every 0.1 s): GOGC 50 throughout peaks at 1,480 MiB, first
-// config in 15.0 s; 20 peaks at 1,331 MiB in 17.0 s; 10 at 1,286 MiB in
-// 22.6 s (the heap is mostly live by then).
+// Measured at 100,000 Ingresses (the controller's RSS sampled every
+// 0.1 s): the first config peaks at 1,430 MiB in 16.9 s with GOGC 50
+// throughout, at 1,254 MiB in 19.9 s with 20 in the whole build (10:
+// 1,286 MiB in 22.6 s, the heap is mostly live by then); a ConfigMap
+// change peaks at 2,291 MiB, synced in 10.1 s, with 50; at 1,941 MiB in
+// 12.2 s with 20 from the build's end; at 1,812 MiB in 13.8 s with 20
+// from its start (WholeAhead).
 
 // buildGC lowers the GC percent while a whole build runs. Its zero value
 // leaves the collector alone.

@@ -852,6 +852,11 @@ func mappedRoutesChanges(running, desired []HostRoutes) RoutesUpdate {
 // per sync.
 func sortedRoutesChanges(running, desired []HostRoutes) RoutesUpdate {
 	u := RoutesUpdate{Hosts: []HostRoutes{}, Delete: []string{}}
+	if len(running) == 0 {
+		// every host (a start, a preload): one array, not a doubling one
+		// (at 100,000 hosts 14 MB, where the appends allocated 30 MB)
+		u.Hosts = make([]HostRoutes, 0, len(desired))
+	}
 	i := 0
 	for _, h := range desired {
 		for i < len(running) && running[i].Host < h.Host {

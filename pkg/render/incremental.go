@@ -68,6 +68,19 @@ type incrementalState struct {
 	keys         *keyIndex
 }
 
+// WholeAhead says why the next Build of s with o will build everything,
+// when that is known before it starts ("" otherwise): the first build, or
+// a change beyond the Ingresses, Services and EndpointSlices (sameOutside:
+// pointer comparisons). A whole build that only Build finds (a change that
+// touches half of the Ingresses) is not told. The controller lowers its
+// GC target for a whole build from its start.
+func (inc *Incremental) WholeAhead(s Snapshot, o Options) string {
+	if inc.last == nil {
+		return "first build"
+	}
+	return sameOutside(inc.last, s, o)
+}
+
 // Build returns Build(s, o), building again only what changed since the
 // last call. The Config is the one the next call splices into (not a
 // copy: at 100,000 Ingresses copying its slices made 50 MB of garbage a

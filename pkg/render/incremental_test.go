@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +38,13 @@ type incrementalChecker struct {
 func (c *incrementalChecker) check(step string, s render.Snapshot) {
 	c.t.Helper()
 	wantCfg, wantProblems := render.Build(s, c.opts)
+	ahead := c.inc.WholeAhead(s, c.opts)
 	gotCfg, gotProblems := c.inc.Build(s, c.opts)
+	// WholeAhead tells a whole build exactly when the build's reason is
+	// known before it starts
+	if last := c.inc.Last; ahead != "" && !last.Whole || last.Whole && knownAhead[last.Why] && last.Why != ahead {
+		c.t.Fatalf("%s, %s: WholeAhead said %q, the build %+v", c.name, step, ahead, last)
+	}
 	if c.inc.Last.Whole {
 		c.wholes[c.inc.Last.Why]++
 	} else {
@@ -55,6 +62,12 @@ func (c *incrementalChecker) check(step string, s render.Snapshot) {
 	if !reflect.DeepEqual(gotProblems, wantProblems) {
 		c.t.Fatalf("%s, %s (incremental: %+v): the Problems differ from Build's:\n got %v\nwant %v", c.name, step, c.inc.Last, gotProblems, wantProblems)
 	}
+}
+
+// knownAhead are the reasons of a whole build that WholeAhead tells.
+var knownAhead = map[string]bool{
+	"first build": true, "the options changed": true, "an IngressClass changed": true, "a Secret changed": true,
+	"a ConfigMap changed": true, "the Ingresses of an unread API version changed": true,
 }
 
 // configDifference names the first part of two Configs that differs.
@@ -343,5 +356,53 @@ func BenchmarkIncrementalNewIngress(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestIncrementalWholeAhead: WholeAhead tells the first build, and a
+// change beyond the Ingresses, Services and EndpointSlices (a ConfigMap,
+// a Secret, the options) before the build, and nothing for the same
+// snapshot or a changed Ingress.
+func TestIncrementalWholeAhead(t *testing.T) {
+	in, err := filepath.Glob("../../testdata/render/*/input.yaml")
+	if err != nil || len(in) == 0 {
+		t.Fatalf("no render goldens: %v", err)
+	}
+	s := readSnapshot(t, in[0])
+	o := render.DefaultOptions()
+	var inc render.Incremental
+	if why := inc.WholeAhead(s, o); why != "first build" {
+		t.Errorf("before the first build: %q", why)
+	}
+	inc.Build(s, o)
+	if why := inc.WholeAhead(s, o); why != "" {
+		t.Errorf("the same snapshot: %q", why)
+	}
+	ingress := s
+	ingress.Ingresses = slices.Clone(s.Ingresses)
+	if len(ingress.Ingresses) > 0 {
+		ingress.Ingresses[0] = ingress.Ingresses[0].DeepCopy()
+	}
+	if why := inc.WholeAhead(ingress, o); why != "" {
+		t.Errorf("an Ingress changed: %q", why)
+	}
+	configMap := s
+	configMap.ConfigMaps = append(slices.Clone(s.ConfigMaps), &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "y"}})
+	secret := s
+	secret.Secrets = append(slices.Clone(s.Secrets), &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "x", Namespace: "y"}})
+	options := o
+	options.DefaultSSLCertificate = "other/secret"
+	for _, tc := range []struct {
+		s    render.Snapshot
+		o    render.Options
+		want string
+	}{{configMap, o, "a ConfigMap changed"}, {secret, o, "a Secret changed"}, {s, options, "the options changed"}} {
+		if why := inc.WholeAhead(tc.s, tc.o); why != tc.want {
+			t.Errorf("WholeAhead %q, want %q", why, tc.want)
+		}
+		inc.Build(tc.s, tc.o)
+		if !inc.Last.Whole || inc.Last.Why != tc.want {
+			t.Errorf("the build after WholeAhead %q: %+v", tc.want, inc.Last)
+		}
 	}
 }
