@@ -127,6 +127,10 @@ heap first
 master=$(cat "$work/nginx/nginx.pid")
 nginx_rss=$(ps -o rss= --pid "$master" --ppid "$master" | awk '{ s += $1 } END { print s / 1024 " MiB" }')
 echo "nginx RSS (master + workers): $nginx_rss; nginx.conf $(wc -c <"$work/nginx/nginx.conf") bytes"
+# nginx_pss: master and workers, shared memory counted once (MiB)
+nginx_pss() { for p in $(ps -o pid= --pid "$master" --ppid "$master"); do awk '/^Pss:/ { print $2 }' "/proc/$p/smaps_rollup"; done | awk '{ s += $1 } END { print s / 1024 }'; }
+first_pss=$(nginx_pss)
+echo "controller RSS + nginx PSS when the first config serves: $(echo "$(rss "$pid") $first_pss" | awk '{ printf "%.0f MiB (%.2f GB)", $1 + $3, ($1 + $3) * 1048576 / 1e9 }')"
 
 reloads=$(metric kubectl_ingress_reloads_total)
 dynamic=$(metric kubectl_ingress_dynamic_updates_total)
@@ -189,7 +193,7 @@ if [ "$new" -gt 0 ]; then
 	quiet=$(rss "$pid")
 	echo "controller RSS ${QUIET:-40} s later, no change meanwhile: $quiet"
 	heapstats "once quiet"
-	pss=$(for p in $(ps -o pid= --pid "$master" --ppid "$master"); do awk '/^Pss:/ { print $2 }' "/proc/$p/smaps_rollup"; done | awk '{ s += $1 } END { print s / 1024 " MiB" }')
+	pss="$(nginx_pss) MiB"
 	echo "nginx PSS (master + workers, shared memory counted once): $pss"
 	echo "controller RSS + nginx PSS, quiet: $(echo "$quiet $pss" | awk '{ printf "%.0f MiB (%.2f GB)", $1 + $3, ($1 + $3) * 1048576 / 1e9 }')"
 	for p in $(ps -o pid= --pid "$master" --ppid "$master"); do
