@@ -231,6 +231,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	sourceErr := make(chan error, 1)
 	// the first sync, with the source's first reading, is a whole build
 	c.buildGC.lower()
+	defer c.buildGC.restore() // when Run ends before a sync did
 	wg.Go(func() { sourceErr <- c.cfg.Source.Run(ctx, c.enqueue) })
 
 	var err error
