@@ -500,6 +500,9 @@ end
 -- a PATCH names.
 local function publish_base(dict, text, dropped, sum)
   return with_apply_lock(dict, function()
+    -- the old base's sum goes first: a PATCH that names it must not be
+    -- laid on the new array when a step below fails
+    dict:delete(BASE_SUM)
     local r = publish(dict, BACKENDS, text, dropped)
     if r.status >= 300 then
       return r
@@ -508,7 +511,6 @@ local function publish_base(dict, text, dropped, sum)
     if d.status >= 300 then
       return d
     end
-    dict:delete(BASE_SUM)
     if sum then
       local ok, err = dict:safe_set(BASE_SUM, sum)
       if not ok then

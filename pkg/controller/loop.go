@@ -116,8 +116,11 @@ func (c *Controller) syncOnce(ctx context.Context) (err error) {
 	}
 	build := c.cfg.Build
 	build.Quarantined = c.quarantined(ctx, snap)
-	if c.state.builder.WholeAhead(snap, build) != "" {
-		c.buildGC.lower() // until the sync ends (memory_gc.go)
+	if c.state.builder.WholeAhead(snap, build) != "" || !c.state.started {
+		// a whole build, or the first apply (also when the first sync
+		// failed: its retry builds what changed, but preloads and starts
+		// nginx with every payload): until the sync ends (memory_gc.go)
+		c.buildGC.lower()
 	}
 	cfg, problems := c.state.builder.Build(snap, build)
 	if b := c.state.builder.Last; b.Whole {

@@ -13,7 +13,9 @@ import (
 // of the manifests; a later whole build from its start when the builder
 // knows ahead that it will be whole (a ConfigMap, Secret or IngressClass
 // changed: render.Incremental.WholeAhead), else from the moment the build
-// says it was, through its apply. Small syncs keep the process's target:
+// says it was, through its apply; and any sync while nginx is not started
+// (a retry of a first sync that failed, a start after the master exited),
+// which preloads every payload. Small syncs keep the process's target:
 // lowering it makes the collector run at once, which costs a new Ingress
 // its latency.
 //

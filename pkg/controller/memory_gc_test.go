@@ -2,9 +2,11 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -142,4 +144,27 @@ type runHook struct {
 func (h runHook) Run(ctx context.Context, changed func()) error {
 	h.run()
 	return h.Source.Run(ctx, changed)
+}
+
+// TestLoopLowersGCUntilNginxStarts: a first sync whose start failed is
+// retried lowered as well (it is not a whole build any more, but it
+// preloads every payload and starts nginx).
+func TestLoopLowersGCUntilNginxStarts(t *testing.T) {
+	r := &gcRecorder{current: 50}
+	var failed atomic.Bool
+	lt := startLoop(t, snapshot(t, app{ports: []int{18001}, paths: []string{"/"}}.yaml()), func(cfg *Config, n *fakeNginx) {
+		cfg.WholeBuildGCPercent = 20
+		cfg.RetryBase, cfg.RetryMax = 10*time.Millisecond, 10*time.Millisecond
+		n.startErr = func() error {
+			if failed.CompareAndSwap(false, true) {
+				return errors.New("bind() to 127.0.0.1:80 failed (98: Address already in use)")
+			}
+			return nil
+		}
+	}, func(ctl *Controller) { ctl.buildGC.set = r.set })
+	eventually(t, 5*time.Second, "first config after a failed start", lt.c.Ready)
+	eventually(t, 5*time.Second, "both syncs lowered and restored", func() bool {
+		cur, calls := r.state()
+		return cur == 50 && slices.Equal(calls, []int{20, 50, 20, 50})
+	})
 }
