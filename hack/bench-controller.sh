@@ -46,7 +46,11 @@ for change in endpoints path; do
 	[ -d "$out/cluster-$n-$change" ] || "$gen" --ingresses "$n" --change "$change" --out "$out/cluster-$n-$change" >/dev/null
 done
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# the controller (and its nginx) stop with the script, also when it is
+# killed or its output closed (| head)
+pid=
+trap 'if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; fi; rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP PIPE
 cp -r "$out/cluster-$n" "$work/manifests"
 read -r http https status health < <(python3 -c '
 import socket
@@ -205,3 +209,4 @@ metrics | grep -E '^kubectl_ingress_sync_duration_seconds_(sum|count)' || true
 
 kill -TERM "$pid"
 wait "$pid" && echo "controller stopped (exit 0)" || echo "controller exit status $?"
+pid=
