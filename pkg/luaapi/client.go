@@ -3,6 +3,7 @@ package luaapi
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -237,12 +238,18 @@ func (c *Client) post(ctx context.Context, path string, body []byte) ([]byte, er
 
 // send sends body with method (POST, PATCH) and returns the answer.
 func (c *Client) send(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	return c.sendSummed(ctx, method, path, body, md5.Sum(body))
+}
+
+// sendSummed is send of a body whose md5 the caller has (a whole backends
+// array, whose md5 is also the base a PATCH names).
+func (c *Client) sendSummed(ctx context.Context, method, path string, body []byte, sum [md5.Size]byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, c.baseURL+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, path, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(headerContentMD5, contentMD5(body))
+	req.Header.Set(headerContentMD5, contentMD5Of(sum[:]))
 	return c.do(req, path, http.StatusCreated, http.StatusOK)
 }
 

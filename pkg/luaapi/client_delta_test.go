@@ -2,6 +2,7 @@ package luaapi
 
 import (
 	"bytes"
+	"crypto/md5"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -29,7 +30,7 @@ func TestDeltaBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := newBase(first, firstBody)
+	base := newBase(first, firstBody, md5.Sum(firstBody))
 	if base.sum != md5Hex(firstBody) || len(base.items) != 5 {
 		t.Fatalf("base %+v", base)
 	}

@@ -2,6 +2,8 @@ package luaapi
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -239,4 +241,15 @@ func TestClientDefaultTimeoutAndIsStatus(t *testing.T) {
 	if IsStatus(errors.New("x"), http.StatusRequestEntityTooLarge) {
 		t.Error("IsStatus of a plain error")
 	}
+}
+
+// contentMD5 is the Content-MD5 value of body.
+func contentMD5(body []byte) string {
+	sum := md5.Sum(body)
+	return contentMD5Of(sum[:])
+}
+
+func md5Hex(b []byte) string {
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -16,11 +16,8 @@ import (
 // and keeps them as garbage.
 const headerContentMD5 = "Content-MD5"
 
-// contentMD5 is the Content-MD5 value of body.
-func contentMD5(body []byte) string {
-	sum := md5.Sum(body)
-	return base64.StdEncoding.EncodeToString(sum[:])
-}
+// contentMD5Of is the Content-MD5 value of a body whose md5 is sum.
+func contentMD5Of(sum []byte) string { return base64.StdEncoding.EncodeToString(sum) }
 
 // contentMD5 reads the payload once and returns its Content-MD5 value.
 func (o OpenBody) contentMD5() (string, error) {
@@ -33,5 +30,5 @@ func (o OpenBody) contentMD5() (string, error) {
 	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
-	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+	return contentMD5Of(h.Sum(nil)), nil
 }
