@@ -10,6 +10,7 @@ local string_match = string.match
 local string_gmatch = string.gmatch
 local string_sub = string.sub
 local string_lower = string.lower
+local string_byte = string.byte
 local table_concat = table.concat
 local jsonscan = require("jsonscan")
 local cjson = require("cjson.safe")
@@ -349,6 +350,31 @@ function _M.last_value(s)
     return nil
   end
   return string_match(s, "([^%s,]+)%s*$")
+end
+
+-- last_seconds returns the last value of an $upstream_*_time list ("0.004",
+-- "0.002, 1.250 : 0.001") as a number of seconds, nil when it is none
+-- ("-"). nginx writes every value as seconds, a dot and three digits of
+-- milliseconds; a value under 10 s is read from its five bytes here, any
+-- other by tonumber. tonumber alone costs about 750 instructions, in the
+-- log phase of every request an ewma balancer measures: LuaJIT converts
+-- a decimal fraction through its exact, slow path. (No loop: a loop of a
+-- digit or two leaves its compiled trace at every end, which costs more.)
+function _M.last_seconds(s)
+  if type(s) ~= "string" then
+    return nil
+  end
+  local n = #s
+  if n >= 5 then
+    local sec, dot, m1, m2, m3 = string_byte(s, n - 4, n)
+    local before = n > 5 and string_byte(s, n - 5) or 32
+    if dot == 46 and (before == 32 or before == 44)
+      and sec >= 48 and sec <= 57 and m1 >= 48 and m1 <= 57
+      and m2 >= 48 and m2 <= 57 and m3 >= 48 and m3 <= 57 then
+      return ((sec - 48) * 1000 + (m1 - 48) * 100 + (m2 - 48) * 10 + (m3 - 48)) / 1000
+    end
+  end
+  return tonumber(_M.last_value(s))
 end
 
 -- tried_peers returns a set of the "address:port" values in

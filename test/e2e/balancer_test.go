@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -194,6 +195,73 @@ func TestEWMATimeStamps(t *testing.T) {
 	}
 }
 
+// TestUpstreamTimeSeconds: util.last_seconds, which the ewma balancer
+// reads its measurement with, answers what tonumber of the list's last
+// value answers, bit for bit: for nginx's own form ("S.mmm", alone or last
+// in a list of tries and of upstream groups) by its digit arithmetic, for
+// every other form by tonumber itself; and nil for "-" and non-strings.
+func TestUpstreamTimeSeconds(t *testing.T) {
+	port := freePort(t)
+	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
+		end := strings.LastIndex(conf, "}")
+		return conf[:end] + fmt.Sprintf(`	server {
+		listen 127.0.0.1:%d;
+		location = /seconds {
+			content_by_lua_block {
+				local util = require("util")
+				local function same(s)
+					local got, want = util.last_seconds(s), tonumber(util.last_value(s))
+					if got ~= want then
+						ngx.say(string.format("%%q: %%s, tonumber %%s", tostring(s), tostring(got), tostring(want)))
+						return false
+					end
+					return true
+				end
+				local cases = {
+					"0.000", "0.001", "0.004", "0.010", "0.100", "1.000", "12.345", "999999999999.999",
+					"9999999999999.999", "0.002, 1.250", "0.002, 1.250 : 0.031", "0.5, 0.250", "0.250 : -",
+					"-", "", " ", ".250", "1.25", "1.2500", "1e3", "0x10.000", "-1.000", "1.000 ", "a1.000",
+					"0.00a", "1,000.000", "1:0.300",
+				}
+				local fails = 0
+				for _, s in ipairs(cases) do
+					if not same(s) then
+						fails = fails + 1
+					end
+				end
+				-- every millisecond count up to 100 s, and random ones above
+				for ms = 0, 100000 do
+					if not same(string.format("%%d.%%03d", math.floor(ms / 1000), ms %% 1000)) then
+						fails = fails + 1
+					end
+				end
+				for _ = 1, 100000 do
+					local ms = math.random(0, 2^40)
+					if not same(string.format("0.001, %%d.%%03d", math.floor(ms / 1000), ms %% 1000)) then
+						fails = fails + 1
+					end
+				end
+				if util.last_seconds(nil) ~= nil or util.last_seconds(5) ~= nil then
+					ngx.say("a non-string gives a value")
+					fails = fails + 1
+				end
+				ngx.say("fails ", fails, ", last ", util.last_seconds("0.250, 12.345"))
+			}
+		}
+	}
+`, port) + conf[end:]
+	}})
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/seconds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if want := "fails 0, last 12.345\n"; string(body) != want {
+		t.Errorf("last_seconds against tonumber:\n%s\nwant %q", body, want)
+	}
+}
+
 // TestRingFindsTheFirstPointAtOrAfterTheKey: ring.lua's find (a bucket
 // index over the sorted points, a scan only in a crowded bucket) answers
 // what a plain search of the sorted points answers, for rings of one to
@@ -252,11 +320,82 @@ func TestRingFindsTheFirstPointAtOrAfterTheKey(t *testing.T) {
 	}
 }
 
-// TestEWMAReadsTheOtherWorkersScores: a pick reads an endpoint's score
-// through the worker's copy of its shared-dict entry, and again from the
-// dict once the copy is REFRESH (0.1 s) old, so what the other worker
-// measured (here written into the dict directly) steers this worker's
-// picks within that time.
+// TestEWMAPublishes: a worker's measurements of an endpoint go into its
+// own shared-dict entry of it: the first at once, a lower one within
+// REFRESH of the last publication not (it waits for the next measurement
+// or pick REFRESH later), a higher one at once; and a pick takes the
+// higher of the worker's own EWMA and the other workers' entries.
+func TestEWMAPublishes(t *testing.T) {
+	port := freePort(t)
+	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
+		end := strings.LastIndex(conf, "}")
+		return conf[:end] + fmt.Sprintf(`	server {
+		listen 127.0.0.1:%d;
+		location = /ewma {
+			content_by_lua_block {
+				local ewma = require("balancer_ewma")
+				local dict = ngx.shared.balancer_ewma
+				local b = ewma.new({ name = "p" }, {
+					{ address = "127.0.0.1", port = "1", key = "a" },
+					{ address = "127.0.0.1", port = "2", key = "b" },
+				}, "one")
+				local id = ngx.worker.id()
+				local other = (id + 1) %% ngx.worker.count()
+				local function published(key)
+					return string.format("%%.5f", dict:get(ewma.key_of("p", key, id)) or -1)
+				end
+				local function pick()
+					local _, port = b:balance(1)
+					return port == "1" and "a" or "b"
+				end
+				b:measured("a", 0.050)
+				ngx.say("first ", published("a"))
+				b:measured("a", 0.010)
+				ngx.say("lower ", published("a"))
+				b:measured("a", 0.080)
+				ngx.say("higher ", published("a"))
+				-- 20 ms later: blended in with the weight of 20 ms
+				ngx.sleep(0.02)
+				ngx.update_time()
+				b:measured("a", 0.010)
+				ngx.say("lower ", published("a"))
+				ngx.sleep(0.15)
+				ngx.update_time()
+				-- the pick reads the other worker's entries of both, and
+				-- publishes what waited
+				ngx.say("pick ", pick(), " ", published("a"))
+				-- b: slower in the other worker than a in this one
+				b:measured("b", 0.001)
+				dict:set(ewma.key_of("p", "b", other), 0.5, 600, ewma.stamp(ngx.now()))
+				ngx.sleep(0.15)
+				ngx.update_time()
+				ngx.say("other's higher ", pick())
+				b:measured("c", 1)
+				ngx.say("unknown ", tostring(dict:get(ewma.key_of("p", "c", id))))
+			}
+		}
+	}
+`, port) + conf[end:]
+	}})
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/ewma")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	// a after 0.080 then 0.010 20 ms later: 0.080 · e^(-0.02/10) + 0.010 ·
+	// (1 - e^(-0.02/10)) = 0.07986
+	want := regexp.MustCompile(`^first 0\.05000\nlower 0\.05000\nhigher 0\.08000\nlower 0\.08000\npick b 0\.0798\d\nother's higher a\nunknown nil\n$`)
+	if !want.Match(body) {
+		t.Errorf("published scores and picks:\n%s\nwant %s", body, want)
+	}
+}
+
+// TestEWMAReadsTheOtherWorkersScores: a pick reads the other workers'
+// shared-dict entries of an endpoint through the worker's copy of them,
+// and again from the dict once the copy is REFRESH (0.1 s) old, so what
+// another worker measured (here written into its entry directly) steers
+// this worker's picks within that time.
 func TestEWMAReadsTheOtherWorkersScores(t *testing.T) {
 	port := freePort(t)
 	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
@@ -276,10 +415,11 @@ func TestEWMAReadsTheOtherWorkersScores(t *testing.T) {
 					local _, port = b:balance(1)
 					return port == "1" and "a" or "b"
 				end
-				dict:set("e t b", 3, 600, ewma.stamp(ngx.now()))
+				local other = (ngx.worker.id() + 1) %% ngx.worker.count()
+				dict:set(ewma.key_of("t", "b", other), 3, 600, ewma.stamp(ngx.now()))
 				ngx.say("start ", pick())
 				-- the other worker measured a as slow
-				dict:set("e t a", 5, 600, ewma.stamp(ngx.now()))
+				dict:set(ewma.key_of("t", "a", other), 5, 600, ewma.stamp(ngx.now()))
 				ngx.say("copy ", pick())
 				ngx.sleep(0.15)
 				ngx.update_time()

@@ -215,7 +215,10 @@ func BenchmarkLuaBalancersInstructions(b *testing.B) {
 		for _, tg := range targets {
 			pids := pids[tg.proxy]
 			// warm: the connection, the worker's caches, LuaJIT's traces
-			get(tg, 200)
+			// (ewma's random picks make side traces for a few thousand
+			// requests: after 200, compiling them was still about 600
+			// instructions a request of the 2,000 counted)
+			get(tg, 5000)
 			callgrind(b, "-z", pids)
 			get(tg, requests)
 			callgrind(b, "-d", pids)
