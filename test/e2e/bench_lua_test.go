@@ -320,8 +320,12 @@ func BenchmarkLuaBalancers(b *testing.B) {
 		b.Skip("wrk is not installed")
 	}
 	// The machine may be shared, so every round measures every target
-	// once, in turn, and the median of the rounds is reported.
+	// once, in turn, each between two runs of the static upstream, and the
+	// median of the rounds is reported.
 	targets := balancerTargets(b, nginxOptions{})
+	if targets[0].name != "static" {
+		b.Fatalf("the first target is %s, not the static upstream", targets[0].name)
+	}
 	rounds := 3
 	if r, err := strconv.Atoi(os.Getenv("BENCH_ROUNDS")); err == nil && r > 0 {
 		rounds = r
@@ -333,24 +337,36 @@ func BenchmarkLuaBalancers(b *testing.B) {
 	for range b.N {
 		rates := make(map[string][]float64)
 		costs := make(map[string][]float64)
-		// static/this of each round: the rounds are minutes apart, and
-		// the machine's speed moves between them more than within one
+		// static/this of each target in each round, against the static
+		// upstream measured right before and right after it (their mean):
+		// the machine's speed moves between the rounds, and within one,
+		// more than between neighbouring runs
 		paired := make(map[string][]float64)
-		for range rounds {
-			for _, tg := range targets {
-				pids, err := tg.proxy.inst.WorkerPids()
-				if err != nil {
-					b.Fatal(err)
-				}
-				before := cpuTicks(b, pids)
-				rate, count := runWrk(b, tg.url, tg.host, tg.headers...)
-				used := cpuTicks(b, pids) - before
-				rates[tg.name] = append(rates[tg.name], rate)
-				costs[tg.name] = append(costs[tg.name], float64(used*tickMicros)/float64(count))
+		measure := func(tg balancerTarget) float64 {
+			pids, err := tg.proxy.inst.WorkerPids()
+			if err != nil {
+				b.Fatal(err)
 			}
-			static := costs["static"][len(costs["static"])-1]
-			for _, tg := range targets {
-				paired[tg.name] = append(paired[tg.name], 100*static/costs[tg.name][len(costs[tg.name])-1])
+			before := cpuTicks(b, pids)
+			rate, count := runWrk(b, tg.url, tg.host, tg.headers...)
+			used := cpuTicks(b, pids) - before
+			cost := float64(used*tickMicros) / float64(count)
+			rates[tg.name] = append(rates[tg.name], rate)
+			costs[tg.name] = append(costs[tg.name], cost)
+			return cost
+		}
+		for range rounds {
+			var static float64
+			for i, tg := range targets {
+				if i == 0 {
+					static = measure(tg) // targets[0] is the static upstream
+					paired[tg.name] = append(paired[tg.name], 100)
+					continue
+				}
+				cost := measure(tg)
+				after := measure(targets[0])
+				paired[tg.name] = append(paired[tg.name], 100*(static+after)/2/cost)
+				static = after
 			}
 		}
 		static, staticCost := median(rates["static"]), median(costs["static"])
