@@ -206,14 +206,16 @@ end
 
 -- sync keeps the peer tables (and this worker's EWMAs) when the peer set
 -- is unchanged; otherwise an endpoint that stays keeps its EWMA, one that
--- left has this worker's entry deleted, and one that joined starts at the
--- average score of the others.
+-- left has this worker's entry deleted, and one that joined starts from
+-- this worker's entry of it if there is one, else at the average score of
+-- the others.
 function _M:sync(backend, peers, fingerprint)
   self.name = backend.name
   if self.fingerprint == fingerprint then
     return
   end
   local dict = store()
+  local now = ngx_now()
   local id, count = worker_id(), ngx.worker.count() or 1
   local fresh, by_key = {}, {}
   for i = 1, #peers do
@@ -243,11 +245,17 @@ function _M:sync(backend, peers, fingerprint)
       peer.own, peer.own_at = old.own, old.own_at
       peer.other, peer.read = old.other, old.read
       peer.published, peer.published_ewma, peer.dirty = old.published, old.published_ewma, old.dirty
+    else
+      -- what this worker published before this balancer was made (or the
+      -- worker of its number before a reload)
+      local ewma, at = dict:get(peer.own_key)
+      if ewma then
+        peer.own, peer.own_at = ewma, now - age(now, at)
+      end
     end
     fresh[i] = peer
     by_key[p.key] = peer
   end
-  local now = ngx_now()
   local total, count_kept = 0, 0
   for _, old in ipairs(self.peers) do
     local kept = by_key[old.key]
@@ -263,7 +271,7 @@ function _M:sync(backend, peers, fingerprint)
   if count_kept > 0 and self.fingerprint ~= nil then
     local start = total / count_kept
     for _, peer in ipairs(fresh) do
-      if not self.by_key[peer.key] then
+      if not self.by_key[peer.key] and peer.own_at == 0 then
         peer.own, peer.own_at = start, now
       end
     end

@@ -372,6 +372,16 @@ func TestEWMAPublishes(t *testing.T) {
 				ngx.say("other's higher ", pick())
 				b:measured("c", 1)
 				ngx.say("unknown ", tostring(dict:get(ewma.key_of("p", "c", id))))
+				-- a balancer made again (or a worker of this number after a
+				-- reload) starts from what this worker published: a
+				-- (0.0798) is slower than b (0.001)
+				dict:delete(ewma.key_of("p", "b", other))
+				local again = ewma.new({ name = "p" }, {
+					{ address = "127.0.0.1", port = "1", key = "a" },
+					{ address = "127.0.0.1", port = "2", key = "b" },
+				}, "one")
+				local _, port = again:balance(1)
+				ngx.say("made again ", port == "1" and "a" or "b")
 			}
 		}
 	}
@@ -385,7 +395,7 @@ func TestEWMAPublishes(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	// a after 0.080 then 0.010 20 ms later: 0.080 · e^(-0.02/10) + 0.010 ·
 	// (1 - e^(-0.02/10)) = 0.07986
-	want := regexp.MustCompile(`^first 0\.05000\nlower 0\.05000\nhigher 0\.08000\nlower 0\.08000\npick b 0\.0798\d\nother's higher a\nunknown nil\n$`)
+	want := regexp.MustCompile(`^first 0\.05000\nlower 0\.05000\nhigher 0\.08000\nlower 0\.08000\npick b 0\.0798\d\nother's higher a\nunknown nil\nmade again b\n$`)
 	if !want.Match(body) {
 		t.Errorf("published scores and picks:\n%s\nwant %s", body, want)
 	}
