@@ -126,16 +126,28 @@ local function decayed(ewma, at, now)
   return ewma * math_exp(-td / DECAY_TIME)
 end
 
--- worker_id is this worker's number (0 outside a worker: a test's
--- single-process nginx).
-local function worker_id()
-  return ngx.worker.id() or 0
+-- workers returns this worker's number (0 outside a worker: a test's
+-- single-process nginx) and the number of workers.
+local worker, worker_count
+local function workers()
+  if not worker then
+    worker, worker_count = ngx.worker.id() or 0, ngx.worker.count() or 1
+  end
+  return worker, worker_count
+end
+
+-- prefix_of is the start of the dict keys of the endpoint peer_key of
+-- backend: a worker's key adds its number. The keys themselves are made
+-- when used (at most every REFRESH an endpoint), not kept: at 100,000
+-- backends of three endpoints, a worker would keep 300,000 more strings.
+local function prefix_of(backend, peer_key)
+  return "e " .. backend .. " " .. peer_key .. " "
 end
 
 -- key_of is the dict key of worker id's EWMA of the endpoint peer_key of
 -- backend.
 local function key_of(backend, peer_key, id)
-  return "e " .. backend .. " " .. peer_key .. " " .. id
+  return prefix_of(backend, peer_key) .. id
 end
 _M.key_of = key_of -- for TestEWMAReadsTheOtherWorkersScores
 
@@ -153,7 +165,7 @@ end
 -- publish writes this worker's EWMA of peer into its dict entry, stamped
 -- with the time of its last measurement.
 local function publish(dict, peer, now)
-  dict:set(peer.own_key, peer.own, EXPIRE, stamp(peer.own_at))
+  dict:set(peer.prefix .. workers(), peer.own, EXPIRE, stamp(peer.own_at))
   peer.published, peer.published_ewma, peer.dirty = now, peer.own, false
 end
 
@@ -162,13 +174,15 @@ end
 -- this worker has not published yet goes out now.
 local function refresh(dict, peer, now)
   local high = 0
-  local keys = peer.other_keys
-  for i = 1, #keys do
-    local ewma, at = dict:get(keys[i])
-    if ewma then
-      local v = decayed(ewma, at, now)
-      if v > high then
-        high = v
+  local id, count = workers()
+  for w = 0, count - 1 do
+    if w ~= id then
+      local ewma, at = dict:get(peer.prefix .. w)
+      if ewma then
+        local v = decayed(ewma, at, now)
+        if v > high then
+          high = v
+        end
       end
     end
   end
@@ -216,22 +230,16 @@ function _M:sync(backend, peers, fingerprint)
   end
   local dict = store()
   local now = ngx_now()
-  local id, count = worker_id(), ngx.worker.count() or 1
+  local id = workers()
   local fresh, by_key = {}, {}
   for i = 1, #peers do
     local p = peers[i]
-    local others = {}
-    for w = 0, count - 1 do
-      if w ~= id then
-        others[#others + 1] = key_of(backend.name, p.key, w)
-      end
-    end
     -- every field set here, none added later: every peer table has the
     -- same layout, which LuaJIT's compiled code expects (a field added
     -- to some peers only makes their picks leave it, at a cost)
     local peer = {
       address = p.address, port = p.port, key = p.key,
-      own_key = key_of(backend.name, p.key, id), other_keys = others,
+      prefix = prefix_of(backend.name, p.key),
       -- this worker's EWMA and the time of its last measurement (0: never)
       own = 0, own_at = 0,
       -- the other workers' highest entry, decayed to read, when it was read
@@ -248,7 +256,7 @@ function _M:sync(backend, peers, fingerprint)
     else
       -- what this worker published before this balancer was made (or the
       -- worker of its number before a reload)
-      local ewma, at = dict:get(peer.own_key)
+      local ewma, at = dict:get(peer.prefix .. id)
       if ewma then
         peer.own, peer.own_at = ewma, now - age(now, at)
       end
@@ -265,7 +273,7 @@ function _M:sync(backend, peers, fingerprint)
         total, count_kept = total + s, count_kept + 1
       end
     else
-      dict:delete(old.own_key)
+      dict:delete(old.prefix .. id)
     end
   end
   if count_kept > 0 and self.fingerprint ~= nil then
