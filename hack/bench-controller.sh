@@ -14,7 +14,9 @@
 #     reload) pairs, from the controller's log (its "Applied" lines);
 #  3. then NEW (default 100; 0 skips) new Ingresses, one after the other:
 #     from the file's rename to the first answer for its host, p50/p90/p99/
-#     max, the reloads (target 0), the controller's RSS and nginx's PSS.
+#     max, the reloads (target 0), the CPU time of nginx's workers and of
+#     the controller per new host (the first, which adds a backend, apart),
+#     the controller's RSS and nginx's PSS.
 # With PROFILE=1 the controller runs with --profiling and Go heap profiles
 # are written to OUTDIR/heap-{first,changes,new}-N.pprof at the three
 # points where the RSS is printed (read: go tool pprof -sample_index=inuse_space).
@@ -116,6 +118,8 @@ settle() {
 	done
 }
 rss() { awk '/^VmRSS/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
+# cpu_ms PID...: the CPU time (user + system) the processes used so far, in ms
+cpu_ms() { for p in "$@"; do cut -d')' -f2- "/proc/$p/stat"; done | awk -v hz="$(getconf CLK_TCK)" '{ t += $12 + $13 } END { printf "%.0f", t * 1000 / hz }'; }
 hwm() { awk '/^VmHWM/ { print $2 / 1024 " MiB" }' "/proc/$1/status"; }
 
 echo "== kubectl-ingress controller --from-files --routing=$routing ($n Ingresses)"
@@ -166,7 +170,13 @@ if [ "$new" -gt 0 ]; then
 	catchall=$(curl -s -o /dev/null -w '%{http_code}:%{size_download}' -H 'Host: nothing.invalid' "http://127.0.0.1:$http/")
 	reloads=$(metric kubectl_ingress_reloads_total)
 	: >"$out/new-ingress-$n.txt"
+	workers=$(ps -o pid= --ppid "$master" | tr '\n' ' ')
+	cpu_workers=$(cpu_ms $workers) cpu_controller=$(cpu_ms "$pid") polls=0
 	for i in $(seq 1 "$new"); do
+		if [ "$i" = 2 ]; then
+			cpu_workers_1=$(($(cpu_ms $workers) - cpu_workers)) cpu_controller_1=$(($(cpu_ms "$pid") - cpu_controller))
+			cpu_workers=$(cpu_ms $workers) cpu_controller=$(cpu_ms "$pid") polls_1=$polls polls=0
+		fi
 		host="new$i.example.com"
 		printf '%s\n' "apiVersion: networking.k8s.io/v1" "kind: Ingress" \
 			"metadata: {name: new$i, namespace: team-01}" "spec:" "  ingressClassName: nginx" "  rules:" \
@@ -174,7 +184,7 @@ if [ "$new" -gt 0 ]; then
 			"      - {path: /, pathType: Prefix, backend: {service: {name: app-00001, port: {number: 80}}}}" >"$work/new$i.tmp"
 		start=$(now)
 		mv "$work/new$i.tmp" "$work/manifests/new$i.yaml"
-		until [ "$(curl -s -o /dev/null -w '%{http_code}:%{size_download}' -H "Host: $host" "http://127.0.0.1:$http/")" != "$catchall" ]; do
+		until polls=$((polls + 1)) && [ "$(curl -s -o /dev/null -w '%{http_code}:%{size_download}' -H "Host: $host" "http://127.0.0.1:$http/")" != "$catchall" ]; do
 			if [ "$(since "$start" | cut -d. -f1)" -ge 120 ]; then
 				echo "$host not served within 2 minutes"
 				exit 1
@@ -189,6 +199,12 @@ if [ "$new" -gt 0 ]; then
 			n, t[int(n * 0.5 + 0.5)], t[int(n * 0.9 + 0.5)], t[int(n * 0.99 + 0.5)], t[n]
 	}'
 	echo "reloads during the new Ingresses: $(($(metric kubectl_ingress_reloads_total) - reloads))"
+	# CPU time per new host (the polling requests included: about 20 µs of
+	# nginx's each); the first new Ingress also adds its backend
+	if [ "$new" -gt 1 ]; then
+		echo "CPU time, first new Ingress: nginx workers $cpu_workers_1 ms, controller $cpu_controller_1 ms ($polls_1 polls)"
+		echo "CPU time per new Ingress after it ($((new - 1))): nginx workers $(awk -v t="$(($(cpu_ms $workers) - cpu_workers))" -v n="$((new - 1))" 'BEGIN { printf "%.1f", t / n }') ms, controller $(awk -v t="$(($(cpu_ms "$pid") - cpu_controller))" -v n="$((new - 1))" 'BEGIN { printf "%.1f", t / n }') ms ($polls polls)"
+	fi
 	echo "controller RSS after them: $(rss "$pid") (peak $(hwm "$pid"))"
 	heap new
 	# the controller returns the free heap after 10 s without a sync

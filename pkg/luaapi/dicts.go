@@ -81,16 +81,33 @@ func Needs(backends []Backend, servers Servers) (DictSizes, error) {
 
 // needsOf is Needs for backends whose encoded lengths sum to lengths.
 func needsOf(backends, lengths int, servers Servers) DictSizes {
-	// The length of json.Marshal(backends): "[", the elements with commas
-	// between them, "]".
-	n := 2 + max(backends-1, 0) + lengths
-	var certs, hosts int64
+	return needsFrom(backends, lengths, certificatesSize(servers), hostsSize(servers))
+}
+
+// certificatesSize is the slabs of servers' certificates by ID.
+func certificatesSize(servers Servers) int64 {
+	var certs int64
 	for id, pem := range servers.Certificates {
 		certs += slab(len(id), len(pem))
 	}
+	return certs
+}
+
+// hostsSize is the slabs of servers' host → certificate entries.
+func hostsSize(servers Servers) int64 {
+	var hosts int64
 	for host, id := range servers.Servers {
 		hosts += slab(len(host), len(id))
 	}
+	return hosts
+}
+
+// needsFrom is needsOf from the slabs of the certificates and of the host
+// entries.
+func needsFrom(backends, lengths int, certs, hosts int64) DictSizes {
+	// The length of json.Marshal(backends): "[", the elements with commas
+	// between them, "]".
+	n := 2 + max(backends-1, 0) + lengths
 	return DictSizes{
 		ConfigurationData:  withOverhead(2 * slab(len("backends:")+20, n)),
 		CertificateData:    withOverhead(2 * certs),

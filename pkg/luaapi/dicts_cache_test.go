@@ -88,6 +88,28 @@ func TestDictsCacheMatchesNeeds(t *testing.T) {
 	step("a new certificate", change(func(c *model.Config) {
 		c.Certificates = []model.Certificate{{ID: "ns/tls", PEM: "-----BEGIN CERTIFICATE----- and more"}}
 	}), 0)
+	// the host entries, summed without maps or through them (aliases,
+	// www redirects, a name twice), as the package's Needs counts them
+	step("a default certificate", change(func(c *model.Config) { c.DefaultCertificate = "ns/default" }), 0)
+	step("the catch-all with a certificate of its own", change(func(c *model.Config) {
+		c.Servers = []model.Server{{Hostname: model.CatchAllHost, CertificateID: "ns/tls"}, {Hostname: "a.example.com", CertificateID: "ns/tls"}, {Hostname: "b.example.com"}}
+	}), 0)
+	step("an alias", change(func(c *model.Config) {
+		c.Servers = []model.Server{{Hostname: model.CatchAllHost}, {Hostname: "a.example.com", CertificateID: "ns/wild", Aliases: []string{"b.example.com", "c.other.org"}}}
+		c.Certificates = []model.Certificate{{ID: "ns/tls", PEM: "pem"}, {ID: "ns/wild", PEM: "wild pem", Hosts: []string{"*.example.com"}}}
+	}), 0)
+	step("a www redirect", change(func(c *model.Config) {
+		c.Servers = []model.Server{{Hostname: model.CatchAllHost}, {Hostname: "www.example.com", CertificateID: "ns/tls"}}
+		c.WWWRedirects = []model.WWWRedirect{{From: "example.com", To: "www.example.com", CertificateID: "ns/tls"}}
+	}), 0)
+	step("a hostname twice", change(func(c *model.Config) {
+		c.WWWRedirects = nil
+		c.Servers = []model.Server{{Hostname: model.CatchAllHost}, {Hostname: "a.example.com", CertificateID: "ns/tls"}, {Hostname: "a.example.com", CertificateID: "ns/wild"}}
+	}), 0)
+	step("a certificate ID twice", change(func(c *model.Config) {
+		c.Servers = []model.Server{{Hostname: model.CatchAllHost}, {Hostname: "a.example.com", CertificateID: "ns/tls"}}
+		c.Certificates = []model.Certificate{{ID: "ns/tls", PEM: "short"}, {ID: "ns/tls", PEM: "a longer one"}}
+	}), 0)
 	step("every backend gone", change(func(c *model.Config) { c.Backends = nil }), 0)
 
 	// DictsFor through the cache is the package's DictsFor.

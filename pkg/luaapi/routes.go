@@ -80,6 +80,9 @@ type HostRoutes struct {
 // handshake of the alias's name asks for certificates as the host's, as
 // nginx's one server block), and its version changes only with these.
 func aliasRoutes(s *model.Server) []HostRoutes {
+	if len(s.Aliases) == 0 {
+		return nil // most servers: no version string made for nothing
+	}
 	out := make([]HostRoutes, len(s.Aliases))
 	ca := routeClientAuth(s.ClientAuth)
 	t := routeTLS(s)
