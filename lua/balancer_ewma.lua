@@ -9,21 +9,25 @@
 -- weight of the time since the last one (so a worker that measures half
 -- the requests moves its EWMA as fast, in time, as one that measures all).
 --
--- Every worker keeps the EWMA of its own measurements in its peer tables
--- and publishes it in the shared dict balancer_ewma, one entry per
--- endpoint and worker (the score as its value, the time of its last
--- measurement as its flags: milliseconds modulo 2^32): at once when it
--- rose above what it last published, else with the first measurement or
--- pick of the endpoint REFRESH seconds after the last publication.
--- An endpoint's score is the higher of this worker's EWMA and the other
--- workers' entries, which a pick reads again once its copy of them is
--- REFRESH old: what one worker measures steers every worker's picks within
--- REFRESH, and a slow endpoint any worker found is avoided by all. The
--- request path itself reads and writes no shared dict in most requests
--- (both were about 1,400 of the 6,000 instructions ewma cost over
--- round_robin), and no measurement of one worker can overwrite another's.
--- Without the dict (a config without it) each worker has its own scores,
--- with a log line.
+-- Every worker keeps the EWMA of its own measurements in its peer tables;
+-- the workers share the highest in the shared dict balancer_ewma, one
+-- entry per endpoint (the score as its value, the time of its writer's
+-- last measurement as its flags: milliseconds modulo 2^32). A worker
+-- offers its EWMA to the entry (publish) at most every REFRESH seconds,
+-- with a measurement or a pick of the endpoint, and at once when it is
+-- twice the entry (a slow endpoint is shared at once): the entry takes it
+-- when it is higher than the entry's value (both decayed to now), else
+-- another worker's higher EWMA stays. What a worker wrote never needs
+-- taking back: blending a lower measurement in never takes an EWMA below
+-- its value decayed, which is what the entry shows. An endpoint's score is
+-- the higher of the worker's own EWMA and its copy of the entry, read
+-- again when REFRESH old. So a slow endpoint any worker found is avoided
+-- by all within REFRESH, and the request path reads and writes the dict
+-- once every REFRESH an endpoint (a read and a write every request were
+-- about 1,400 of the 6,000 instructions ewma cost over round_robin), one
+-- entry an endpoint whatever the number of workers. A worker that is
+-- exiting (a reload) offers nothing. Without the dict (a config without
+-- it) each worker has its own scores, with a log line.
 --
 -- Measurements come from balancer.log() (log_by_lua) through after_balance:
 -- the last $upstream_response_time, which nginx counts from the start of
@@ -36,6 +40,7 @@ local util = require("util")
 
 local ngx = ngx
 local ngx_now = ngx.now
+local ngx_worker_exiting = ngx.worker.exiting
 local ngx_log = ngx.log
 local ngx_WARN = ngx.WARN
 local setmetatable = setmetatable
@@ -47,9 +52,9 @@ local math_random = math.random
 local DECAY_TIME = 10  -- seconds
 local EXPIRE = 600     -- seconds without a measurement before a score is dropped
 local DICT = "balancer_ewma"
--- seconds a pick trusts its copy of the other workers' entries of an
--- endpoint, and a worker waits between two publications of its own EWMA
--- (ngx.now() moves with the event loop)
+-- seconds a pick trusts its copy of an endpoint's dict entry, and a worker
+-- waits between two publications of its EWMA of it (ngx.now() moves with
+-- the event loop)
 local REFRESH = 0.1
 
 local _M = { name = "ewma" }
@@ -126,88 +131,73 @@ local function decayed(ewma, at, now)
   return ewma * math_exp(-td / DECAY_TIME)
 end
 
--- workers returns this worker's number (0 outside a worker: a test's
--- single-process nginx) and the number of workers.
-local worker, worker_count
-local function workers()
-  if not worker then
-    worker, worker_count = ngx.worker.id() or 0, ngx.worker.count() or 1
-  end
-  return worker, worker_count
-end
-
--- prefix_of is the start of the dict keys of the endpoint peer_key of
--- backend: a worker's key adds its number. The keys themselves are made
--- when used (at most every REFRESH an endpoint), not kept: at 100,000
--- backends of three endpoints, a worker would keep 300,000 more strings.
-local function prefix_of(backend, peer_key)
-  return "e " .. backend .. " " .. peer_key .. " "
-end
-
--- key_of is the dict key of worker id's EWMA of the endpoint peer_key of
--- backend.
-local function key_of(backend, peer_key, id)
-  return prefix_of(backend, peer_key) .. id
+-- key_of is the dict key of the endpoint peer_key of backend.
+local function key_of(backend, peer_key)
+  return "e " .. backend .. " " .. peer_key
 end
 _M.key_of = key_of -- for TestEWMAReadsTheOtherWorkersScores
 
 -- own returns this worker's EWMA of peer decayed to now (0 when it never
--- measured it).
+-- measured it). A clock gone back is taken as now.
 local function own(peer, now)
   local ewma = peer.own
   local td = now - peer.own_at
   if td > 0 then
     return ewma * math_exp(-td / DECAY_TIME)
   end
+  if td < 0 then
+    peer.own_at = now
+  end
   return ewma
 end
 
--- publish writes this worker's EWMA of peer into its dict entry, stamped
--- with the time of its last measurement.
+-- read_entry reads peer's dict entry: its value decayed to now (0 when
+-- there is none), which becomes the worker's copy of it.
+local function read_entry(dict, peer, now)
+  local ewma, at = dict:get(peer.ewma_key)
+  local v = 0
+  if ewma then
+    v = decayed(ewma, at, now)
+  end
+  peer.entry, peer.read = v, now
+  return v
+end
+
+-- publish offers this worker's EWMA of peer to its dict entry (see the top
+-- of the file), and reads the entry again.
 local function publish(dict, peer, now)
-  dict:set(peer.prefix .. workers(), peer.own, EXPIRE, stamp(peer.own_at))
-  peer.published, peer.published_ewma, peer.dirty = now, peer.own, false
-end
-
--- refresh reads the other workers' entries of peer: the highest of them,
--- decayed to now, becomes its copy (0 when none has one). A measurement
--- this worker has not published yet goes out now.
-local function refresh(dict, peer, now)
-  local high = 0
-  local id, count = workers()
-  for w = 0, count - 1 do
-    if w ~= id then
-      local ewma, at = dict:get(peer.prefix .. w)
-      if ewma then
-        local v = decayed(ewma, at, now)
-        if v > high then
-          high = v
-        end
-      end
-    end
+  peer.published, peer.dirty = now, false
+  local v = read_entry(dict, peer, now)
+  if ngx_worker_exiting() then
+    return
   end
-  peer.other, peer.read = high, now
-  if peer.dirty then
-    publish(dict, peer, now)
+  local mine = own(peer, now)
+  if mine > v then
+    dict:set(peer.ewma_key, peer.own, EXPIRE, stamp(peer.own_at))
+    peer.entry = mine
   end
 end
 
--- score returns peer's score now: the higher of this worker's EWMA and
--- the other workers' (0 when nobody measured it).
+-- score returns peer's score now: the higher of this worker's EWMA and its
+-- copy of the dict entry (read again, or published to, when REFRESH old).
 local function score(dict, peer, now)
   local read = peer.read
   if now - read >= REFRESH or now < read then
-    refresh(dict, peer, now)
+    if peer.dirty then
+      publish(dict, peer, now)
+    else
+      read_entry(dict, peer, now)
+    end
     read = now
   end
   local s = own(peer, now)
-  local other = peer.other
+  local entry = peer.entry
   local td = now - read
   if td > 0 then
-    other = other * math_exp(-td / DECAY_TIME)
+    entry = entry * math_exp(-td / DECAY_TIME)
   end
-  if other > s then
-    return other
+  if entry > s then
+    return entry
   end
   return s
 end
@@ -220,9 +210,10 @@ end
 
 -- sync keeps the peer tables (and this worker's EWMAs) when the peer set
 -- is unchanged; otherwise an endpoint that stays keeps its EWMA, one that
--- left has this worker's entry deleted, and one that joined starts from
--- this worker's entry of it if there is one, else at the average score of
--- the others.
+-- left has its dict entry deleted, and one that joined starts at the
+-- average score of the others (a slow start; the dict entry, which a
+-- balancer made again or a worker after a reload finds, counts in its
+-- score as ever).
 function _M:sync(backend, peers, fingerprint)
   self.name = backend.name
   if self.fingerprint == fingerprint then
@@ -230,7 +221,6 @@ function _M:sync(backend, peers, fingerprint)
   end
   local dict = store()
   local now = ngx_now()
-  local id = workers()
   local fresh, by_key = {}, {}
   for i = 1, #peers do
     local p = peers[i]
@@ -239,27 +229,20 @@ function _M:sync(backend, peers, fingerprint)
     -- to some peers only makes their picks leave it, at a cost)
     local peer = {
       address = p.address, port = p.port, key = p.key,
-      prefix = prefix_of(backend.name, p.key),
+      ewma_key = key_of(backend.name, p.key),
       -- this worker's EWMA and the time of its last measurement (0: never)
       own = 0, own_at = 0,
-      -- the other workers' highest entry, decayed to read, when it was read
-      other = 0, read = -REFRESH,
-      -- when own was last published, what was published, whether a
-      -- measurement since waits for publication
-      published = -REFRESH, published_ewma = 0, dirty = false,
+      -- the dict entry's value decayed to read, and when it was read
+      entry = 0, read = -REFRESH,
+      -- when this worker last published, whether a measurement since
+      -- waits for it
+      published = -REFRESH, dirty = false,
     }
     local old = self.by_key[p.key]
     if old then
       peer.own, peer.own_at = old.own, old.own_at
-      peer.other, peer.read = old.other, old.read
-      peer.published, peer.published_ewma, peer.dirty = old.published, old.published_ewma, old.dirty
-    else
-      -- what this worker published before this balancer was made (or the
-      -- worker of its number before a reload)
-      local ewma, at = dict:get(peer.prefix .. id)
-      if ewma then
-        peer.own, peer.own_at = ewma, now - age(now, at)
-      end
+      peer.entry, peer.read = old.entry, old.read
+      peer.published, peer.dirty = old.published, old.dirty
     end
     fresh[i] = peer
     by_key[p.key] = peer
@@ -269,17 +252,17 @@ function _M:sync(backend, peers, fingerprint)
     local kept = by_key[old.key]
     if kept then
       local s = score(dict, kept, now)
-      if kept.own_at > 0 or kept.other > 0 then
+      if s > 0 then
         total, count_kept = total + s, count_kept + 1
       end
     else
-      dict:delete(old.prefix .. id)
+      dict:delete(old.ewma_key)
     end
   end
   if count_kept > 0 and self.fingerprint ~= nil then
     local start = total / count_kept
     for _, peer in ipairs(fresh) do
-      if not self.by_key[peer.key] and peer.own_at == 0 then
+      if not self.by_key[peer.key] then
         peer.own, peer.own_at = start, now
       end
     end
@@ -343,8 +326,8 @@ function _M:balance(try)
 end
 
 -- measure blends rtt, measured now, into this worker's EWMA of peer, and
--- publishes the EWMA when it rose above what was last published or when
--- that is REFRESH old.
+-- publishes it when the last publication is REFRESH old, or at once when
+-- it is twice the entry's value (see the top of the file).
 local function measure(peer, rtt, now)
   -- (never measured: own_at is 0, w is 0, ewma becomes rtt)
   local ewma = peer.own
@@ -357,7 +340,7 @@ local function measure(peer, rtt, now)
   end
   peer.own, peer.own_at = ewma, now
   local published = peer.published
-  if now - published >= REFRESH or now < published or ewma > peer.published_ewma then
+  if now - published >= REFRESH or now < published or ewma > 2 * peer.entry then
     publish(store(), peer, now)
   else
     peer.dirty = true

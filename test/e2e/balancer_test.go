@@ -320,11 +320,13 @@ func TestRingFindsTheFirstPointAtOrAfterTheKey(t *testing.T) {
 	}
 }
 
-// TestEWMAPublishes: a worker's measurements of an endpoint go into its
-// own shared-dict entry of it: the first at once, a lower one within
-// REFRESH of the last publication not (it waits for the next measurement
-// or pick REFRESH later), a higher one at once; and a pick takes the
-// higher of the worker's own EWMA and the other workers' entries.
+// TestEWMAPublishes: a worker offers its EWMA of an endpoint to the
+// endpoint's shared-dict entry: the first measurement at once, a lower one
+// within REFRESH of the last publication not (it waits for the next
+// measurement or pick REFRESH later), one twice the entry at once; a
+// lower EWMA does not replace another worker's higher entry; and a pick,
+// also of a balancer made again, takes the higher of the worker's EWMA and
+// the entry.
 func TestEWMAPublishes(t *testing.T) {
 	port := freePort(t)
 	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
@@ -335,53 +337,50 @@ func TestEWMAPublishes(t *testing.T) {
 			content_by_lua_block {
 				local ewma = require("balancer_ewma")
 				local dict = ngx.shared.balancer_ewma
-				local b = ewma.new({ name = "p" }, {
+				local peers = {
 					{ address = "127.0.0.1", port = "1", key = "a" },
 					{ address = "127.0.0.1", port = "2", key = "b" },
-				}, "one")
-				local id = ngx.worker.id()
-				local other = (id + 1) %% ngx.worker.count()
-				local function published(key)
-					return string.format("%%.5f", dict:get(ewma.key_of("p", key, id)) or -1)
+				}
+				local b = ewma.new({ name = "p" }, peers, "one")
+				local function entry(key)
+					return string.format("%%.5f", dict:get(ewma.key_of("p", key)) or -1)
 				end
-				local function pick()
-					local _, port = b:balance(1)
-					return port == "1" and "a" or "b"
+				local function later()
+					ngx.sleep(0.02)
+					ngx.update_time()
+				end
+				local function picks(balancer)
+					local got = {}
+					for _ = 1, 20 do
+						local _, port = balancer:balance(1)
+						got[port == "1" and "a" or "b"] = true
+					end
+					return (got.a and "a" or "") .. (got.b and "b" or "")
 				end
 				b:measured("a", 0.050)
-				ngx.say("first ", published("a"))
+				ngx.say("first ", entry("a"))
+				later()
 				b:measured("a", 0.010)
-				ngx.say("lower ", published("a"))
-				b:measured("a", 0.080)
-				ngx.say("higher ", published("a"))
-				-- 20 ms later: blended in with the weight of 20 ms
-				ngx.sleep(0.02)
-				ngx.update_time()
+				ngx.say("lower ", entry("a"))
+				b:measured("a", 0.200)
+				ngx.say("twice ", entry("a"))
+				later()
 				b:measured("a", 0.010)
-				ngx.say("lower ", published("a"))
+				ngx.say("lower ", entry("a"))
 				ngx.sleep(0.15)
 				ngx.update_time()
-				-- the pick reads the other worker's entries of both, and
-				-- publishes what waited
-				ngx.say("pick ", pick(), " ", published("a"))
-				-- b: slower in the other worker than a in this one
+				-- a pick REFRESH later publishes what waited (blended down
+				-- a little, still above the entry's 0.200 decayed)
+				ngx.say("picks ", picks(b), " ", entry("a"))
+				-- b: slower in another worker than a in this one
+				dict:set(ewma.key_of("p", "b"), 0.5, 600, ewma.stamp(ngx.now()))
 				b:measured("b", 0.001)
-				dict:set(ewma.key_of("p", "b", other), 0.5, 600, ewma.stamp(ngx.now()))
-				ngx.sleep(0.15)
-				ngx.update_time()
-				ngx.say("other's higher ", pick())
+				ngx.say("another's higher entry stays ", entry("b"), ", picks ", picks(b))
 				b:measured("c", 1)
-				ngx.say("unknown ", tostring(dict:get(ewma.key_of("p", "c", id))))
-				-- a balancer made again (or a worker of this number after a
-				-- reload) starts from what this worker published: a
-				-- (0.0798) is slower than b (0.001)
-				dict:delete(ewma.key_of("p", "b", other))
-				local again = ewma.new({ name = "p" }, {
-					{ address = "127.0.0.1", port = "1", key = "a" },
-					{ address = "127.0.0.1", port = "2", key = "b" },
-				}, "one")
-				local _, port = again:balance(1)
-				ngx.say("made again ", port == "1" and "a" or "b")
+				ngx.say("unknown ", tostring(dict:get(ewma.key_of("p", "c"))))
+				-- a balancer made again (a worker after a reload) scores
+				-- from the entries
+				ngx.say("made again picks ", picks(ewma.new({ name = "p" }, peers, "one")))
 			}
 		}
 	}
@@ -393,19 +392,19 @@ func TestEWMAPublishes(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
-	// a after 0.080 then 0.010 20 ms later: 0.080 · e^(-0.02/10) + 0.010 ·
-	// (1 - e^(-0.02/10)) = 0.07986
-	want := regexp.MustCompile(`^first 0\.05000\nlower 0\.05000\nhigher 0\.08000\nlower 0\.08000\npick b 0\.0798\d\nother's higher a\nunknown nil\nmade again b\n$`)
+	// a after 0.200 then 0.010 20 ms (or a little more) later: 0.200 ·
+	// e^(-0.02/10) + 0.010 · (1 - e^(-0.02/10)) = 0.19962
+	want := regexp.MustCompile(`^first 0\.05000\nlower 0\.05000\ntwice 0\.20000\nlower 0\.20000\npicks b 0\.199\d\d\nanother's higher entry stays 0\.50000, picks a\nunknown nil\nmade again picks a\n$`)
 	if !want.Match(body) {
-		t.Errorf("published scores and picks:\n%s\nwant %s", body, want)
+		t.Errorf("entries and picks:\n%s\nwant %s", body, want)
 	}
 }
 
-// TestEWMAReadsTheOtherWorkersScores: a pick reads the other workers'
-// shared-dict entries of an endpoint through the worker's copy of them,
-// and again from the dict once the copy is REFRESH (0.1 s) old, so what
-// another worker measured (here written into its entry directly) steers
-// this worker's picks within that time.
+// TestEWMAReadsTheOtherWorkersScores: a pick reads an endpoint's
+// shared-dict entry through the worker's copy of it, and again from the
+// dict once the copy is REFRESH (0.1 s) old, so what another worker
+// measured (here written into the entry directly) steers this worker's
+// picks within that time.
 func TestEWMAReadsTheOtherWorkersScores(t *testing.T) {
 	port := freePort(t)
 	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
@@ -425,11 +424,10 @@ func TestEWMAReadsTheOtherWorkersScores(t *testing.T) {
 					local _, port = b:balance(1)
 					return port == "1" and "a" or "b"
 				end
-				local other = (ngx.worker.id() + 1) %% ngx.worker.count()
-				dict:set(ewma.key_of("t", "b", other), 3, 600, ewma.stamp(ngx.now()))
+				dict:set(ewma.key_of("t", "b"), 3, 600, ewma.stamp(ngx.now()))
 				ngx.say("start ", pick())
 				-- the other worker measured a as slow
-				dict:set(ewma.key_of("t", "a", other), 5, 600, ewma.stamp(ngx.now()))
+				dict:set(ewma.key_of("t", "a"), 5, 600, ewma.stamp(ngx.now()))
 				ngx.say("copy ", pick())
 				ngx.sleep(0.15)
 				ngx.update_time()
