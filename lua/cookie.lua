@@ -35,18 +35,12 @@ local function trim(s, from, to)
   return string_sub(s, from, to)
 end
 
--- get returns the value of the first cookie called name in the request's
--- Cookie header(s), nil when there is none. It walks the header with
--- plain finds (which LuaJIT compiles; patterns it does not): every
--- request of a sticky backend reads its cookie.
-function _M.get(name)
-  local header = ngx.var.http_cookie
-  if type(header) ~= "string" or header == "" then
-    return nil
-  end
-  if not string_find(header, name, 1, true) then
-    return nil
-  end
+-- find returns the value of the first pair of header named name (nil when
+-- none): the pairs split at ";", a pair's name and value at its first "=",
+-- both without the white space around them, a value's quotes removed
+-- (RFC 6265). It walks the header with plain finds (LuaJIT compiles them;
+-- patterns it does not).
+local function find(header, name)
   local pos, n = 1, #header
   while pos <= n do
     local semi = string_find(header, ";", pos, true) or n + 1
@@ -63,11 +57,76 @@ function _M.get(name)
   end
   return nil
 end
+_M.find = find -- for TestCookieValue
 
--- set adds "Set-Cookie: name=value; attributes" to the response (instead
--- of an earlier Set-Cookie of the same name). attrs may
--- hold expires (a Unix time), max_age (seconds), domain, path, secure,
--- httponly and samesite.
+local function space(b)
+  return b == 32 or (b >= 9 and b <= 13)
+end
+
+-- with_eq holds name .. "=" for the few cookie names of the config.
+local with_eq, names = {}, 0
+
+-- value_in returns the value of the cookie name in header, as find. The
+-- common header (the name's first occurrence starts a pair, "=" right
+-- after it, a value without white space around it) is read without a
+-- loop: a loop here made LuaJIT abort the trace of the sticky balancer
+-- that calls it, every request ("inner loop in root trace"), until it
+-- gave up compiling it; any other header goes to find.
+local function value_in(header, name)
+  if name == "" then
+    return find(header, name)
+  end
+  local first = string_find(header, name, 1, true)
+  if not first then
+    return nil
+  end
+  local eq_name = with_eq[name]
+  if not eq_name then
+    if names >= 1000 then
+      with_eq, names = {}, 0
+    end
+    eq_name = name .. "="
+    with_eq[name], names = eq_name, names + 1
+  end
+  local s, e = string_find(header, eq_name, first, true)
+  if s ~= first then
+    return find(header, name)
+  end
+  -- a pair's start: the header's, or after ";" and at most one white
+  -- space
+  if s > 1 then
+    local b = string_byte(header, s - 1)
+    if b ~= 59 and not (space(b) and (s == 2 or string_byte(header, s - 2) == 59)) then
+      return find(header, name)
+    end
+  end
+  local semi = string_find(header, ";", e + 1, true)
+  local last = semi and semi - 1 or #header
+  if last < e + 1 then
+    return ""
+  end
+  local b1, b2 = string_byte(header, e + 1), string_byte(header, last)
+  if space(b1) or space(b2) then
+    return find(header, name)
+  end
+  if last > e + 1 and b1 == QUOTE and b2 == QUOTE then
+    return string_sub(header, e + 2, last - 1)
+  end
+  return string_sub(header, e + 1, last)
+end
+_M.value_in = value_in -- for TestCookieValue
+
+-- get returns the value of the first cookie called name in the request's
+-- Cookie header(s), nil when there is none: every request of a sticky
+-- backend reads its cookie.
+function _M.get(name)
+  local header = ngx.var.http_cookie
+  if type(header) ~= "string" or header == "" then
+    return nil
+  end
+  return value_in(header, name)
+end
+
 function _M.set(name, value, attrs)
   local parts = { name .. "=" .. value }
   if attrs.expires then

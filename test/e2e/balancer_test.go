@@ -262,6 +262,70 @@ func TestUpstreamTimeSeconds(t *testing.T) {
 	}
 }
 
+// TestCookieValue: cookie.lua's loop-free reading of a cookie (value_in)
+// answers what its pair-by-pair walk (find) answers, for headers made to
+// hit its edges and 200,000 random ones of the bytes that matter (the
+// name, a longer name that ends with it, "=", ";", white space, quotes).
+func TestCookieValue(t *testing.T) {
+	port := freePort(t)
+	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
+		end := strings.LastIndex(conf, "}")
+		return conf[:end] + fmt.Sprintf(`	server {
+		listen 127.0.0.1:%d;
+		location = /cookie {
+			content_by_lua_block {
+				local cookie = require("cookie")
+				local fails = 0
+				local function same(h, name)
+					local got, want = cookie.value_in(h, name), cookie.find(h, name)
+					if got ~= want then
+						fails = fails + 1
+						if fails <= 5 then
+							ngx.say(string.format("%%q %%q: %%s, find %%s", h, name, tostring(got), tostring(want)))
+						end
+					end
+					return got
+				end
+				for _, c in ipairs({
+					{ "route=1", "1" }, { " route=2", "2" }, { "a=b; route=3", "3" }, { "a=b;route=4", "4" },
+					{ "xroute=1; route=5", "5" }, { "route =6; route=7", "6" }, { "a=route=1; route=8", "8" },
+					{ "route=\"9\"", "9" }, { "route=\"", "\"" }, { "route=", "" }, { "route=; x=1", "" },
+					{ "route= 10 ", "10" }, { "route; route=11", "11" }, { "a=1;  route=12", "12" },
+					{ "route=13;", "13" }, { "a=1", nil }, { "routes=1", nil }, { "\troute=14", "14" },
+				}) do
+					local got = same(c[1], "route")
+					if got ~= c[2] then
+						ngx.say(string.format("%%q: %%s, want %%s", c[1], tostring(got), tostring(c[2])))
+						fails = fails + 1
+					end
+				end
+				same("=1; a=2", "")
+				local parts = { "route", "xroute", "r", "=", "=", ";", ";", " ", "\t", "\"", "1", "ab" }
+				math.randomseed(7)
+				for _ = 1, 200000 do
+					local h = {}
+					for i = 1, math.random(1, 10) do
+						h[i] = parts[math.random(#parts)]
+					end
+					same(table.concat(h), "route")
+				end
+				ngx.say("fails ", fails)
+			}
+		}
+	}
+`, port) + conf[end:]
+	}})
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/cookie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if want := "fails 0\n"; string(body) != want {
+		t.Errorf("cookie.value_in against cookie.find:\n%s\nwant %q", body, want)
+	}
+}
+
 // TestRingFindsTheFirstPointAtOrAfterTheKey: ring.lua's find (a bucket
 // index over the sorted points, a scan only in a crowded bucket) answers
 // what a plain search of the sorted points answers, for rings of one to
