@@ -15,19 +15,25 @@ local QUOTE = 34 -- '"'
 
 local _M = {}
 
+-- space tells whether byte b is white space (Lua's %s: space, \t, \n,
+-- \v, \f, \r).
+local function space(b)
+  return b == 32 or (b >= 9 and b <= 13)
+end
+
 -- trim returns s[from..to] without the white space (Lua's %s: space, \t,
 -- \n, \v, \f, \r) at either end.
 local function trim(s, from, to)
   while from <= to do
     local b = string_byte(s, from)
-    if b ~= 32 and (b < 9 or b > 13) then
+    if not space(b) then
       break
     end
     from = from + 1
   end
   while to >= from do
     local b = string_byte(s, to)
-    if b ~= 32 and (b < 9 or b > 13) then
+    if not space(b) then
       break
     end
     to = to - 1
@@ -58,10 +64,6 @@ local function find(header, name)
   return nil
 end
 _M.find = find -- for TestCookieValue
-
-local function space(b)
-  return b == 32 or (b >= 9 and b <= 13)
-end
 
 -- with_eq holds name .. "=" for the few cookie names of the config.
 local with_eq, names = {}, 0
