@@ -5,11 +5,8 @@ package e2e
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -153,43 +150,27 @@ func TestConsistentHash(t *testing.T) {
 // days) must come back as itself, and an age across either wrap must be
 // the real one, not 24 or 49 days (which would decay every score to 0).
 func TestEWMATimeStamps(t *testing.T) {
-	port := freePort(t)
-	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
-		end := strings.LastIndex(conf, "}")
-		return conf[:end] + fmt.Sprintf(`	server {
-		listen 127.0.0.1:%d;
-		location = /stamps {
-			content_by_lua_block {
-				local ewma = require("balancer_ewma")
-				local dict = ngx.shared.balancer_ewma
-				-- each case: the time of the measurement and of the read, in
-				-- seconds (multiples of 1/8 s: exact in milliseconds);
-				-- 2^31 ms is 2147483.648 s, 2^32 ms 4294967.296 s
-				for _, c in ipairs({
-					{ 1000, 1001.5 },             -- far from both wraps
-					{ 2147483.5, 2147485 },       -- across 2^31 ms
-					{ 2147490, 2147492.5 },       -- above 2^31 ms
-					{ 4294967, 4294968 },         -- across 2^32 ms
-					{ 1001.5, 1000 },             -- the other worker's later clock
-				}) do
-					local ok, err = dict:set("stamp", 1, 0, ewma.stamp(c[1]))
-					if not ok then
-						ngx.say("set: ", err)
-					end
-					local _, flags = dict:get("stamp")
-					ngx.say(string.format("%%.3f", ewma.age(c[2], flags)))
-				end
-			}
-		}
-	}
-`, port) + conf[end:]
-	}})
-	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/stamps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body := luaSays(t, `
+	local ewma = require("balancer_ewma")
+	local dict = ngx.shared.balancer_ewma
+	-- each case: the time of the measurement and of the read, in
+	-- seconds (multiples of 1/8 s: exact in milliseconds);
+	-- 2^31 ms is 2147483.648 s, 2^32 ms 4294967.296 s
+	for _, c in ipairs({
+		{ 1000, 1001.5 },             -- far from both wraps
+		{ 2147483.5, 2147485 },       -- across 2^31 ms
+		{ 2147490, 2147492.5 },       -- above 2^31 ms
+		{ 4294967, 4294968 },         -- across 2^32 ms
+		{ 1001.5, 1000 },             -- the other worker's later clock
+	}) do
+		local ok, err = dict:set("stamp", 1, 0, ewma.stamp(c[1]))
+		if not ok then
+			ngx.say("set: ", err)
+		end
+		local _, flags = dict:get("stamp")
+		ngx.say(string.format("%.3f", ewma.age(c[2], flags)))
+	end
+`)
 	if want := "1.500\n1.500\n2.500\n1.000\n0.000\n"; string(body) != want {
 		t.Errorf("ages read back from the flags:\n%s\nwant\n%s", body, want)
 	}
@@ -201,62 +182,46 @@ func TestEWMATimeStamps(t *testing.T) {
 // in a list of tries and of upstream groups) by its digit arithmetic, for
 // every other form by tonumber itself; and nil for "-" and non-strings.
 func TestUpstreamTimeSeconds(t *testing.T) {
-	port := freePort(t)
-	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
-		end := strings.LastIndex(conf, "}")
-		return conf[:end] + fmt.Sprintf(`	server {
-		listen 127.0.0.1:%d;
-		location = /seconds {
-			content_by_lua_block {
-				local util = require("util")
-				local function same(s)
-					local got, want = util.last_seconds(s), tonumber(util.last_value(s))
-					if got ~= want then
-						ngx.say(string.format("%%q: %%s, tonumber %%s", tostring(s), tostring(got), tostring(want)))
-						return false
-					end
-					return true
-				end
-				local cases = {
-					"0.000", "0.001", "0.004", "0.010", "0.100", "1.000", "12.345", "999999999999.999",
-					"9999999999999.999", "0.002, 1.250", "0.002, 1.250 : 0.031", "0.5, 0.250", "0.250 : -",
-					"-", "", " ", ".250", "1.25", "1.2500", "1e3", "0x10.000", "-1.000", "1.000 ", "a1.000",
-					"0.00a", "1,000.000", "1:0.300",
-				}
-				local fails = 0
-				for _, s in ipairs(cases) do
-					if not same(s) then
-						fails = fails + 1
-					end
-				end
-				-- every millisecond count up to 100 s, and random ones above
-				for ms = 0, 100000 do
-					if not same(string.format("%%d.%%03d", math.floor(ms / 1000), ms %% 1000)) then
-						fails = fails + 1
-					end
-				end
-				for _ = 1, 100000 do
-					local ms = math.random(0, 2^40)
-					if not same(string.format("0.001, %%d.%%03d", math.floor(ms / 1000), ms %% 1000)) then
-						fails = fails + 1
-					end
-				end
-				if util.last_seconds(nil) ~= nil or util.last_seconds(5) ~= nil then
-					ngx.say("a non-string gives a value")
-					fails = fails + 1
-				end
-				ngx.say("fails ", fails, ", last ", util.last_seconds("0.250, 12.345"))
-			}
-		}
+	body := luaSays(t, `
+	local util = require("util")
+	local function same(s)
+		local got, want = util.last_seconds(s), tonumber(util.last_value(s))
+		if got ~= want then
+			ngx.say(string.format("%q: %s, tonumber %s", tostring(s), tostring(got), tostring(want)))
+			return false
+		end
+		return true
+	end
+	local cases = {
+		"0.000", "0.001", "0.004", "0.010", "0.100", "1.000", "12.345", "999999999999.999",
+		"9999999999999.999", "0.002, 1.250", "0.002, 1.250 : 0.031", "0.5, 0.250", "0.250 : -",
+		"-", "", " ", ".250", "1.25", "1.2500", "1e3", "0x10.000", "-1.000", "1.000 ", "a1.000",
+		"0.00a", "1,000.000", "1:0.300",
 	}
-`, port) + conf[end:]
-	}})
-	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/seconds")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	local fails = 0
+	for _, s in ipairs(cases) do
+		if not same(s) then
+			fails = fails + 1
+		end
+	end
+	-- every millisecond count up to 100 s, and random ones above
+	for ms = 0, 100000 do
+		if not same(string.format("%d.%03d", math.floor(ms / 1000), ms % 1000)) then
+			fails = fails + 1
+		end
+	end
+	for _ = 1, 100000 do
+		local ms = math.random(0, 2^40)
+		if not same(string.format("0.001, %d.%03d", math.floor(ms / 1000), ms % 1000)) then
+			fails = fails + 1
+		end
+	end
+	if util.last_seconds(nil) ~= nil or util.last_seconds(5) ~= nil then
+		ngx.say("a non-string gives a value")
+		fails = fails + 1
+	end
+	ngx.say("fails ", fails, ", last ", util.last_seconds("0.250, 12.345"))
+`)
 	if want := "fails 0, last 12.345\n"; string(body) != want {
 		t.Errorf("last_seconds against tonumber:\n%s\nwant %q", body, want)
 	}
@@ -267,60 +232,44 @@ func TestUpstreamTimeSeconds(t *testing.T) {
 // hit its edges and 200,000 random ones of the bytes that matter (the
 // name, a longer name that ends with it, "=", ";", white space, quotes).
 func TestCookieValue(t *testing.T) {
-	port := freePort(t)
-	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
-		end := strings.LastIndex(conf, "}")
-		return conf[:end] + fmt.Sprintf(`	server {
-		listen 127.0.0.1:%d;
-		location = /cookie {
-			content_by_lua_block {
-				local cookie = require("cookie")
-				local fails = 0
-				local function same(h, name)
-					local got, want = cookie.value_in(h, name), cookie.find(h, name)
-					if got ~= want then
-						fails = fails + 1
-						if fails <= 5 then
-							ngx.say(string.format("%%q %%q: %%s, find %%s", h, name, tostring(got), tostring(want)))
-						end
-					end
-					return got
-				end
-				for _, c in ipairs({
-					{ "route=1", "1" }, { " route=2", "2" }, { "a=b; route=3", "3" }, { "a=b;route=4", "4" },
-					{ "xroute=1; route=5", "5" }, { "route =6; route=7", "6" }, { "a=route=1; route=8", "8" },
-					{ "route=\"9\"", "9" }, { "route=\"", "\"" }, { "route=", "" }, { "route=; x=1", "" },
-					{ "route= 10 ", "10" }, { "route; route=11", "11" }, { "a=1;  route=12", "12" },
-					{ "route=13;", "13" }, { "a=1", nil }, { "routes=1", nil }, { "\troute=14", "14" },
-				}) do
-					local got = same(c[1], "route")
-					if got ~= c[2] then
-						ngx.say(string.format("%%q: %%s, want %%s", c[1], tostring(got), tostring(c[2])))
-						fails = fails + 1
-					end
-				end
-				same("=1; a=2", "")
-				local parts = { "route", "xroute", "r", "=", "=", ";", ";", " ", "\t", "\"", "1", "ab" }
-				math.randomseed(7)
-				for _ = 1, 200000 do
-					local h = {}
-					for i = 1, math.random(1, 10) do
-						h[i] = parts[math.random(#parts)]
-					end
-					same(table.concat(h), "route")
-				end
-				ngx.say("fails ", fails)
-			}
-		}
-	}
-`, port) + conf[end:]
-	}})
-	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/cookie")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body := luaSays(t, `
+	local cookie = require("cookie")
+	local fails = 0
+	local function same(h, name)
+		local got, want = cookie.value_in(h, name), cookie.find(h, name)
+		if got ~= want then
+			fails = fails + 1
+			if fails <= 5 then
+				ngx.say(string.format("%q %q: %s, find %s", h, name, tostring(got), tostring(want)))
+			end
+		end
+		return got
+	end
+	for _, c in ipairs({
+		{ "route=1", "1" }, { " route=2", "2" }, { "a=b; route=3", "3" }, { "a=b;route=4", "4" },
+		{ "xroute=1; route=5", "5" }, { "route =6; route=7", "6" }, { "a=route=1; route=8", "8" },
+		{ "route=\"9\"", "9" }, { "route=\"", "\"" }, { "route=", "" }, { "route=; x=1", "" },
+		{ "route= 10 ", "10" }, { "route; route=11", "11" }, { "a=1;  route=12", "12" },
+		{ "route=13;", "13" }, { "a=1", nil }, { "routes=1", nil }, { "\troute=14", "14" },
+	}) do
+		local got = same(c[1], "route")
+		if got ~= c[2] then
+			ngx.say(string.format("%q: %s, want %s", c[1], tostring(got), tostring(c[2])))
+			fails = fails + 1
+		end
+	end
+	same("=1; a=2", "")
+	local parts = { "route", "xroute", "r", "=", "=", ";", ";", " ", "\t", "\"", "1", "ab" }
+	math.randomseed(7)
+	for _ = 1, 200000 do
+		local h = {}
+		for i = 1, math.random(1, 10) do
+			h[i] = parts[math.random(#parts)]
+		end
+		same(table.concat(h), "route")
+	end
+	ngx.say("fails ", fails)
+`)
 	if want := "fails 0\n"; string(body) != want {
 		t.Errorf("cookie.value_in against cookie.find:\n%s\nwant %q", body, want)
 	}
@@ -332,52 +281,36 @@ func TestCookieValue(t *testing.T) {
 // 1,000 ids (160 to 160,000 points: past 2^14 points the 2^16 buckets hold
 // several points each) and keys past the last point (round to the first).
 func TestRingFindsTheFirstPointAtOrAfterTheKey(t *testing.T) {
-	port := freePort(t)
-	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
-		end := strings.LastIndex(conf, "}")
-		return conf[:end] + fmt.Sprintf(`	server {
-		listen 127.0.0.1:%d;
-		location = /ring {
-			content_by_lua_block {
-				local ring = require("ring")
-				for _, size in ipairs({ 1, 3, 100, 1000 }) do
-					local ids = {}
-					for i = 1, size do
-						ids[i] = "10.0." .. (i %% 256) .. "." .. i .. ":8080"
-					end
-					local r = ring.new(ids)
-					local hashes, wrong, wrapped = r.hashes, 0, 0
-					for k = 1, 20000 do
-						local key = "user-" .. k
-						local h = ngx.crc32_long(key)
-						-- the first point at or after h, by bisection
-						local lo, hi = 1, #hashes
-						if h > hashes[hi] then
-							lo = 1
-							wrapped = wrapped + 1
-						else
-							while lo < hi do
-								local mid = math.floor((lo + hi) / 2)
-								if hashes[mid] < h then lo = mid + 1 else hi = mid end
-							end
-						end
-						if r:find(key) ~= r.owners[lo] then
-							wrong = wrong + 1
-						end
-					end
-					ngx.say(size, " ", #hashes, " ", wrong, " ", wrapped > 0 or size > 3)
+	body := luaSays(t, `
+	local ring = require("ring")
+	for _, size in ipairs({ 1, 3, 100, 1000 }) do
+		local ids = {}
+		for i = 1, size do
+			ids[i] = "10.0." .. (i % 256) .. "." .. i .. ":8080"
+		end
+		local r = ring.new(ids)
+		local hashes, wrong, wrapped = r.hashes, 0, 0
+		for k = 1, 20000 do
+			local key = "user-" .. k
+			local h = ngx.crc32_long(key)
+			-- the first point at or after h, by bisection
+			local lo, hi = 1, #hashes
+			if h > hashes[hi] then
+				lo = 1
+				wrapped = wrapped + 1
+			else
+				while lo < hi do
+					local mid = math.floor((lo + hi) / 2)
+					if hashes[mid] < h then lo = mid + 1 else hi = mid end
 				end
-			}
-		}
-	}
-`, port) + conf[end:]
-	}})
-	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/ring")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+			end
+			if r:find(key) ~= r.owners[lo] then
+				wrong = wrong + 1
+			end
+		end
+		ngx.say(size, " ", #hashes, " ", wrong, " ", wrapped > 0 or size > 3)
+	end
+`)
 	// ids, points, keys found wrongly, a key past the last point seen
 	if want := "1 160 0 true\n3 480 0 true\n100 16000 0 true\n1000 160000 0 true\n"; string(body) != want {
 		t.Errorf("ring sizes, points, wrong finds, wrap seen:\n%s\nwant\n%s", body, want)
@@ -392,70 +325,54 @@ func TestRingFindsTheFirstPointAtOrAfterTheKey(t *testing.T) {
 // also of a balancer made again, takes the higher of the worker's EWMA and
 // the entry.
 func TestEWMAPublishes(t *testing.T) {
-	port := freePort(t)
-	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
-		end := strings.LastIndex(conf, "}")
-		return conf[:end] + fmt.Sprintf(`	server {
-		listen 127.0.0.1:%d;
-		location = /ewma {
-			content_by_lua_block {
-				local ewma = require("balancer_ewma")
-				local dict = ngx.shared.balancer_ewma
-				local peers = {
-					{ address = "127.0.0.1", port = "1", key = "a" },
-					{ address = "127.0.0.1", port = "2", key = "b" },
-				}
-				local b = ewma.new({ name = "p" }, peers, "one")
-				local function entry(key)
-					return string.format("%%.5f", dict:get(ewma.key_of("p", key)) or -1)
-				end
-				local function later()
-					ngx.sleep(0.02)
-					ngx.update_time()
-				end
-				local function picks(balancer)
-					local got = {}
-					for _ = 1, 20 do
-						local _, port = balancer:balance(1)
-						got[port == "1" and "a" or "b"] = true
-					end
-					return (got.a and "a" or "") .. (got.b and "b" or "")
-				end
-				b:measured("a", 0.050)
-				ngx.say("first ", entry("a"))
-				later()
-				b:measured("a", 0.010)
-				ngx.say("lower ", entry("a"))
-				b:measured("a", 0.200)
-				ngx.say("twice ", entry("a"))
-				later()
-				b:measured("a", 0.010)
-				ngx.say("lower ", entry("a"))
-				ngx.sleep(0.15)
-				ngx.update_time()
-				-- a pick REFRESH later publishes what waited (blended down
-				-- a little, still above the entry's 0.200 decayed)
-				ngx.say("picks ", picks(b), " ", entry("a"))
-				-- b: slower in another worker than a in this one
-				dict:set(ewma.key_of("p", "b"), 0.5, 600, ewma.stamp(ngx.now()))
-				b:measured("b", 0.001)
-				ngx.say("another's higher entry stays ", entry("b"), ", picks ", picks(b))
-				b:measured("c", 1)
-				ngx.say("unknown ", tostring(dict:get(ewma.key_of("p", "c"))))
-				-- a balancer made again (a worker after a reload) scores
-				-- from the entries
-				ngx.say("made again picks ", picks(ewma.new({ name = "p" }, peers, "one")))
-			}
-		}
+	body := luaSays(t, `
+	local ewma = require("balancer_ewma")
+	local dict = ngx.shared.balancer_ewma
+	local peers = {
+		{ address = "127.0.0.1", port = "1", key = "a" },
+		{ address = "127.0.0.1", port = "2", key = "b" },
 	}
-`, port) + conf[end:]
-	}})
-	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/ewma")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	local b = ewma.new({ name = "p" }, peers, "one")
+	local function entry(key)
+		return string.format("%.5f", dict:get(ewma.key_of("p", key)) or -1)
+	end
+	local function later()
+		ngx.sleep(0.02)
+		ngx.update_time()
+	end
+	local function picks(balancer)
+		local got = {}
+		for _ = 1, 20 do
+			local _, port = balancer:balance(1)
+			got[port == "1" and "a" or "b"] = true
+		end
+		return (got.a and "a" or "") .. (got.b and "b" or "")
+	end
+	b:measured("a", 0.050)
+	ngx.say("first ", entry("a"))
+	later()
+	b:measured("a", 0.010)
+	ngx.say("lower ", entry("a"))
+	b:measured("a", 0.200)
+	ngx.say("twice ", entry("a"))
+	later()
+	b:measured("a", 0.010)
+	ngx.say("lower ", entry("a"))
+	ngx.sleep(0.15)
+	ngx.update_time()
+	-- a pick REFRESH later publishes what waited (blended down
+	-- a little, still above the entry's 0.200 decayed)
+	ngx.say("picks ", picks(b), " ", entry("a"))
+	-- b: slower in another worker than a in this one
+	dict:set(ewma.key_of("p", "b"), 0.5, 600, ewma.stamp(ngx.now()))
+	b:measured("b", 0.001)
+	ngx.say("another's higher entry stays ", entry("b"), ", picks ", picks(b))
+	b:measured("c", 1)
+	ngx.say("unknown ", tostring(dict:get(ewma.key_of("p", "c"))))
+	-- a balancer made again (a worker after a reload) scores
+	-- from the entries
+	ngx.say("made again picks ", picks(ewma.new({ name = "p" }, peers, "one")))
+`)
 	// a after 0.200 then 0.010 20 ms later: 0.200 · e^(-0.02/10) + 0.010 ·
 	// (1 - e^(-0.02/10)) = 0.19962 (0.19 when the sleep took 0.47 s)
 	want := regexp.MustCompile(`^first 0\.05000\nlower 0\.05000\ntwice 0\.20000\nlower 0\.20000\npicks b 0\.19\d\d\d\nanother's higher entry stays 0\.50000, picks a\nunknown nil\nmade again picks a\n$`)
@@ -470,43 +387,27 @@ func TestEWMAPublishes(t *testing.T) {
 // measured (here written into the entry directly) steers this worker's
 // picks within that time.
 func TestEWMAReadsTheOtherWorkersScores(t *testing.T) {
-	port := freePort(t)
-	startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
-		end := strings.LastIndex(conf, "}")
-		return conf[:end] + fmt.Sprintf(`	server {
-		listen 127.0.0.1:%d;
-		location = /ewma {
-			content_by_lua_block {
-				local ewma = require("balancer_ewma")
-				local dict = ngx.shared.balancer_ewma
-				local b = ewma.new({ name = "t" }, {
-					{ address = "127.0.0.1", port = "1", key = "a" },
-					{ address = "127.0.0.1", port = "2", key = "b" },
-				}, "one")
-				-- two peers: every pick compares both
-				local function pick()
-					local _, port = b:balance(1)
-					return port == "1" and "a" or "b"
-				end
-				dict:set(ewma.key_of("t", "b"), 3, 600, ewma.stamp(ngx.now()))
-				ngx.say("start ", pick())
-				-- the other worker measured a as slow
-				dict:set(ewma.key_of("t", "a"), 5, 600, ewma.stamp(ngx.now()))
-				ngx.say("copy ", pick())
-				ngx.sleep(0.15)
-				ngx.update_time()
-				ngx.say("refreshed ", pick())
-			}
-		}
-	}
-`, port) + conf[end:]
-	}})
-	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/ewma")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	body := luaSays(t, `
+	local ewma = require("balancer_ewma")
+	local dict = ngx.shared.balancer_ewma
+	local b = ewma.new({ name = "t" }, {
+		{ address = "127.0.0.1", port = "1", key = "a" },
+		{ address = "127.0.0.1", port = "2", key = "b" },
+	}, "one")
+	-- two peers: every pick compares both
+	local function pick()
+		local _, port = b:balance(1)
+		return port == "1" and "a" or "b"
+	end
+	dict:set(ewma.key_of("t", "b"), 3, 600, ewma.stamp(ngx.now()))
+	ngx.say("start ", pick())
+	-- the other worker measured a as slow
+	dict:set(ewma.key_of("t", "a"), 5, 600, ewma.stamp(ngx.now()))
+	ngx.say("copy ", pick())
+	ngx.sleep(0.15)
+	ngx.update_time()
+	ngx.say("refreshed ", pick())
+`)
 	if want := "start a\ncopy a\nrefreshed b\n"; string(body) != want {
 		t.Errorf("picks:\n%s\nwant\n%s", body, want)
 	}

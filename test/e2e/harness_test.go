@@ -172,6 +172,35 @@ func startNginxWith(t testing.TB, manifests string, opts nginxOptions) *liveNgin
 	return n
 }
 
+// luaSays runs code (Lua) in content_by_lua_block of a server of its own
+// on loopback, in an nginx started as startNginx starts one (the
+// repository's Lua modules, the controller's init), and returns what the
+// code said: the response body. A Lua error fails the test with the
+// status and the end of nginx's error.log.
+func luaSays(t *testing.T, code string) []byte {
+	t.Helper()
+	port := freePort(t)
+	n := startNginxWith(t, "", nginxOptions{editConf: func(conf string) string {
+		end := strings.LastIndex(conf, "}")
+		server := fmt.Sprintf("\tserver {\n\t\tlisten 127.0.0.1:%d;\n\t\tlocation = /lua {\n\t\t\tcontent_by_lua_block {\n", port)
+		return conf[:end] + server + code + "\t\t\t}\n\t\t}\n\t}\n" + conf[end:]
+	}})
+	resp, err := http.Get("http://127.0.0.1:" + strconv.Itoa(port) + "/lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		log, _ := os.ReadFile(filepath.Join(n.inst.Prefix(), "logs", "error.log"))
+		t.Fatalf("the Lua code answered %d; error.log ends:\n%s", resp.StatusCode, errorLogTail(log, 2000))
+	}
+	return body
+}
+
 // postPayloads posts through lua the backends and servers of cfg, then the
 // host entries routes (none in classic routing), as the controller does
 // after a start.
