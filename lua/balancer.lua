@@ -28,6 +28,7 @@ local configuration = require("configuration")
 local delta = require("delta")
 local reqctx = require("reqctx")
 local get_request = require("resty.core.base").get_request
+local ffi = require("ffi")
 
 local ngx = ngx
 local ngx_log = ngx.log
@@ -365,7 +366,22 @@ local last_request, last_balancer
 -- request's log phase always runs; should one not, a later request with
 -- the same address replaces the entries in its balance(), or its log()
 -- takes them (one stray measurement of an endpoint, then gone).
-local learning_balancer, learning_peer = {}, {}
+local learning_balancer, learning_peer, learning_start = {}, {}, {}
+
+-- current_msec returns nginx's own millisecond clock, ngx_current_msec
+-- (the nginx binary exports it for its modules): an upstream try's
+-- response time ($upstream_response_time) is its value when the try
+-- ended minus its value when balance() ran for the try, which nginx sets
+-- as the try's start right before. nil when the binary does not export it.
+local current_msec
+pcall(ffi.cdef, "extern volatile uintptr_t ngx_current_msec;")
+if pcall(function() return ffi.C.ngx_current_msec end) then
+  local C = ffi.C
+  current_msec = function()
+    return tonumber(C.ngx_current_msec)
+  end
+end
+_M.current_msec = current_msec -- for TestEWMASkipsWhatCannotChangeIt
 
 -- plain is the balancer of the backend named by $proxy_upstream_name,
 -- for a request that rewrite() gave none (see rewrite()). rewrite() synced
@@ -469,6 +485,7 @@ function _M.balance()
     -- this try went to (the last try's stays)
     local key = reqctx.key()
     learning_balancer[key], learning_peer[key] = b, picked
+    learning_start[key] = current_msec and current_msec()
   end
   -- upstream_balancer has one (placeholder) server, so nginx allows no
   -- retry by itself: allow one more try per call, each to the next peer, at
@@ -492,16 +509,17 @@ end
 
 -- log runs in log_by_lua: implementations that learn from the answer
 -- (ewma) do so here, for the peer that balance() left under the request's
--- key.
+-- key, with the milliseconds since that try started: no less than its
+-- response time (nil without current_msec).
 function _M.log()
   local key = reqctx.key()
   local b = key and learning_balancer[key]
   if not b then
     return
   end
-  local picked = learning_peer[key]
-  learning_balancer[key], learning_peer[key] = nil, nil
-  b:after_balance(picked)
+  local picked, start = learning_peer[key], learning_start[key]
+  learning_balancer[key], learning_peer[key], learning_start[key] = nil, nil, nil
+  b:after_balance(picked, start and current_msec() - start)
 end
 
 return _M

@@ -32,7 +32,8 @@
 -- Measurements come from balancer.log() (log_by_lua) through after_balance:
 -- the last $upstream_response_time, which nginx counts from the start of
 -- the connection, for the endpoint the last balance() picked (balancer.lua
--- keeps it for the log phase under the request's reqctx.key()). An endpoint
+-- keeps it for the log phase under the request's reqctx.key()), not read
+-- when it cannot change the worker's EWMA (see learn). An endpoint
 -- that joins an existing set starts at the average score of the others (a
 -- slow start), as in ingress-nginx. A retry avoids the endpoints this
 -- request already tried. See balancer_round_robin.lua for the interface.
@@ -325,10 +326,10 @@ function _M:balance(try)
   return peer.address, peer.port, peer
 end
 
--- measure blends rtt, measured now, into this worker's EWMA of peer, and
--- publishes it when the last publication is REFRESH old, or at once when
--- it is twice the entry's value (see the top of the file).
-local function measure(peer, rtt, now)
+-- blend blends rtt, measured now, into this worker's EWMA of peer. A
+-- measurement at the same now as the last one (td 0, so w 1) that is no
+-- higher than the EWMA leaves it as it is: own * 1 + rtt * 0 is own.
+local function blend(peer, rtt, now)
   -- (never measured: own_at is 0, w is 0, ewma becomes rtt)
   local ewma = peer.own
   local td = now - peer.own_at
@@ -339,28 +340,63 @@ local function measure(peer, rtt, now)
     ewma = rtt
   end
   peer.own, peer.own_at = ewma, now
+end
+
+-- offer publishes this worker's EWMA of peer after a measurement when the
+-- last publication is REFRESH old, or at once when the EWMA is twice the
+-- entry's value (see the top of the file); else it waits for the next pick
+-- or measurement REFRESH later.
+local function offer(peer, now)
   local published = peer.published
-  if now - published >= REFRESH or now < published or ewma > 2 * peer.entry then
+  if now - published >= REFRESH or now < published or peer.own > 2 * peer.entry then
     publish(store(), peer, now)
   else
     peer.dirty = true
   end
 end
 
--- after_balance runs in the log phase: it blends the response time of the
--- last try into this worker's EWMA of the peer that served it (the last
--- one balance() picked, while it is still one of this balancer's peers: a
--- sync meanwhile may have made new peer tables).
-function _M:after_balance(picked)
+local function measure(peer, rtt, now)
+  blend(peer, rtt, now)
+  offer(peer, now)
+end
+
+local function response_time()
+  return util.last_seconds(ngx.var.upstream_response_time)
+end
+
+-- learn takes the last try's response time, which response_time() reads,
+-- into this worker's EWMA of the peer that served it (the last one
+-- balance() picked, while it is still one of this balancer's peers: a
+-- sync meanwhile may have made new peer tables). bound_ms is no less than
+-- that time, in milliseconds (nil: unknown): when it is no more than an
+-- EWMA this worker measured at the same now, blending the time in would
+-- leave the EWMA as it is (see blend), so the variable is not read, which
+-- is half of what ewma costs a request over round_robin; the measurement
+-- is offered as it would be. At full speed most responses of an endpoint
+-- end in a millisecond in which the worker measured it already.
+function _M:learn(picked, bound_ms, read)
   local peer = picked and self.by_key[picked.key]
   if not peer then
     return
   end
-  local rtt = util.last_seconds(ngx.var.upstream_response_time)
+  local now = ngx_now()
+  if bound_ms and peer.own_at == now and bound_ms / 1000 <= peer.own then
+    offer(peer, now)
+    return
+  end
+  local rtt = read()
   if not rtt then
     return
   end
-  measure(peer, rtt, ngx_now())
+  measure(peer, rtt, now)
+end
+
+-- after_balance runs in the log phase (balancer.log()): bound_ms is the
+-- milliseconds on nginx's clock since the last try started, no less than
+-- its response time: $upstream_response_time is the difference of the
+-- same clock's values, the first taken right before balance().
+function _M:after_balance(picked, bound_ms)
+  self:learn(picked, bound_ms, response_time)
 end
 
 -- measured: a measurement of rtt seconds by this worker of the endpoint

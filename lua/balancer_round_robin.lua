@@ -6,11 +6,15 @@
 --   new(backend, peers, fingerprint) -> instance
 --   instance:sync(backend, peers, fingerprint)   called when the backends change
 --   instance:size() -> number of usable peers
---   instance:balance(try, ctx) -> address, port   (try: 1 for the first
---                                attempt of a request, 2 for its first retry …;
---                                ctx: the request's ngx.ctx)
+--   instance:balance(try, ctx) -> address, port[, picked]   (try: 1 for
+--                                the first attempt of a request, 2 for its
+--                                first retry …; ctx: the request's ngx.ctx)
 -- and optionally:
---   instance:after_balance(ctx) run in the log phase (ewma measures there)
+--   instance:after_balance(picked, bound_ms)   run in the log phase (ewma
+--                               measures there): picked as the request's
+--                               last balance() returned it, bound_ms the
+--                               milliseconds since that try started (nil:
+--                               unknown), no less than its response time
 --   instance:is_affinitized()   true when the request is bound to this
 --                               backend (a sticky cookie of it), for canary
 -- where peers is a list of {address = "10.0.0.1" or "[::1]", port = 8080,

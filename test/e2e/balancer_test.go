@@ -412,3 +412,90 @@ func TestEWMAReadsTheOtherWorkersScores(t *testing.T) {
 		t.Errorf("picks:\n%s\nwant\n%s", body, want)
 	}
 }
+
+// TestEWMASkipsWhatCannotChangeIt: the ewma balancer does not read
+// $upstream_response_time when the time since the try started (on nginx's
+// clock, which that variable is a difference of) is no more than an EWMA
+// the worker measured at the same now; so for 20,000 random states (EWMA,
+// when measured, the worker's copy of the entry and when read, the last
+// publication, a measurement waiting, the dict entry) and response times
+// no longer than the bound, learning with the bound leaves the peer and
+// its dict entry exactly as learning from the read time does, and skips
+// the read often. And the real nginx's clock is there for balancer.lua.
+func TestEWMASkipsWhatCannotChangeIt(t *testing.T) {
+	body := luaSays(t, `
+	local ewma = require("balancer_ewma")
+	local balancer = require("balancer")
+	local dict = ngx.shared.balancer_ewma
+	local peers = { { address = "127.0.0.1", port = "1", key = "a" } }
+	local with = ewma.new({ name = "with" }, peers, "one")
+	local without = ewma.new({ name = "without" }, peers, "one")
+	local FIELDS = { "own", "own_at", "entry", "read", "published", "dirty" }
+	local function choose(list)
+		return list[math.random(#list)]
+	end
+	local function show(v)
+		if type(v) == "number" then
+			return string.format("%.17g", v)
+		end
+		return tostring(v)
+	end
+	math.randomseed(11)
+	local now = ngx.now() -- the same through the loop: no update_time, no yield
+	local differ, skipped = 0, 0
+	for _ = 1, 20000 do
+		local state = {
+			own = choose({ 0, 0.001, 0.002, 0.005, math.random() * 0.02 }),
+			own_at = choose({ now, now, now - 0.001, now - 0.05, 0 }),
+			entry = choose({ 0, 0.001, 0.002, 0.004, math.random() * 0.02 }),
+			read = choose({ now, now - 0.05, now - 0.2 }),
+			published = choose({ now, now - 0.05, now - 0.2, now + 0.001 }),
+			dirty = math.random() < 0.5,
+		}
+		local entry_value, entry_at = choose({ false, 0.001, 0.003, 0.01 }), now - choose({ 0, 0.01, 0.3 })
+		local bound = math.random(0, 12)
+		local rtt = choose({ math.random(0, bound), bound }) / 1000
+		local reads = 0
+		local results = {}
+		for i, b in ipairs({ with, without }) do
+			local p = b.by_key.a
+			for _, f in ipairs(FIELDS) do
+				p[f] = state[f]
+			end
+			local key = ewma.key_of(b.name, "a")
+			if entry_value then
+				dict:set(key, entry_value, 600, ewma.stamp(entry_at))
+			else
+				dict:delete(key)
+			end
+			b:learn(p, i == 1 and bound or nil, function()
+				reads = reads + 1
+				return rtt
+			end)
+			local r = {}
+			for _, f in ipairs(FIELDS) do
+				r[#r + 1] = show(p[f])
+			end
+			local v, flags = dict:get(key)
+			r[#r + 1] = show(v) .. "/" .. show(flags)
+			results[i] = table.concat(r, " ")
+		end
+		if reads == 1 then
+			skipped = skipped + 1
+		end
+		if results[1] ~= results[2] then
+			differ = differ + 1
+			if differ <= 5 then
+				ngx.say("bound ", bound, " ms, ", show(rtt), " s: ", results[1], " | ", results[2])
+			end
+		end
+	end
+	ngx.say("differ ", differ, ", skipped over 2000 ", skipped > 2000, " under 18000 ", skipped < 18000)
+	local ms = balancer.current_msec and balancer.current_msec()
+	ngx.update_time()
+	ngx.say("nginx's clock ", type(ms) == "number" and ms > 0 and balancer.current_msec() >= ms)
+`)
+	if want := "differ 0, skipped over 2000 true under 18000 true\nnginx's clock true\n"; string(body) != want {
+		t.Errorf("learning with a bound against learning from the time read:\n%s\nwant\n%s", body, want)
+	}
+}
